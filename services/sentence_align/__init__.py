@@ -1,0 +1,1 @@
+"""The sentence_align stage."""

@@ -1,0 +1,29 @@
+"""The paramine error hierarchy: what may be retried and what may not.
+
+``InvalidInput`` means the message or document itself is bad: retrying cannot help, the
+gateway maps it to a 4xx answer and a worker writes a dead-letter record with the reason.
+``TransientError`` means the world was briefly unavailable (database, broker): a worker
+retries with backoff. Everything else is a bug and ends in the dead-letter table too.
+"""
+
+from __future__ import annotations
+
+
+class ParamineError(Exception):
+    """Base class of every error paramine raises on purpose."""
+
+
+class InvalidInput(ParamineError):
+    """The input cannot be processed as given; never retried."""
+
+
+class InputTooLarge(InvalidInput):
+    """The input exceeds a configured size, depth or element limit."""
+
+
+class TransientError(ParamineError):
+    """A dependency was briefly unavailable; the operation may succeed when retried."""
+
+
+class ConfigurationError(ParamineError):
+    """Settings are missing or unsafe for the chosen mode."""

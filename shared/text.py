@@ -1,0 +1,74 @@
+"""Text utilities shared by the stages: Japanese morphemes (fugashi + unidic-lite) and tokens."""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import fugashi
+
+_WORD_RE = re.compile(r"\w+(?:[-'’]\w+)*|[^\w\s]", re.UNICODE)
+_JAPANESE_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+
+
+@dataclass(frozen=True, slots=True)
+class Morpheme:
+    """One morpheme of Japanese text as UniDic describes it."""
+
+    surface: str
+    lemma: str
+    base: str
+    pos: tuple[str, str, str, str]
+
+    @property
+    def is_noun(self) -> bool:
+        """Content noun (common or proper, incl. sahen nouns), not a pronoun or numeral."""
+        return self.pos[0] == "名詞" and self.pos[1] in {"普通名詞", "固有名詞"}
+
+    @property
+    def is_sahen_noun(self) -> bool:
+        """Action noun that takes する (UniDic 名詞-普通名詞-サ変可能)."""
+        return self.pos[0] == "名詞" and self.pos[2].startswith("サ変")
+
+    @property
+    def is_verb(self) -> bool:
+        return self.pos[0] == "動詞"
+
+    @property
+    def is_punctuation(self) -> bool:
+        return self.pos[0] in {"補助記号", "空白"}
+
+
+@functools.cache
+def _tagger() -> Any:
+    # One tagger per process: MeCab taggers are not shared across processes or threads.
+    return fugashi.Tagger()
+
+
+def analyse_japanese(text: str) -> list[Morpheme]:
+    """Split Japanese text into UniDic morphemes (surface, lemma, base form, POS)."""
+    morphemes: list[Morpheme] = []
+    for word in _tagger()(text):
+        feature = word.feature
+        pos = (feature.pos1 or "*", feature.pos2 or "*", feature.pos3 or "*", feature.pos4 or "*")
+        lemma = feature.lemma if feature.lemma and feature.lemma != "*" else word.surface
+        base = feature.orthBase if feature.orthBase and feature.orthBase != "*" else word.surface
+        morphemes.append(Morpheme(word.surface, lemma, base, pos))
+    return morphemes
+
+
+def japanese_nouns(text: str) -> list[str]:
+    """Content nouns of a Japanese text, by surface form, in order (duplicates kept)."""
+    return [m.surface for m in analyse_japanese(text) if m.is_noun]
+
+
+def tokenize_words(text: str) -> list[str]:
+    """Unicode word/punctuation tokens for space-separated languages."""
+    return _WORD_RE.findall(text)
+
+
+def looks_japanese(text: str) -> bool:
+    """True when the text contains kana or CJK ideographs."""
+    return _JAPANESE_RE.search(text) is not None
