@@ -1,0 +1,61 @@
+"""Typed settings for every paramine service, read from ``PARAMINE_*`` environment variables."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from pydantic import BaseModel, Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from shared.errors import ConfigurationError
+
+
+class HtmlLimits(BaseModel):
+    """Bounds on crawled HTML: anything larger is refused with a clear error."""
+
+    max_bytes: int = 20_000_000
+    max_depth: int = 1_000
+    max_elements: int = 300_000
+
+
+class QueueSettings(BaseModel):
+    """Celery delivery settings shared by every stage's worker."""
+
+    soft_time_limit: float = 120.0
+    hard_time_limit: float = 150.0
+    # Must exceed the hard limit, or Redis redelivers tasks that are still running.
+    visibility_timeout: float = 3_600.0
+    max_retries: int = 5
+    retry_backoff_max: float = 60.0
+
+
+class Settings(BaseSettings):
+    """All settings of a deployment; nested sections via ``PARAMINE_<SECTION>__<FIELD>``."""
+
+    model_config = SettingsConfigDict(env_prefix="PARAMINE_", env_nested_delimiter="__")
+
+    mode: str = Field(default="local", pattern="^(local|production)$")
+    database_url: str = "sqlite:///paramine.db"
+    redis_url: str | None = None
+    api_key: str | None = None
+    admin_api_key: str | None = None
+    max_body_bytes: int = 25_000_000
+    rate_limit_per_minute: int = 6_000
+    metrics_dir: Path | None = None
+    html: HtmlLimits = HtmlLimits()
+    queue: QueueSettings = QueueSettings()
+
+    @model_validator(mode="after")
+    def _refuse_unsafe_production(self) -> Settings:
+        if self.mode == "production" and not self.api_key:
+            raise ConfigurationError("PARAMINE_API_KEY must be set when PARAMINE_MODE=production")
+        if self.queue.visibility_timeout <= self.queue.hard_time_limit:
+            raise ConfigurationError("queue.visibility_timeout must exceed queue.hard_time_limit")
+        return self
+
+
+@functools.cache
+def get_settings() -> Settings:
+    """The process-wide settings; tests call ``get_settings.cache_clear()`` after changing env."""
+    return Settings()

@@ -1,0 +1,23 @@
+"""Fixtures shared by every test: the data kit in ../shared/data, seeds."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+REPO = Path(__file__).resolve().parents[1]
+KIT_DATA = Path(os.environ.get("PARAMINE_KIT_DATA", REPO.parent / "shared" / "data"))
+
+settings.register_profile("paramine", derandomize=True, deadline=None, max_examples=100)
+settings.load_profile("paramine")
+
+
+def kit_path(relative: str) -> Path:
+    """A file or folder of the handed-over data kit; skip the test when it is absent."""
+    path = KIT_DATA / relative
+    if not path.exists():
+        pytest.skip(f"data kit file {path} is absent (set PARAMINE_KIT_DATA to the kit's data/)")
+    return path
