@@ -1,0 +1,162 @@
+"""Tests of BAM anchor selection and monolingual alignment (ALGORITHMS.md §2 BAM)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from services.sentence_align.anchors import (
+    alignment_scores,
+    char_similarity,
+    default_lambda,
+    greedy_anchors,
+    select_anchors,
+)
+from shared.errors import InvalidInput
+
+
+def _crosses(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return not ((a[0] < b[0] and a[1] < b[1]) or (a[0] > b[0] and a[1] > b[1]))
+
+
+def _oracle_greedy(scores, threshold, initial=(), accept=None):
+    """Brute force: rescan every pair each round; take the smallest (P, i, j) allowed one."""
+    anchors: list[tuple[int, int]] = []
+    for pair in initial:
+        if all(not _crosses(pair, a) for a in anchors):
+            anchors.append(pair)
+    while True:
+        allowed = [
+            (scores[i, j], i, j)
+            for i in range(scores.shape[0])
+            for j in range(scores.shape[1])
+            if scores[i, j] < threshold
+            and all(not _crosses((i, j), a) for a in anchors)
+            and (accept is None or accept(i, j))
+        ]
+        if not allowed:
+            return sorted(anchors)
+        _, i, j = min(allowed)
+        anchors.append((i, j))
+
+
+# Hand computation: src lengths 2, 4; tgt lengths 3, 3; both texts 6 characters.
+#   mid_S/len = 1/6, 4/6   mid_T/len = 1.5/6, 4.5/6   ctx_S = 4, 2   ctx_T = 3, 3
+#   P[0,0] = 0.5/6 + lam*(1/3 + 1/4)      P[0,1] = 3.5/6 + lam*(1/3 + 1/4)
+#   P[1,0] = 2.5/6 + lam*(1/4 + 1/3)      P[1,1] = 0.5/6 + lam*(1/4 + 1/3)
+HAND_SRC = ["ab", "abcd"]
+HAND_TGT = ["abc", "xyz"]
+
+
+@pytest.mark.parametrize(
+    ("lam", "expected"),
+    [
+        (1.0, [[8 / 12, 14 / 12], [12 / 12, 8 / 12]]),
+        (0.5, [[9 / 24, 21 / 24], [17 / 24, 9 / 24]]),
+        (0.0, [[1 / 12, 7 / 12], [5 / 12, 1 / 12]]),
+    ],
+)
+def test_alignment_scores_hand_computed(lam: float, expected: list[list[float]]) -> None:
+    scores = alignment_scores(HAND_SRC, HAND_TGT, lam=lam)
+    np.testing.assert_allclose(scores, expected, rtol=1e-12)
+
+
+def test_default_lambda_shrinks_with_text_length() -> None:
+    assert default_lambda(10, 20) > default_lambda(100, 20) > default_lambda(100, 400)
+    np.testing.assert_allclose(
+        alignment_scores(HAND_SRC, HAND_TGT), alignment_scores(HAND_SRC, HAND_TGT, lam=1.0)
+    )
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ("abca", "aab", 6 / 7),  # multiset overlap a,a,b = 3 of 4 + 3 characters
+        ("a b", "ab", 1.0),  # spaces do not count
+        ("猫が好き", "犬が好き", 6 / 8),  # no segmentation needed for Japanese
+        ("abc", "xyz", 0.0),
+        ("", "", 0.0),
+    ],
+)
+def test_char_similarity_hand_computed(a: str, b: str, expected: float) -> None:
+    assert char_similarity(a, b) == pytest.approx(expected)
+
+
+score_matrices = st.integers(1, 6).flatmap(
+    lambda m: st.integers(1, 6).flatmap(
+        lambda n: st.lists(st.integers(0, 5), min_size=m * n, max_size=m * n).map(
+            lambda values: np.array(values, dtype=np.float64).reshape(m, n)
+        )
+    )
+)
+
+
+@given(scores=score_matrices, threshold=st.integers(0, 6), with_last=st.booleans())
+def test_greedy_anchors_match_brute_force_oracle(scores, threshold, with_last) -> None:
+    m, n = scores.shape
+    initial = [(m - 1, n - 1)] if with_last else []
+    assert greedy_anchors(scores, threshold, initial=initial) == _oracle_greedy(
+        scores, threshold, initial
+    )
+
+
+@given(scores=score_matrices, threshold=st.integers(0, 6), vetoed=st.sets(st.integers(0, 35)))
+def test_greedy_anchors_with_veto_match_oracle(scores, threshold, vetoed) -> None:
+    n = scores.shape[1]
+
+    def accept(i: int, j: int) -> bool:
+        return i * n + j not in vetoed
+
+    assert greedy_anchors(scores, threshold, accept=accept) == _oracle_greedy(
+        scores, threshold, accept=accept
+    )
+
+
+sentences = st.lists(st.text("abcdefgh ", min_size=1, max_size=12), min_size=1, max_size=12)
+
+
+@given(src=sentences, tgt=sentences, filter_mode=st.sampled_from(["after", "during"]))
+def test_selected_anchors_never_cross(src, tgt, filter_mode) -> None:
+    anchors = select_anchors(
+        src, tgt, threshold_d=0.5, similarity_threshold=0.3, similarity_filter=filter_mode
+    )
+    assert anchors == sorted(anchors)
+    for k, a in enumerate(anchors):
+        for b in anchors[k + 1 :]:
+            assert a[0] < b[0] and a[1] < b[1]
+        assert char_similarity(src[a[0]], tgt[a[1]]) >= 0.3
+
+
+def test_identity_texts_anchor_every_sentence() -> None:
+    text = ["One sentence here.", "Another, longer sentence follows it.", "Short.", "The end."]
+    assert select_anchors(text, text) == [(i, i) for i in range(len(text))]
+
+
+def test_last_pair_is_an_anchor_by_default() -> None:
+    src = ["Completely different words.", "xyzzy quux", "The final line of text."]
+    tgt = ["Nothing alike here at all!", "The final line of the text."]
+    assert (2, 1) in select_anchors(src, tgt, threshold_d=-1.0)
+    assert select_anchors(src, tgt, threshold_d=-1.0, last_anchor=False) == []
+
+
+def test_similarity_filter_drops_dissimilar_anchor() -> None:
+    src = ["aaaa bbbb", "cccc dddd"]
+    tgt = ["aaaa bbbb", "wwww zzzz"]
+    assert select_anchors(src, tgt, threshold_d=10.0) == [(0, 0)]
+    assert select_anchors(src, tgt, threshold_d=10.0, similarity_threshold=0.0) == [(0, 0), (1, 1)]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"threshold_d": float("nan")},
+        {"similarity_threshold": 1.5},
+        {"lam": -1.0},
+        {"similarity_filter": "never"},
+    ],
+)
+def test_invalid_parameters_are_rejected(kwargs) -> None:
+    with pytest.raises(InvalidInput):
+        select_anchors(["a"], ["a"], **kwargs)
