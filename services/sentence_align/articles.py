@@ -1,0 +1,220 @@
+"""Pairing Web and mobile versions of Japanese news articles, then their sentences.
+
+ALGORITHMS.md §2 "Comparable Web / mobile articles", seed ``paraphrase-web-vs-mobile-news.txt``
+section 3. A mobile article is a short rewrite of one Web article of the same day; it is paired
+with the same-day Web article of highest SimArticle, and each of its sentences with the Web
+sentence of the first paragraph that shares the most nouns.
+
+Project decisions where the paper is silent:
+- Nouns are fugashi/UniDic content nouns (``shared.text.japanese_nouns``), compared by surface.
+- Keywords: a Web article's own ``keywords`` when given. Otherwise the ``KEYWORDS_PER_ARTICLE``
+  nouns (2+ characters) of its title and body with the highest tf-idf inside the day batch of
+  Web articles (smoothed idf = ln((1 + N) / (1 + df)) + 1; ties by first occurrence).
+  A keyword "appears in M" when it is a substring of M's title or body.
+- "Same day": the ``YYYY-MM-DD`` prefix of ``date`` (the whole string if it has none), so a
+  caller may pass any day label, e.g. a bucket of several days.
+- First paragraph of a plain-text body: the first blank-line-separated block; a body without
+  blank lines uses its first ``FIRST_PARAGRAPH_SENTENCES`` sentences.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from services.sentence_align.splitter import split_sentences
+from shared.errors import InvalidInput
+from shared.text import japanese_nouns
+
+DEFAULT_KEYWORD_WEIGHT = 3.0  # a, paper section 3.1
+DEFAULT_TITLE_WEIGHT = 3.0  # b
+DEFAULT_THRESHOLD = 35.0  # pairs scoring below are rejected
+KEYWORDS_PER_ARTICLE = 5
+FIRST_PARAGRAPH_SENTENCES = 3
+LANG = "ja"
+
+_DATE_PREFIX = re.compile(r"\d{4}-\d{2}-\d{2}")
+_BLANK_LINE = re.compile(r"\n[ \t\u3000]*\n")
+
+
+@dataclass(frozen=True)
+class Article:
+    """A news article: Web (keywords, title, body) or mobile (body; title optional)."""
+
+    id: str
+    date: str
+    title: str
+    body: str
+    keywords: tuple[str, ...] = ()
+    url: str = ""
+
+
+@dataclass(frozen=True)
+class ArticlePair:
+    """A mobile article paired with a same-day Web article, with the SimArticle terms."""
+
+    web_id: str
+    mobile_id: str
+    score: float
+    k: int  # Web keywords found in the mobile article
+    t: int  # nouns of the Web title found in the mobile article
+    nn: int  # distinct nouns shared by the Web body and the mobile article
+
+
+@dataclass(frozen=True)
+class SentencePairing:
+    """A mobile sentence and the first-paragraph Web sentence sharing the most nouns with it."""
+
+    web_sentence: str
+    mobile_sentence: str
+    shared_nouns: int
+
+
+@dataclass(frozen=True)
+class _WebFeatures:
+    keywords: tuple[str, ...]
+    title_nouns: frozenset[str]
+    body_nouns: frozenset[str]
+
+
+@dataclass(frozen=True)
+class _MobileFeatures:
+    text: str
+    nouns: frozenset[str]
+
+
+def day_of(article: Article) -> str:
+    """The day an article belongs to: ``YYYY-MM-DD`` prefix of its date, else the whole date."""
+    match = _DATE_PREFIX.match(article.date.strip())
+    return match.group(0) if match else article.date.strip()
+
+
+def batch_keywords(
+    articles: Sequence[Article], *, per_article: int = KEYWORDS_PER_ARTICLE
+) -> list[tuple[str, ...]]:
+    """Keywords of each article: its own, else its top tf-idf nouns within this batch."""
+    noun_lists = [
+        [n for n in japanese_nouns(f"{a.title}\n{a.body}") if len(n) >= 2] for a in articles
+    ]
+    document_frequency = Counter(noun for nouns in noun_lists for noun in set(nouns))
+    batch_size = len(articles)
+    keywords: list[tuple[str, ...]] = []
+    for article, nouns in zip(articles, noun_lists, strict=True):
+        if article.keywords:
+            keywords.append(article.keywords)
+            continue
+        term_frequency = Counter(nouns)
+        first_seen = {noun: k for k, noun in reversed(list(enumerate(nouns)))}
+
+        def tf_idf(noun: str, tf: Counter[str] = term_frequency) -> float:
+            # tf * (ln((1 + N) / (1 + df)) + 1), the smoothed idf
+            return tf[noun] * (math.log((1 + batch_size) / (1 + document_frequency[noun])) + 1)
+
+        ranked = sorted(term_frequency, key=lambda noun: (-tf_idf(noun), first_seen[noun]))
+        keywords.append(tuple(ranked[:per_article]))
+    return keywords
+
+
+def _mobile_features(mobile: Article) -> _MobileFeatures:
+    text = f"{mobile.title}\n{mobile.body}"
+    return _MobileFeatures(text, frozenset(japanese_nouns(text)))
+
+
+def _web_features(web: Article, keywords: tuple[str, ...]) -> _WebFeatures:
+    return _WebFeatures(
+        keywords, frozenset(japanese_nouns(web.title)), frozenset(japanese_nouns(web.body))
+    )
+
+
+def _score(
+    web_id: str, web: _WebFeatures, mobile_id: str, mobile: _MobileFeatures, a: float, b: float
+) -> ArticlePair:
+    # SimArticle(W, M) = a*K + b*T + NN   (paper section 3.1; ALGORITHMS.md §2)
+    k = sum(1 for keyword in web.keywords if keyword in mobile.text)
+    t = len(web.title_nouns & mobile.nouns)
+    nn = len(web.body_nouns & mobile.nouns)
+    return ArticlePair(web_id, mobile_id, a * k + b * t + nn, k, t, nn)
+
+
+def sim_article(
+    web: Article,
+    mobile: Article,
+    *,
+    a: float = DEFAULT_KEYWORD_WEIGHT,
+    b: float = DEFAULT_TITLE_WEIGHT,
+) -> ArticlePair:
+    """SimArticle(W, M) = a*K + b*T + NN with W's own keywords (none: K = 0)."""
+    _check_weights(a, b, 0.0)
+    web_features = _web_features(web, web.keywords)
+    return _score(web.id, web_features, mobile.id, _mobile_features(mobile), a, b)
+
+
+def _check_weights(a: float, b: float, threshold: float) -> None:
+    if not all(math.isfinite(value) for value in (a, b, threshold)):
+        raise InvalidInput(f"weights and threshold must be finite: a={a}, b={b}, {threshold=}")
+
+
+def pair_articles(
+    web: Sequence[Article],
+    mobile: Sequence[Article],
+    *,
+    a: float = DEFAULT_KEYWORD_WEIGHT,
+    b: float = DEFAULT_TITLE_WEIGHT,
+    threshold: float = DEFAULT_THRESHOLD,
+) -> list[ArticlePair]:
+    """Pair each mobile article with its best same-day Web article when SimArticle >= threshold.
+
+    Ties go to the Web article given first. Pairs come in the order of ``mobile``.
+    """
+    _check_weights(a, b, threshold)
+    web_by_day: defaultdict[str, list[Article]] = defaultdict(list)
+    for article in web:
+        web_by_day[day_of(article)].append(article)
+    features: dict[str, list[tuple[str, _WebFeatures]]] = {}
+    for day, articles in web_by_day.items():
+        keywords = batch_keywords(articles)
+        features[day] = [
+            (w.id, _web_features(w, kw)) for w, kw in zip(articles, keywords, strict=True)
+        ]
+    pairs: list[ArticlePair] = []
+    for article in mobile:
+        candidates = features.get(day_of(article), [])
+        if not candidates:
+            continue
+        mobile_features = _mobile_features(article)
+        scored = [_score(wid, wf, article.id, mobile_features, a, b) for wid, wf in candidates]
+        best = max(scored, key=lambda pair: pair.score)  # max keeps the first of equal scores
+        if best.score >= threshold:
+            pairs.append(best)
+    return pairs
+
+
+def first_paragraph_sentences(body: str) -> list[str]:
+    """Sentences of a plain-text body's first paragraph (see the module docstring)."""
+    blocks = [block.strip() for block in _BLANK_LINE.split(body.strip()) if block.strip()]
+    if len(blocks) > 1:
+        return split_sentences(blocks[0], LANG)
+    return split_sentences(body, LANG)[:FIRST_PARAGRAPH_SENTENCES]
+
+
+def pair_sentences(web: Article, mobile: Article) -> list[SentencePairing]:
+    """Pair each mobile sentence with the first-paragraph Web sentence sharing most nouns.
+
+    Ws(Ms) = argmax over Ws in W's first paragraph of |nouns(Ws) & nouns(Ms)|, ties: the
+    earlier Ws (paper section 3.2). Every mobile sentence gets a pairing, even with 0 nouns
+    shared; callers may filter on ``shared_nouns``.
+    """
+    web_sentences = first_paragraph_sentences(web.body)
+    if not web_sentences:
+        return []
+    web_nouns = [frozenset(japanese_nouns(sentence)) for sentence in web_sentences]
+    pairings: list[SentencePairing] = []
+    for sentence in split_sentences(mobile.body, LANG):
+        nouns = frozenset(japanese_nouns(sentence))
+        overlaps = [len(nouns & candidate) for candidate in web_nouns]
+        best = overlaps.index(max(overlaps))  # index() finds the earliest of equal overlaps
+        pairings.append(SentencePairing(web_sentences[best], sentence, overlaps[best]))
+    return pairings

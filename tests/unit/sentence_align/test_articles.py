@@ -1,0 +1,103 @@
+"""Tests of Web-vs-mobile article pairing (SimArticle) and sentence pairing (ALGORITHMS.md §2)."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.sentence_align.articles import (
+    Article,
+    ArticlePair,
+    SentencePairing,
+    batch_keywords,
+    first_paragraph_sentences,
+    pair_articles,
+    pair_sentences,
+    sim_article,
+)
+from shared.errors import InvalidInput
+
+# Title nouns {東京, 大雨, 交通, 影響}; body nouns {気象, 東京, 都心, 大雨, 鉄道, 運行, 影響, 発表}.
+WEB = Article(
+    id="w1",
+    date="2010-05-22T14:30:00+0900",
+    title="東京で大雨、交通に影響",
+    body="気象庁は東京都心で大雨が降り、鉄道の運行に影響が出たと発表した。",
+    keywords=("大雨", "鉄道", "台風"),
+)
+# Nouns {大雨, 鉄道, 影響}.
+MOBILE = Article(id="m1", date="2010-05-22", title="", body="大雨で鉄道に影響")
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "score"),
+    [
+        (3.0, 3.0, 3 * 2 + 3 * 2 + 3),  # K = 2 (大雨, 鉄道), T = 2 (大雨, 影響), NN = 3
+        (1.0, 2.0, 1 * 2 + 2 * 2 + 3),
+        (0.0, 0.0, 3),
+    ],
+)
+def test_sim_article_hand_computed(a: float, b: float, score: float) -> None:
+    assert sim_article(WEB, MOBILE, a=a, b=b) == ArticlePair("w1", "m1", score, 2, 2, 3)
+
+
+def test_pair_articles_only_pairs_same_day() -> None:
+    other_day = Article("w0", "2010-05-21", WEB.title, WEB.body, WEB.keywords)
+    distractor = Article(
+        "w2", "2010-05-22", "新型電池の発表", "政府は新しい電池の開発計画を発表した。"
+    )
+    pairs = pair_articles([other_day, distractor, WEB], [MOBILE], threshold=15.0)
+    assert pairs == [ArticlePair("w1", "m1", 15.0, 2, 2, 3)]
+    assert pair_articles([other_day], [MOBILE], threshold=0.0) == []
+
+
+def test_pair_articles_threshold_and_ties() -> None:
+    twin = Article("w1b", WEB.date, WEB.title, WEB.body, WEB.keywords)
+    assert pair_articles([WEB, twin], [MOBILE], threshold=15.0)[0].web_id == "w1"
+    assert pair_articles([twin, WEB], [MOBILE], threshold=15.0)[0].web_id == "w1b"
+    assert pair_articles([WEB], [MOBILE], threshold=15.5) == []
+    assert pair_articles([WEB], [MOBILE]) == []  # paper threshold 35 is far above this pair
+
+
+def test_batch_keywords_tf_idf_within_the_day() -> None:
+    # A nouns: 電池 x3, 開発 x2, 発表 x2, 日程 x1; B nouns: 開発 x2, 計画 x2.
+    # idf(df=1) = ln(3/2) + 1 = 1.405, idf(df=2) = 1:
+    #   A: 電池 4.22, 発表 2.81, 開発 2.00, 日程 1.41   B: 計画 2.81, 開発 2.00
+    a = Article("a", "d", "電池の開発", "電池の開発と電池の発表。発表の日程。")
+    b = Article("b", "d", "開発の計画", "開発の計画。")
+    given = Article("c", "d", "開発の計画", "開発の計画。", keywords=("手動",))
+    assert batch_keywords([a, b], per_article=3) == [("電池", "発表", "開発"), ("計画", "開発")]
+    assert batch_keywords([a, given], per_article=3)[1] == ("手動",)
+
+
+WEB_BODY = (
+    "政府は電池の開発を発表した。東京で記者会見が開かれた。\n"
+    "\u3000\n"
+    "新型電池の量産計画も明らかにした。"
+)
+WS1, WS2 = "政府は電池の開発を発表した。", "東京で記者会見が開かれた。"
+
+
+def test_pair_sentences_hand_computed() -> None:
+    web = Article("w", "d", "電池", WEB_BODY)
+    mobile = Article(
+        "m", "d", "", "電池開発を発表。東京で会見。記者会見で電池の量産計画を説明。電池と東京。"
+    )
+    assert pair_sentences(web, mobile) == [
+        SentencePairing(WS1, "電池開発を発表。", 3),
+        SentencePairing(WS2, "東京で会見。", 2),
+        # the third Web sentence shares 3 nouns but is outside the first paragraph
+        SentencePairing(WS2, "記者会見で電池の量産計画を説明。", 2),
+        SentencePairing(WS1, "電池と東京。", 1),  # tie 1-1: the earlier Web sentence
+    ]
+
+
+def test_first_paragraph_without_blank_lines_is_first_sentences() -> None:
+    body = "一文目。二文目。三文目。四文目。"
+    assert first_paragraph_sentences(body) == ["一文目。", "二文目。", "三文目。"]
+    assert first_paragraph_sentences(WEB_BODY) == [WS1, WS2]
+    assert pair_sentences(Article("w", "d", "", ""), MOBILE) == []
+
+
+def test_invalid_weights_are_rejected() -> None:
+    with pytest.raises(InvalidInput):
+        pair_articles([WEB], [MOBILE], a=float("inf"))
