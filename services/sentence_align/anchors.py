@@ -19,6 +19,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from services.sentence_align.align import align_sentences
 from services.sentence_align.beads import Bead
 from shared.errors import InputTooLarge, InvalidInput
 
@@ -232,8 +233,6 @@ def select_anchors(
 
 def _align_fragment(src: Sequence[str], tgt: Sequence[str], i0: int, j0: int) -> list[Bead]:
     # Length-based DP inside one fragment, indices shifted back to the whole texts.
-    from services.sentence_align.align import align_sentences
-
     beads = align_sentences(list(src), list(tgt), method="length")
     return [Bead(tuple(i + i0 for i in b.src), tuple(j + j0 for j in b.tgt), b.cost) for b in beads]
 

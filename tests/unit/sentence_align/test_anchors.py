@@ -8,12 +8,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from services.sentence_align.anchors import (
+    align_monolingual,
     alignment_scores,
     char_similarity,
     default_lambda,
     greedy_anchors,
     select_anchors,
 )
+from services.sentence_align.beads import Bead, check_coverage
 from shared.errors import InvalidInput
 
 
@@ -160,3 +162,26 @@ def test_similarity_filter_drops_dissimilar_anchor() -> None:
 def test_invalid_parameters_are_rejected(kwargs) -> None:
     with pytest.raises(InvalidInput):
         select_anchors(["a"], ["a"], **kwargs)
+
+
+@given(src=sentences, tgt=sentences, filter_mode=st.sampled_from(["after", "during"]))
+def test_align_monolingual_covers_every_sentence_once_in_order(src, tgt, filter_mode) -> None:
+    beads = align_monolingual(
+        src, tgt, threshold_d=0.5, similarity_threshold=0.3, similarity_filter=filter_mode
+    )
+    check_coverage(beads, len(src), len(tgt))
+    anchors = select_anchors(
+        src, tgt, threshold_d=0.5, similarity_threshold=0.3, similarity_filter=filter_mode
+    )
+    assert set(anchors) <= {(b.src[0], b.tgt[0]) for b in beads if b.shape == (1, 1)}
+
+
+@given(text=st.lists(st.text("abcdefgh", min_size=1, max_size=12), min_size=1, max_size=12))
+def test_align_monolingual_identity_input_gives_identity(text) -> None:
+    beads = align_monolingual(text, text)
+    assert [(b.src, b.tgt) for b in beads] == [((i,), (i,)) for i in range(len(text))]
+
+
+def test_align_monolingual_empty_side_is_all_deletions() -> None:
+    assert align_monolingual(["a", "b"], []) == [Bead((0,), ()), Bead((1,), ())]
+    assert align_monolingual([], []) == []
