@@ -1,0 +1,191 @@
+"""Banded dynamic program over two sentence sequences, shared by every bead aligner.
+
+The program minimises the summed bead cost over all segmentations of the two sequences
+into beads of the shapes in ``beads.BEAD_SHAPES`` (ALGORITHMS.md §2). Only cells (i, j)
+with ``band_low[i] <= j <= band_high[i]`` are explored, so time is O(n * band) and the
+memory is one int8 back-pointer per band cell plus four rolling rows of scores.
+Compiled with numba; the bead cost is Gale-Church's length cost plus an optional table of
+extra (lexical) costs per band cell and bead shape.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from services.sentence_align.beads import BEAD_SHAPES
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+SHAPE_SRC = np.array([shape[0] for shape in BEAD_SHAPES], dtype=np.int64)
+SHAPE_TGT = np.array([shape[1] for shape in BEAD_SHAPES], dtype=np.int64)
+N_SHAPES = len(BEAD_SHAPES)
+_SQRT2 = math.sqrt(2.0)
+_LOG_SQRT_PI = 0.5 * math.log(math.pi)
+
+
+@njit(cache=True)
+def length_cost(len_src: float, len_tgt: float, ratio: float, variance: float) -> float:
+    """-log Pr(delta | match) of Gale & Church 1993 (ALGORITHMS.md §2).
+
+    delta = (l_t - l_s * c) / sqrt(s2 * mean), Pr(delta | match) = 2 (1 - Phi(|delta|)).
+    As in the program printed in the paper's appendix, the variance scales with the mean of
+    l_s and l_t / c rather than l_s alone: defined for deletions (l_s = 0) and symmetric
+    when the two sides are swapped (c -> 1/c, s2 -> s2 / c^3).
+    """
+    if len_src == 0.0 and len_tgt == 0.0:
+        return 0.0
+    mean = 0.5 * (len_src + len_tgt / ratio)
+    delta = abs(len_tgt - len_src * ratio) / math.sqrt(variance * mean)
+    # 2 (1 - Phi(x)) = erfc(x / sqrt 2); for large x use log erfc(z) ~ -z^2 - log(z sqrt(pi)).
+    z = delta / _SQRT2
+    if z < 20.0:
+        return -math.log(math.erfc(z))
+    return z * z + math.log(z) + _LOG_SQRT_PI
+
+
+@njit(cache=True)
+def _bead_cost(
+    shape: int,
+    i: int,
+    j: int,
+    src_cum: IntArray,
+    tgt_cum: IntArray,
+    shape_cost: FloatArray,
+    ratio: float,
+    variance: float,
+    length_weight: float,
+    extra: FloatArray,
+    extra_row: IntArray,
+    band_low: IntArray,
+) -> float:
+    previous_i = i - SHAPE_SRC[shape]
+    previous_j = j - SHAPE_TGT[shape]
+    len_src = float(src_cum[i] - src_cum[previous_i])
+    len_tgt = float(tgt_cum[j] - tgt_cum[previous_j])
+    # cost(bead) = -log Pr(bead shape) - log Pr(delta | match)   (§2, Gale & Church)
+    cost: float = shape_cost[shape] + length_weight * length_cost(len_src, len_tgt, ratio, variance)
+    if extra.shape[0] > 0:
+        cost += extra[extra_row[i] + j - band_low[i], shape]
+    return cost
+
+
+@njit(cache=True)
+def banded_dp(
+    src_cum: IntArray,
+    tgt_cum: IntArray,
+    band_low: IntArray,
+    band_high: IntArray,
+    shape_cost: FloatArray,
+    ratio: float,
+    variance: float,
+    length_weight: float,
+    extra: FloatArray,
+    extra_row: IntArray,
+) -> tuple[IntArray, FloatArray, float]:
+    """Best bead path; returns (bead end cells as [i, j, shape] rows, bead costs, total).
+
+    Recurrence (Gale & Church 1993, §3):
+        D(0, 0) = 0
+        D(i, j) = min over shapes (a, b) of D(i - a, j - b) + cost(bead (i-a..i, j-b..j))
+    ``src_cum``/``tgt_cum`` are cumulative sentence lengths with a leading 0. ``extra`` is
+    empty or holds one extra cost per band cell and shape; row i starts at ``extra_row[i]``.
+    """
+    n = src_cum.shape[0] - 1
+    m = tgt_cum.shape[0] - 1
+    width = 1
+    for i in range(n + 1):
+        width = max(width, band_high[i] - band_low[i] + 1)
+    score = np.full((4, width), np.inf)
+    back = np.full((n + 1, width), -1, dtype=np.int8)
+    for i in range(n + 1):
+        row = i % 4
+        score[row, :] = np.inf
+        for j in range(band_low[i], band_high[i] + 1):
+            if i == 0 and j == 0:
+                score[0, 0] = 0.0
+                continue
+            best = np.inf
+            best_shape = -1
+            for shape in range(N_SHAPES):
+                previous_i = i - SHAPE_SRC[shape]
+                previous_j = j - SHAPE_TGT[shape]
+                if previous_i < 0 or previous_j < 0:
+                    continue
+                if previous_j < band_low[previous_i] or previous_j > band_high[previous_i]:
+                    continue
+                previous = score[previous_i % 4, previous_j - band_low[previous_i]]
+                if previous == np.inf:
+                    continue
+                total = previous + _bead_cost(
+                    shape, i, j, src_cum, tgt_cum, shape_cost, ratio, variance,
+                    length_weight, extra, extra_row, band_low,
+                )  # fmt: skip
+                if total < best:
+                    best = total
+                    best_shape = shape
+            score[row, j - band_low[i]] = best
+            back[i, j - band_low[i]] = best_shape
+    total_cost = score[n % 4, m - band_low[n]]
+    # Back-trace from (n, m), recomputing each chosen bead's own cost.
+    count = 0
+    cells = np.empty((n + m + 1, 3), dtype=np.int64)
+    costs = np.empty(n + m + 1, dtype=np.float64)
+    i = n
+    j = m
+    while i > 0 or j > 0:
+        shape = back[i, j - band_low[i]]
+        if shape < 0:
+            break  # unreachable end cell; the caller sees an incomplete path
+        cells[count, 0] = i
+        cells[count, 1] = j
+        cells[count, 2] = shape
+        costs[count] = _bead_cost(
+            shape, i, j, src_cum, tgt_cum, shape_cost, ratio, variance,
+            length_weight, extra, extra_row, band_low,
+        )  # fmt: skip
+        count += 1
+        i -= SHAPE_SRC[shape]
+        j -= SHAPE_TGT[shape]
+    return cells[:count][::-1].copy(), costs[:count][::-1].copy(), total_cost
+
+
+def diagonal_band(n_src: int, n_tgt: int, half_width: int) -> tuple[IntArray, IntArray]:
+    """Band of ``half_width`` target sentences either side of the straight diagonal."""
+    rows = np.arange(n_src + 1, dtype=np.float64)
+    centre = rows * n_tgt / max(n_src, 1)
+    low = np.clip(np.floor(centre).astype(np.int64) - half_width, 0, n_tgt)
+    high = np.clip(np.ceil(centre).astype(np.int64) + half_width, 0, n_tgt)
+    if n_src == 0:
+        low[:] = 0
+        high[:] = n_tgt
+    return connect_band(low, high, n_tgt)
+
+
+def connect_band(low: IntArray, high: IntArray, n_tgt: int) -> tuple[IntArray, IntArray]:
+    """Make a band monotone, anchored at (0, 0) and (n, m), with overlapping rows.
+
+    Overlap between consecutive rows keeps every band cell reachable through 1-0 and 0-1
+    beads, so the program always finds a complete path.
+    """
+    low = np.minimum.accumulate(low[::-1])[::-1].copy()
+    high = np.maximum.accumulate(high).copy()
+    low[0] = 0
+    high[-1] = n_tgt
+    low = np.minimum(low, high)
+    # Row i must start at or before the end of row i - 1.
+    high[:-1] = np.maximum(high[:-1], low[1:])
+    return low.astype(np.int64), high.astype(np.int64)
+
+
+def path_touches_edge(cells: IntArray, low: IntArray, high: IntArray, n_tgt: int) -> bool:
+    """True when the path runs along the band's border (the band may have cut it off)."""
+    rows = cells[:, 0]
+    columns = cells[:, 1]
+    at_low = (columns == low[rows]) & (low[rows] > 0)
+    at_high = (columns == high[rows]) & (high[rows] < n_tgt)
+    return bool(np.any(at_low | at_high))

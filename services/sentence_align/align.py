@@ -1,0 +1,34 @@
+"""Sentence alignment entry point: one call for every bead aligner (ALGORITHMS.md §2)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from services.sentence_align.beads import Bead
+from shared.errors import InvalidInput
+
+METHODS = ("length", "lexicon", "hybrid")
+
+
+def align_sentences(
+    src: Sequence[str],
+    tgt: Sequence[str],
+    *,
+    method: str = "hybrid",
+    src_lang: str | None = None,
+    tgt_lang: str | None = None,
+) -> list[Bead]:
+    """Align two sentence lists into beads covering every sentence once, in order.
+
+    ``method``: "length" (Gale-Church), "lexicon" (Moore 2002: length pass, IBM Model 1 on
+    confident 1-1 beads, realign), "hybrid" (Zhao & Vogel 2002: length + lexical scores
+    with a background model; the default). Languages are optional hints (monolingual input
+    seeds the lexicon with the identity). Raises ``InvalidInput`` for an unknown method.
+    """
+    if method not in METHODS:
+        raise InvalidInput(f"unknown sentence alignment method {method!r}; use one of {METHODS}")
+    if not src or not tgt:
+        return [Bead((i,), ()) for i in range(len(src))] + [Bead((), (j,)) for j in range(len(tgt))]
+    from services.sentence_align.length import align_by_length
+
+    return align_by_length(src, tgt)

@@ -1,0 +1,107 @@
+"""Alignment beads: the unit every sentence aligner outputs, and its vecalign text format.
+
+A bead links a run of consecutive source sentences with a run of consecutive target
+sentences (ALGORITHMS.md §2 "Beads"). Text form, shared by every aligner and by the
+evaluation tools: ``[i, j]:[k]`` with 0-based indices, ``[]`` for the empty side of an
+insertion or deletion, optionally followed by a tab and the bead's cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from shared.errors import InvalidInput
+
+# Bead shapes (source sentences, target sentences) the dynamic programs may use, §2 "Beads".
+BEAD_SHAPES: tuple[tuple[int, int], ...] = (
+    (1, 1),
+    (1, 0),
+    (0, 1),
+    (2, 1),
+    (1, 2),
+    (2, 2),
+    (3, 1),
+    (1, 3),
+)
+
+
+@dataclass(frozen=True)
+class Bead:
+    """Consecutive source sentences ``src`` aligned to consecutive target sentences ``tgt``."""
+
+    src: tuple[int, ...]
+    tgt: tuple[int, ...]
+    cost: float = 0.0
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(number of source sentences, number of target sentences), e.g. (2, 1)."""
+        return (len(self.src), len(self.tgt))
+
+    def mirrored(self) -> Bead:
+        """The same link seen from the other side (source and target swapped)."""
+        return Bead(self.tgt, self.src, self.cost)
+
+
+def _format_side(indices: Sequence[int]) -> str:
+    return "[" + ", ".join(str(index) for index in indices) + "]"
+
+
+def format_bead(bead: Bead, *, with_cost: bool = True) -> str:
+    """Vecalign text form of a bead: ``[0, 1]:[2]`` plus ``\\t<cost>`` when ``with_cost``."""
+    text = f"{_format_side(bead.src)}:{_format_side(bead.tgt)}"
+    if with_cost:
+        text += f"\t{bead.cost:.6f}"
+    return text
+
+
+def _parse_side(text: str, line: str) -> tuple[int, ...]:
+    text = text.strip()
+    if not (text.startswith("[") and text.endswith("]")):
+        raise InvalidInput(f"not a vecalign bead (expected '[i, j]:[k]'): {line!r}")
+    inner = text[1:-1].strip()
+    if not inner:
+        return ()
+    try:
+        return tuple(int(part) for part in inner.split(","))
+    except ValueError:
+        raise InvalidInput(f"bead indices must be integers: {line!r}") from None
+
+
+def parse_bead(line: str) -> Bead:
+    """Read one ``[i, j]:[k]`` line, optionally followed by a tab and a cost."""
+    text, _, cost_text = line.strip().partition("\t")
+    src_text, colon, tgt_text = text.partition(":")
+    if not colon:
+        raise InvalidInput(f"not a vecalign bead (expected '[i, j]:[k]'): {line!r}")
+    cost = 0.0
+    if cost_text.strip():
+        try:
+            cost = float(cost_text)
+        except ValueError:
+            raise InvalidInput(f"bead cost is not a number: {line!r}") from None
+    return Bead(_parse_side(src_text, line), _parse_side(tgt_text, line), cost)
+
+
+def parse_beads(lines: Iterable[str]) -> list[Bead]:
+    """Read a vecalign ``.defr``-style file (one bead per line; blank lines are skipped)."""
+    return [parse_bead(line) for line in lines if line.strip()]
+
+
+def check_coverage(beads: Sequence[Bead], n_src: int, n_tgt: int) -> None:
+    """Raise ``InvalidInput`` unless the beads cover every sentence exactly once, in order."""
+    next_src = next_tgt = 0
+    for bead in beads:
+        for index in bead.src:
+            if index != next_src:
+                raise InvalidInput(f"bead {format_bead(bead)} skips or repeats source {next_src}")
+            next_src += 1
+        for index in bead.tgt:
+            if index != next_tgt:
+                raise InvalidInput(f"bead {format_bead(bead)} skips or repeats target {next_tgt}")
+            next_tgt += 1
+    if (next_src, next_tgt) != (n_src, n_tgt):
+        raise InvalidInput(
+            f"beads cover {next_src}/{n_src} source and {next_tgt}/{n_tgt} target sentences"
+        )

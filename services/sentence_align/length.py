@@ -1,0 +1,180 @@
+"""Length-based sentence alignment (Gale & Church 1993) with parameters fitted to the text.
+
+ALGORITHMS.md §2 "Length-based model": cost(bead) = -log Pr(shape) - log Pr(delta | match),
+lengths in characters, a banded dynamic program. The band starts narrow around the
+diagonal and doubles while the best path runs along its edge. For a language pair whose
+length ratio differs from 1, c and s2 are estimated from the data: c starts at the ratio of
+total lengths, then c, s2 and the shape priors are re-estimated from the first pass's
+confident 1-1 beads and the pass is repeated.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from services.sentence_align import _banded_dp as dp
+from services.sentence_align.beads import BEAD_SHAPES, Bead
+
+# Gale & Church 1993, Table 5 (1-3/3-1 "small"): probability of each bead shape.
+DEFAULT_SHAPE_PROBABILITY: dict[tuple[int, int], float] = {
+    (1, 1): 0.89,
+    (1, 0): 0.0099,
+    (0, 1): 0.0099,
+    (2, 1): 0.089,
+    (1, 2): 0.089,
+    (2, 2): 0.011,
+    (3, 1): 0.002,
+    (1, 3): 0.002,
+}
+DEFAULT_VARIANCE = 6.8
+INITIAL_HALF_BAND = 20
+_CONFIDENT_FRACTION = 0.5  # share of the cheapest 1-1 beads used to refit c and s2
+
+
+@dataclass(frozen=True)
+class LengthModel:
+    """Parameters of the length model: c, s2 and the cost -log Pr(shape) per bead shape."""
+
+    ratio: float = 1.0
+    variance: float = DEFAULT_VARIANCE
+    shape_cost: tuple[float, ...] = tuple(
+        -math.log(DEFAULT_SHAPE_PROBABILITY[shape]) for shape in BEAD_SHAPES
+    )
+
+    def mirrored(self) -> LengthModel:
+        """The model for the swapped language pair (c -> 1/c, s2 -> s2 / c^3, shapes swapped)."""
+        index = {shape: k for k, shape in enumerate(BEAD_SHAPES)}
+        swapped = tuple(self.shape_cost[index[(b, a)]] for a, b in BEAD_SHAPES)
+        return LengthModel(1.0 / self.ratio, self.variance / self.ratio**3, swapped)
+
+
+def sentence_length(sentence: str) -> int:
+    """Length in characters, whitespace excluded (so layout does not count)."""
+    return sum(1 for char in sentence if not char.isspace())
+
+
+def cumulative_lengths(sentences: Sequence[str]) -> dp.IntArray:
+    """Cumulative character lengths with a leading 0 (bead length = difference)."""
+    lengths = np.fromiter((sentence_length(s) for s in sentences), np.int64, len(sentences))
+    return np.concatenate([np.zeros(1, np.int64), np.cumsum(lengths)])
+
+
+def initial_model(src_cum: dp.IntArray, tgt_cum: dp.IntArray) -> LengthModel:
+    """c from the ratio of total lengths; s2 = 6.8 scaled to the target's unit (§2)."""
+    if src_cum[-1] == 0 or tgt_cum[-1] == 0:
+        return LengthModel()
+    ratio = float(tgt_cum[-1]) / float(src_cum[-1])
+    return LengthModel(ratio=ratio, variance=DEFAULT_VARIANCE * ratio)
+
+
+def run_dp(
+    src_cum: dp.IntArray,
+    tgt_cum: dp.IntArray,
+    model: LengthModel,
+    band: tuple[dp.IntArray, dp.IntArray],
+    *,
+    extra: dp.FloatArray | None = None,
+    extra_row: dp.IntArray | None = None,
+    length_weight: float = 1.0,
+) -> list[Bead]:
+    """One pass of the banded program; beads with their own costs."""
+    low, high = band
+    cells, costs, _ = dp.banded_dp(
+        src_cum,
+        tgt_cum,
+        low,
+        high,
+        np.asarray(model.shape_cost, dtype=np.float64),
+        model.ratio,
+        model.variance,
+        length_weight,
+        np.zeros((0, dp.N_SHAPES)) if extra is None else extra,
+        np.zeros(1, np.int64) if extra_row is None else extra_row,
+    )
+    return cells_to_beads(cells, costs)
+
+
+def cells_to_beads(cells: dp.IntArray, costs: dp.FloatArray) -> list[Bead]:
+    """Convert the program's bead end cells to ``Bead`` objects."""
+    beads: list[Bead] = []
+    for (i, j, shape), cost in zip(cells.tolist(), costs.tolist(), strict=True):
+        a, b = BEAD_SHAPES[shape]
+        beads.append(Bead(tuple(range(i - a, i)), tuple(range(j - b, j)), float(cost)))
+    return beads
+
+
+def beads_to_cells(beads: Sequence[Bead]) -> dp.IntArray:
+    """Bead end cells (i, j) after each bead, starting from (0, 0)."""
+    cells = np.zeros((len(beads) + 1, 2), dtype=np.int64)
+    i = j = 0
+    for k, bead in enumerate(beads, start=1):
+        i += len(bead.src)
+        j += len(bead.tgt)
+        cells[k] = (i, j)
+    return cells
+
+
+def align_with_widening_band(
+    src_cum: dp.IntArray,
+    tgt_cum: dp.IntArray,
+    model: LengthModel,
+    half_width: int = INITIAL_HALF_BAND,
+) -> list[Bead]:
+    """Banded pass around the diagonal; the band doubles while the path touches its edge."""
+    n, m = len(src_cum) - 1, len(tgt_cum) - 1
+    # The band must at least cover the difference in sentence counts.
+    half_width = max(half_width, abs(n - m) + 5)
+    while True:
+        low, high = dp.diagonal_band(n, m, half_width)
+        beads = run_dp(src_cum, tgt_cum, model, (low, high))
+        full = bool(np.all(low == 0) and np.all(high == m))
+        if full or not dp.path_touches_edge(beads_to_cells(beads)[1:], low, high, m):
+            return beads
+        half_width *= 2
+
+
+def fit_model(
+    src_cum: dp.IntArray, tgt_cum: dp.IntArray, beads: Sequence[Bead], prior: LengthModel
+) -> LengthModel:
+    """Re-estimate c, s2 and the shape costs from a first-pass alignment.
+
+    c = sum l_t / sum l_s and s2 = mean((l_t - c l_s)^2 / mean) over the cheaper half of the
+    1-1 beads (confident matches); shape probabilities are the bead-shape frequencies with
+    add-one smoothing toward the prior (so unseen shapes keep a finite cost).
+    """
+    pairs = [
+        (bead.cost, src_cum[bead.src[0] + 1] - src_cum[bead.src[0]],
+         tgt_cum[bead.tgt[0] + 1] - tgt_cum[bead.tgt[0]])
+        for bead in beads
+        if bead.shape == (1, 1)
+    ]  # fmt: skip
+    pairs = [pair for pair in pairs if pair[1] > 0 and pair[2] > 0]
+    if len(pairs) < 10:
+        return prior
+    pairs.sort()
+    confident = np.array(pairs[: max(10, int(len(pairs) * _CONFIDENT_FRACTION))], dtype=float)
+    len_src, len_tgt = confident[:, 1], confident[:, 2]
+    ratio = float(len_tgt.sum() / len_src.sum())
+    mean = 0.5 * (len_src + len_tgt / ratio)
+    variance = float(np.mean((len_tgt - ratio * len_src) ** 2 / mean))
+    variance = max(variance, 0.5)
+    return replace(prior, ratio=ratio, variance=variance)
+
+
+def align_by_length(
+    src: Sequence[str], tgt: Sequence[str], *, model: LengthModel | None = None
+) -> list[Bead]:
+    """Gale-Church alignment of two sentence lists; c and s2 fitted unless ``model`` is given."""
+    src_cum, tgt_cum = cumulative_lengths(src), cumulative_lengths(tgt)
+    if model is not None:
+        return align_with_widening_band(src_cum, tgt_cum, model)
+    first_model = initial_model(src_cum, tgt_cum)
+    first = align_with_widening_band(src_cum, tgt_cum, first_model)
+    fitted = fit_model(src_cum, tgt_cum, first, first_model)
+    if fitted == first_model:
+        return first
+    return align_with_widening_band(src_cum, tgt_cum, fitted)

@@ -1,0 +1,122 @@
+"""Sentence splitting for Japanese/Chinese and European languages (ALGORITHMS.md §2).
+
+Japanese and Chinese: a sentence ends after 。！？ (or their half-width forms ｡ ! ?) when
+no bracket 「」『』（）() is open. European languages: a rule-based splitter that ends a
+sentence at . ! ? (plus closing quotes/brackets) before whitespace and a capital, digit
+or opening quote, except after known abbreviations, initials and ordinal numbers.
+Line breaks are whitespace unless ``newline_is_boundary`` is set.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CJK_LANGS = frozenset({"ja", "zh", "jpn", "zho", "cmn"})
+_CJK_TERMINATORS = frozenset("。！？｡!?")
+_CJK_OPEN = "「『（("
+_CJK_CLOSE = "」』）)"
+
+# Abbreviations that take a period but rarely end a sentence, per language (lowercase,
+# without the final period). Kept short on purpose: frequent forms only.
+_ABBREVIATION_LIST = """
+    etc vs cf ca bzw z.b d.h u.a usw vgl nr st dr prof mr mrs ms jr sr no fig e.g i.e approx
+    dept inc ltd co corp jan feb mar apr jun jul aug sep sept oct nov dec m mme mlle mm env
+    p ex cie ste av bd chap vol éd ed hr hrn frl evtl ggf inkl jh jhs mio mrd sog tel u.ä
+    z.t zit bspw abs art ff
+"""
+_COMMON_ABBREVIATIONS = frozenset(_ABBREVIATION_LIST.split())
+_MONTH_LIST = """
+    januar februar märz april mai juni juli august september oktober november dezember
+    janvier février mars avril juin juillet août septembre octobre novembre décembre
+    january february march may june july october december
+"""
+_MONTHS = frozenset(_MONTH_LIST.split())
+
+# A candidate boundary: terminator run, optional closing quotes/brackets, then whitespace.
+_EURO_BOUNDARY = re.compile(r"([.!?…]+)([\"'»”’)\]]*)(\s+)")
+_SENTENCE_START = re.compile(r"(?:[\"'«“‘(\[¿¡]\s?)*\w")
+
+
+def _split_cjk(text: str) -> list[str]:
+    sentences: list[str] = []
+    depth = 0
+    start = 0
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char in _CJK_OPEN:
+            depth += 1
+        elif char in _CJK_CLOSE:
+            depth = max(0, depth - 1)
+        elif char in _CJK_TERMINATORS and depth == 0:
+            # Keep runs such as ！？ together with the sentence they end.
+            while index + 1 < len(text) and text[index + 1] in _CJK_TERMINATORS:
+                index += 1
+            sentences.append(text[start : index + 1])
+            start = index + 1
+        index += 1
+    sentences.append(text[start:])
+    return sentences
+
+
+def _previous_token(text: str, end: int) -> str:
+    start = end
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    return text[start:end]
+
+
+def _is_european_boundary(text: str, match: re.Match[str]) -> bool:
+    following = text[match.end() :]
+    start = _SENTENCE_START.match(following)
+    if start is None:
+        return False
+    first_letter = following[start.end() - 1]
+    if first_letter.islower():
+        return False
+    if match.group(1) != ".":
+        return True  # ! ? … and runs like "..." before a capital end a sentence
+    token = _previous_token(text, match.start()).lstrip("\"'«“‘([")
+    word = token.lower()
+    if word in _COMMON_ABBREVIATIONS:
+        return False
+    if len(token) == 1 and token.isalpha():
+        return False  # an initial: "J. Smith"
+    if "." in token and all(len(part) <= 2 for part in token.split(".")):
+        return False  # "z.B.", "U.S."
+    if token.isdigit() and len(token) <= 2:
+        # German ordinals ("am 3. Mai", "der 2. Weltkrieg"): a short number + period before
+        # a month name or a capitalised word is read as an ordinal, not a sentence end.
+        next_word = re.match(r"\w+", following[start.end() - 1 :])
+        if next_word is not None and next_word.group(0).lower() in _MONTHS:
+            return False
+    return True
+
+
+def _split_european(text: str) -> list[str]:
+    sentences: list[str] = []
+    start = 0
+    for match in _EURO_BOUNDARY.finditer(text):
+        if _is_european_boundary(text, match):
+            sentences.append(text[start : match.end(2)])
+            start = match.end()
+    sentences.append(text[start:])
+    return sentences
+
+
+def split_sentences(text: str, lang: str, *, newline_is_boundary: bool = False) -> list[str]:
+    """Split ``text`` into sentences with the rules for language ``lang`` (ISO 639 code).
+
+    Empty or whitespace-only pieces are dropped; each sentence is stripped.
+    """
+    cjk = lang.lower().split("-")[0] in _CJK_LANGS
+    blocks = text.splitlines() if newline_is_boundary else [text]
+    sentences: list[str] = []
+    for block in blocks:
+        if not newline_is_boundary:
+            # A line break inside a chunk is layout, not a boundary: CJK text runs on without
+            # spaces, European text gets a space.
+            block = re.sub(r"\s*\n\s*", "" if cjk else " ", block)
+        pieces = _split_cjk(block) if cjk else _split_european(block)
+        sentences.extend(piece.strip() for piece in pieces if piece.strip())
+    return sentences

@@ -1,0 +1,64 @@
+"""Tests of the language-aware sentence splitter."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.sentence_align.splitter import split_sentences
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("今日は晴れ。明日は雨？", ["今日は晴れ。", "明日は雨？"]),
+        # No boundary inside 「」 or （）; runs of terminators stay with their sentence.
+        (
+            "「そうですね。明日も？」と言った。本当！？はい",
+            ["「そうですね。明日も？」と言った。", "本当！？", "はい"],
+        ),
+        ("（注。下記参照）以上です｡次", ["（注。下記参照）以上です｡", "次"]),
+        ("这是一个句子。这是第二个！", ["这是一个句子。", "这是第二个！"]),
+    ],
+)
+def test_cjk_rules(text: str, expected: list[str]) -> None:
+    lang = "zh" if "这" in text else "ja"
+    assert split_sentences(text, lang) == expected
+
+
+def test_european_keeps_abbreviations_numbers_and_ordinals() -> None:
+    text = "Dr. Müller kam am 3. Mai an. Es kostet 3.5 Euro, d.h. wenig! Z.B. hier. Ende"
+    assert split_sentences(text, "de") == [
+        "Dr. Müller kam am 3. Mai an.",
+        "Es kostet 3.5 Euro, d.h. wenig!",
+        "Z.B. hier.",
+        "Ende",
+    ]
+
+
+def test_european_initials_and_quotes() -> None:
+    text = 'J. Smith said "Stop." Then he left. « Non ! » Il part.'
+    assert split_sentences(text, "en") == [
+        'J. Smith said "Stop."',
+        "Then he left.",
+        "« Non ! » Il part.",
+    ]
+
+
+def test_lowercase_after_period_is_not_a_boundary() -> None:
+    assert split_sentences("Er kam ca. um zehn. usw. und so", "de") == [
+        "Er kam ca. um zehn. usw. und so"
+    ]
+
+
+def test_newlines_are_not_boundaries_unless_configured() -> None:
+    assert split_sentences("Ein Satz\nder weitergeht.", "de") == ["Ein Satz der weitergeht."]
+    assert split_sentences("日本\n語です。", "ja") == ["日本語です。"]
+    assert split_sentences("Titel\nEin Satz.", "de", newline_is_boundary=True) == [
+        "Titel",
+        "Ein Satz.",
+    ]
+
+
+def test_empty_text_gives_no_sentences() -> None:
+    assert split_sentences("  \n ", "fr") == []
+    assert split_sentences("", "ja") == []
