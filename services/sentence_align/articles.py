@@ -218,3 +218,24 @@ def pair_sentences(web: Article, mobile: Article) -> list[SentencePairing]:
         best = overlaps.index(max(overlaps))  # index() finds the earliest of equal overlaps
         pairings.append(SentencePairing(web_sentences[best], sentence, overlaps[best]))
     return pairings
+
+
+def parse_article(record: object) -> Article:
+    """An ``Article`` from one decoded JSON object (JSONL input, gateway day batches)."""
+    if not isinstance(record, dict):
+        raise InvalidInput(f"an article must be a JSON object, got {type(record).__name__}")
+    text_fields = {name: record.get(name, "") for name in ("id", "date", "title", "body", "url")}
+    bad = [name for name, value in text_fields.items() if not isinstance(value, str)]
+    if bad or not text_fields["id"]:
+        raise InvalidInput(f"article needs a string 'id' and string fields; bad: {bad or ['id']}")
+    keywords = record.get("keywords", [])
+    if not isinstance(keywords, list) or not all(isinstance(k, str) for k in keywords):
+        raise InvalidInput(f"article {text_fields['id']}: 'keywords' must be a list of strings")
+    return Article(
+        id=str(text_fields["id"]),
+        date=str(text_fields["date"]),
+        title=str(text_fields["title"]),
+        body=str(text_fields["body"]),
+        keywords=tuple(keywords),
+        url=str(text_fields["url"]),
+    )

@@ -12,6 +12,7 @@ from services.sentence_align.articles import (
     first_paragraph_sentences,
     pair_articles,
     pair_sentences,
+    parse_article,
     sim_article,
 )
 from shared.errors import InvalidInput
@@ -101,3 +102,17 @@ def test_first_paragraph_without_blank_lines_is_first_sentences() -> None:
 def test_invalid_weights_are_rejected() -> None:
     with pytest.raises(InvalidInput):
         pair_articles([WEB], [MOBILE], a=float("inf"))
+
+
+def test_parse_article_reads_json_fields() -> None:
+    record = {"id": "w1", "date": "2010-05-22", "title": "t", "body": "b", "keywords": ["k"]}
+    assert parse_article(record) == Article("w1", "2010-05-22", "t", "b", ("k",))
+
+
+@pytest.mark.parametrize(
+    "record",
+    [[], {"date": "d"}, {"id": 3}, {"id": "x", "body": 1}, {"id": "x", "keywords": "kw"}],
+)
+def test_parse_article_rejects_bad_records(record: object) -> None:
+    with pytest.raises(InvalidInput):
+        parse_article(record)
