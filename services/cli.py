@@ -2,15 +2,322 @@
 
 from __future__ import annotations
 
-import typer
+import os
+import sys
+import tempfile
+
+# Prometheus chooses single- or multi-process storage when it is first imported: a worker or
+# gateway must have PROMETHEUS_MULTIPROC_DIR set before anything imports prometheus_client.
+if len(sys.argv) > 1 and sys.argv[1] in {"worker", "serve"} and "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
+    _metrics_dir = os.environ.get("PARAMINE_METRICS_DIR") or tempfile.mkdtemp(prefix="paramine-metrics-")
+    os.makedirs(_metrics_dir, exist_ok=True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir
+
+import json  # noqa: E402
+from enum import Enum  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Annotated, Any  # noqa: E402
+
+import typer  # noqa: E402
+from rich.console import Console  # noqa: E402
+from rich.table import Table  # noqa: E402
+
+from shared.schemas import STAGES  # noqa: E402
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 eval_app = typer.Typer(no_args_is_help=True, help="Score aligner output against gold.")
+dead_letter_app = typer.Typer(no_args_is_help=True, help="Inspect, retry or purge dead letters.")
 app.add_typer(eval_app, name="eval")
+app.add_typer(dead_letter_app, name="dead-letters")
+console = Console(stderr=True)
+
+
+class ExportFormat(str, Enum):
+    jsonl = "jsonl"
+    moses = "moses"
+    tsv = "tsv"
+
+
+InputPaths = Annotated[list[Path], typer.Argument(help="HTML pair directories, .jsonl, .lett(.gz), .warc(.gz)")]
+SrcLang = Annotated[str, typer.Option("--src-lang", help="source language of .lett/WARC pairing")]
+TgtLang = Annotated[str, typer.Option("--tgt-lang", help="target language of .lett/WARC pairing")]
+UrlKey = Annotated[
+    str | None, typer.Option("--url-key", help="regex whose group 'key' (or 1) pairs URLs across languages")
+]
+PairsFile = Annotated[Path | None, typer.Option("--pairs-file", help="TSV of src_url tgt_url pairs")]
+
+
+def _pairing(src_lang: str, tgt_lang: str, url_key: str | None, pairs_file: Path | None) -> Any:
+    from shared.inputs import PairingOptions
+
+    return PairingOptions(src_lang, tgt_lang, url_key, pairs_file)
+
+
+@app.command()
+def process(
+    inputs: InputPaths,
+    out: Annotated[Path, typer.Option(help="directory for the exported sentence pairs")] = Path("out"),
+    job_id: Annotated[str | None, typer.Option(help="job id (default: derived from content)")] = None,
+    src_lang: SrcLang = "en",
+    tgt_lang: TgtLang = "de",
+    url_key: UrlKey = None,
+    pairs_file: PairsFile = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="no progress bar or table")] = False,
+) -> None:
+    """Run every stage in-process on INPUTS against PARAMINE_DATABASE_URL (no Redis needed)."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from services.registry import all_handlers
+    from shared.config import get_settings
+    from shared.exports import jsonl_lines, tsv_lines, write_lines, write_moses
+    from shared.ingest import build_job, register_job
+    from shared.inputs import read_page_pairs
+    from shared.metrics import stage_metrics
+    from shared.pipeline import LocalRunner, RunSummary
+    from shared.store import SentencePairQuery, Store
+
+    store = Store(get_settings().database_url)
+    job = build_job(read_page_pairs(inputs, _pairing(src_lang, tgt_lang, url_key, pairs_file)), job_id)
+    register_job(store, job, source=",".join(str(p) for p in inputs))
+    summary = RunSummary()
+    summary.failed["ingest"] = len(job.refused)
+    summary.failures.extend(("ingest", str(error)) for error in job.refused)
+    with Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(), console=console, disable=quiet or as_json,
+    ) as progress:
+        task = progress.add_task("page pairs", total=len(job.pairs))
+
+        def advance(stage: str) -> None:
+            if stage == "tree_align":
+                progress.advance(task)
+
+        runner = LocalRunner(all_handlers(), store, stage_metrics(), on_message=advance)
+        runner.run("tree_align", (pair.model_dump(mode="json") for pair in job.pairs), summary)
+    out.mkdir(parents=True, exist_ok=True)
+    query = SentencePairQuery(job_id=job.job_id)
+    written = write_lines(jsonl_lines(store.iter_sentence_pairs(query)), out / "sentence_pairs.jsonl")
+    write_lines(tsv_lines(store.iter_sentence_pairs(query)), out / "sentence_pairs.tsv")
+    write_moses(store.iter_sentence_pairs(query), out / "sentence_pairs")
+    status = store.job_status(job.job_id)
+    report = {
+        "job_id": job.job_id,
+        "page_pairs": len(job.pairs),
+        "sentence_pairs": status.sentence_pairs if status else 0,
+        "exported": written,
+        "output": str(out),
+        "stages": {
+            stage: {
+                "in": summary.received[stage],
+                "out": summary.emitted[stage],
+                "failed": summary.failed[stage],
+                "seconds": round(summary.seconds[stage], 3),
+            }
+            for stage in ("ingest", *STAGES)
+        },
+        "failures": [{"stage": s, "reason": r} for s, r in summary.failures],
+    }
+    if as_json:
+        typer.echo(json.dumps(report, ensure_ascii=False, indent=2))
+    elif not quiet:
+        _print_summary(report)
+
+
+def _print_summary(report: dict[str, Any]) -> None:
+    table = Table(title=f"paramine job {report['job_id']}")
+    for column in ("stage", "in", "out", "failed", "seconds"):
+        table.add_column(column, justify="left" if column == "stage" else "right")
+    for stage, row in report["stages"].items():
+        table.add_row(stage, *(str(row[key]) for key in ("in", "out", "failed", "seconds")))
+    out = Console()
+    out.print(table)
+    out.print(
+        f"page pairs: {report['page_pairs']}   sentence pairs: {report['sentence_pairs']}   "
+        f"written to {report['output']}/sentence_pairs.{{jsonl,tsv,*}}"
+    )
+    for failure in report["failures"]:
+        out.print(f"[red]failed[/red] {failure['stage']}: {failure['reason']}")
+
+
+@app.command()
+def worker(
+    stage: Annotated[str, typer.Option(help=f"one of {', '.join(STAGES)}")],
+    concurrency: Annotated[int, typer.Option(help="worker processes")] = 1,
+    metrics_port: Annotated[int, typer.Option(help="port of this worker's /metrics (0: none)")] = 0,
+    metrics_host: Annotated[str, typer.Option(help="address of /metrics")] = "127.0.0.1",
+    loglevel: Annotated[str, typer.Option()] = "INFO",
+) -> None:
+    """Start a Celery worker consuming one stage's Redis queue (PARAMINE_REDIS_URL)."""
+    from shared.config import get_settings
+
+    if stage not in STAGES:
+        raise typer.BadParameter(f"stage must be one of {', '.join(STAGES)}")
+    if not get_settings().redis_url:
+        raise typer.BadParameter("PARAMINE_REDIS_URL must be set to run a worker")
+    from services.worker_process import run_worker
+
+    run_worker(stage, concurrency=concurrency, metrics_host=metrics_host, metrics_port=metrics_port,
+               loglevel=loglevel)
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option()] = "127.0.0.1",
+    port: Annotated[int, typer.Option()] = 8000,
+) -> None:
+    """Start the HTTP gateway (ingest, status, queries, /metrics, /healthz)."""
+    import uvicorn
+
+    from services.gateway.app import create_app
+
+    uvicorn.run(create_app(), host=host, port=port, log_level="info")
+
+
+@app.command()
+def submit(
+    inputs: InputPaths,
+    gateway: Annotated[str | None, typer.Option(help="gateway base URL (default: straight to Redis)")] = None,
+    job_id: Annotated[str | None, typer.Option()] = None,
+    src_lang: SrcLang = "en",
+    tgt_lang: TgtLang = "de",
+    url_key: UrlKey = None,
+    pairs_file: PairsFile = None,
+) -> None:
+    """Send INPUTS to the gateway, or straight to the first queue when PARAMINE_REDIS_URL is set."""
+    from shared.config import get_settings
+    from shared.ingest import build_job
+    from shared.inputs import read_page_pairs
+
+    settings = get_settings()
+    job = build_job(read_page_pairs(inputs, _pairing(src_lang, tgt_lang, url_key, pairs_file)), job_id)
+    for error in job.refused:
+        console.print(f"[red]refused[/red] {error}")
+    if gateway:
+        import httpx
+
+        headers = {"X-API-Key": settings.api_key} if settings.api_key else {}
+        body = {
+            "job_id": job.job_id,
+            "pairs": [pair.model_dump(mode="json", exclude={"job_id", "schema_version"}) for pair in job.pairs],
+        }
+        response = httpx.post(f"{gateway.rstrip('/')}/v1/page-pairs", json=body, headers=headers, timeout=120)
+        if response.status_code >= 400:
+            console.print(f"[red]gateway answered {response.status_code}[/red]: {response.text}")
+            raise typer.Exit(1)
+        typer.echo(response.text)
+        return
+    if not settings.redis_url:
+        raise typer.BadParameter("give --gateway URL or set PARAMINE_REDIS_URL")
+    from services.gateway.dispatch import enqueue_job
+    from shared.store import Store
+
+    enqueue_job(Store(settings.database_url), job, source="submit")
+    typer.echo(json.dumps({"job_id": job.job_id, "pairs": len(job.pairs), "refused": len(job.refused)}))
+
+
+@app.command()
+def export(
+    format: Annotated[ExportFormat, typer.Option("--format", help="jsonl, moses or tsv")] = ExportFormat.jsonl,
+    out: Annotated[Path, typer.Option(help="output file (moses: prefix of the two files)")] = Path(
+        "sentence_pairs"
+    ),
+    job: Annotated[str | None, typer.Option(help="only this job")] = None,
+    site: Annotated[str | None, typer.Option(help="only pairs from this host")] = None,
+    src_lang: Annotated[str | None, typer.Option("--src-lang")] = None,
+    tgt_lang: Annotated[str | None, typer.Option("--tgt-lang")] = None,
+    min_score: Annotated[float | None, typer.Option(help="only pairs scoring at least this")] = None,
+) -> None:
+    """Export stored sentence pairs from the store PARAMINE_DATABASE_URL names."""
+    from shared.config import get_settings
+    from shared.exports import jsonl_lines, tsv_lines, write_lines, write_moses
+    from shared.store import SentencePairQuery, Store
+
+    store = Store(get_settings().database_url)
+    rows = store.iter_sentence_pairs(SentencePairQuery(job, site, src_lang, tgt_lang, min_score))
+    if format is ExportFormat.moses:
+        src_path, tgt_path, count = write_moses(rows, out)
+        console.print(f"{count} pairs → {src_path}, {tgt_path}")
+    else:
+        lines = jsonl_lines(rows) if format is ExportFormat.jsonl else tsv_lines(rows)
+        count = write_lines(lines, out)
+        console.print(f"{count} lines → {out}")
+
+
+@app.command("align-pages")
+def align_pages(
+    src: Annotated[Path, typer.Argument(help="source page HTML")],
+    tgt: Annotated[Path, typer.Argument(help="target page HTML")],
+    src_lang: Annotated[str, typer.Option("--src-lang")] = "en",
+    tgt_lang: Annotated[str, typer.Option("--tgt-lang")] = "de",
+    method: Annotated[str, typer.Option(help="sentence aligner: length, lexicon, hybrid")] = "hybrid",
+    flat: Annotated[bool, typer.Option(help="align the pages' plain text without the tree (Type I)")] = False,
+    kind: Annotated[str, typer.Option(help="translation or pc-mobile")] = "translation",
+) -> None:
+    """Align two pages: tree alignment, then sentences inside aligned nodes; prints JSONL pairs."""
+    from services.sentence_align.handler import sentence_pairs
+    from services.tree_align.handler import chunk_pairs
+    from shared.errors import InvalidInput
+    from shared.inputs import decode_html
+    from shared.schemas import PagePair
+
+    try:
+        message = PagePair.model_validate(
+            {
+                "job_id": "cli",
+                "kind": kind,
+                "src": {"url": src.resolve().as_uri(), "lang": src_lang, "html": decode_html(src.read_bytes())},
+                "tgt": {"url": tgt.resolve().as_uri(), "lang": tgt_lang, "html": decode_html(tgt.read_bytes())},
+            }
+        )
+        chunks = chunk_pairs(message, flat=flat).model_copy(update={"method": method})
+        for pair in sentence_pairs(chunks):
+            typer.echo(json.dumps({"src": pair.src, "tgt": pair.tgt, "score": pair.score}, ensure_ascii=False))
+    except InvalidInput as exc:
+        console.print(f"[red]invalid input[/red]: {exc}")
+        raise typer.Exit(2) from None
+
+
+@dead_letter_app.command("list")
+def dead_letters_list(
+    stage: Annotated[str | None, typer.Option()] = None,
+    limit: Annotated[int, typer.Option()] = 100,
+) -> None:
+    """List dead letters: id, stage, error type and reason."""
+    from shared.config import get_settings
+    from shared.store import Store
+
+    for row in Store(get_settings().database_url).list_dead_letters(stage=stage, limit=limit):
+        typer.echo(f"{row['id']}\t{row['stage']}\t{row['attempts']}\t{row['error_type']}\t{row['reason']}")
+
+
+@dead_letter_app.command("retry")
+def dead_letters_retry(
+    ids: Annotated[list[str] | None, typer.Argument(help="dead-letter ids (default: all)")] = None,
+) -> None:
+    """Send dead letters back to their stage's queue (or run them in-process without Redis)."""
+    from services.gateway.dispatch import retry_dead_letters
+    from shared.config import get_settings
+    from shared.store import Store
+
+    result = retry_dead_letters(Store(get_settings().database_url), ids or None)
+    typer.echo(json.dumps(result))
+
+
+@dead_letter_app.command("purge")
+def dead_letters_purge(
+    ids: Annotated[list[str] | None, typer.Argument(help="dead-letter ids (default: all)")] = None,
+) -> None:
+    """Delete dead letters."""
+    from shared.config import get_settings
+    from shared.store import Store
+
+    deleted = Store(get_settings().database_url).delete_dead_letters(ids or None)
+    typer.echo(f"purged {deleted}")
 
 
 def _register_stage_commands() -> None:
-    # Each stage contributes its own algorithm commands from services/<stage>/cli.py.
+    # Each stage contributes its own algorithm commands from services/<stage>/cli*.py.
     from services.paraphrase import cli as paraphrase_cli
     from services.sentence_align import cli as sentence_cli
     from services.sentence_align import cli_comparable

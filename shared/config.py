@@ -26,7 +26,7 @@ class QueueSettings(BaseModel):
     hard_time_limit: float = 150.0
     # Must exceed the hard limit, or Redis redelivers tasks that are still running.
     visibility_timeout: float = 3_600.0
-    max_retries: int = 5
+    max_retries: int = 8
     retry_backoff_max: float = 60.0
 
 

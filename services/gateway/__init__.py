@@ -1,0 +1,1 @@
+"""The HTTP gateway: ingest, status, queries, metrics."""

@@ -1,0 +1,56 @@
+"""Gateway dependencies as ``Annotated`` aliases: settings, store, API-key checks."""
+
+from __future__ import annotations
+
+import functools
+from typing import Annotated
+
+from fastapi import Depends, Header, HTTPException, Request, status
+
+from services.gateway.security import RateLimiter, key_matches
+from shared.config import Settings, get_settings
+from shared.store import Store
+
+
+@functools.cache
+def _store_for(url: str) -> Store:
+    return Store(url)
+
+
+def get_store(settings: Annotated[Settings, Depends(get_settings)]) -> Store:
+    return _store_for(settings.database_url)
+
+
+def _limiter(request: Request) -> RateLimiter:
+    limiter: RateLimiter = request.app.state.rate_limiter
+    return limiter
+
+
+def require_ingest_key(
+    request: Request,
+    settings: Annotated[Settings, Depends(get_settings)],
+    x_api_key: Annotated[str | None, Header()] = None,
+) -> str:
+    """Ingest needs ``X-API-Key`` when PARAMINE_API_KEY is set; every key is rate limited."""
+    if not key_matches(x_api_key, settings.api_key):
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing or wrong X-API-Key header")
+    client = x_api_key or (request.client.host if request.client else "anonymous")
+    if not _limiter(request).allow(client):
+        raise HTTPException(status.HTTP_429_TOO_MANY_REQUESTS, "rate limit exceeded; slow down")
+    return client
+
+
+def require_admin_key(
+    settings: Annotated[Settings, Depends(get_settings)],
+    x_api_key: Annotated[str | None, Header()] = None,
+) -> None:
+    """Admin endpoints need the admin key (or the ingest key when no admin key is set)."""
+    expected = settings.admin_api_key or settings.api_key
+    if not key_matches(x_api_key, expected):
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing or wrong X-API-Key header")
+
+
+StoreDep = Annotated[Store, Depends(get_store)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+IngestKey = Annotated[str, Depends(require_ingest_key)]
+AdminKey = Annotated[None, Depends(require_admin_key)]

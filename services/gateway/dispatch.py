@@ -1,0 +1,60 @@
+"""Where ingested work goes: the first Redis queue when configured, else in-process."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from shared.config import get_settings
+from shared.ingest import Job, register_job
+from shared.metrics import stage_metrics
+from shared.pipeline import LocalRunner
+from shared.store import Store
+
+
+def _sender() -> Any:
+    from shared.celery_app import get_celery
+    from shared.pipeline import CelerySender
+
+    return CelerySender(get_celery())
+
+
+def enqueue_job(store: Store, job: Job, source: str) -> None:
+    """Register the job, then queue its pairs (distributed) or run them now (embedded)."""
+    register_job(store, job, source)
+    if get_settings().redis_url:
+        sender = _sender()
+        for pair in job.pairs:
+            sender.send("tree_align", pair)
+        return
+    from services.registry import all_handlers
+
+    runner = LocalRunner(all_handlers(), store, stage_metrics())
+    runner.run("tree_align", (pair.model_dump(mode="json") for pair in job.pairs))
+
+
+def retry_dead_letters(store: Store, ids: Sequence[str] | None) -> dict[str, int]:
+    """Send dead letters back to their stage; ingest refusals cannot be retried and stay."""
+    letters = [
+        letter
+        for letter in store.list_dead_letters(limit=1_000_000)
+        if (ids is None or letter["id"] in ids) and letter["stage"] != "ingest"
+    ]
+    retried = 0
+    distributed = bool(get_settings().redis_url)
+    for letter in letters:
+        payload = json.loads(letter["payload"])
+        store.delete_dead_letters([letter["id"]])
+        if distributed:
+            from shared.celery_app import get_celery, queue_name, task_name
+
+            get_celery().send_task(
+                task_name(letter["stage"]), args=[payload], queue=queue_name(letter["stage"])
+            )
+        else:
+            from services.registry import all_handlers
+
+            LocalRunner(all_handlers(), store, stage_metrics()).run(letter["stage"], [payload])
+        retried += 1
+    return {"retried": retried, "skipped": (len(ids) - retried) if ids else 0}

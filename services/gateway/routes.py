@@ -1,0 +1,240 @@
+"""Gateway routes: thin handlers that validate, call shared code and map errors to HTTP."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, HTTPException, Query, Request, Response, status
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from services.gateway.deps import AdminKey, IngestKey, SettingsDep, StoreDep
+from shared.errors import InvalidInput
+from shared.ingest import build_job
+from shared.inputs import PairSource, decode_html
+from shared.metrics import CONTENT_TYPE_LATEST, metrics_payload, stage_metrics
+from shared.schemas import Page
+from shared.store import SentencePairQuery
+
+router = APIRouter()
+
+
+class PagePairIn(BaseModel):
+    """One page pair as a crawler posts it."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str | None = Field(default=None, max_length=256)
+    kind: Literal["translation", "pc-mobile"] = "translation"
+    src: Page
+    tgt: Page
+
+
+class IngestRequest(BaseModel):
+    """A batch of page pairs; ``job_id`` groups them (default: derived from their content)."""
+
+    model_config = ConfigDict(extra="forbid")
+    job_id: str | None = Field(default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:-]+$")
+    pairs: list[dict[str, Any]] = Field(min_length=1, max_length=10_000)
+
+
+class IngestResponse(BaseModel):
+    job_id: str
+    accepted: int
+    pair_ids: list[str]
+    refused: list[str]
+
+
+class JobOut(BaseModel):
+    job_id: str
+    state: str
+    pairs: int
+    completed: int
+    failed: int
+    sentence_pairs: int
+
+
+class SentencePairOut(BaseModel):
+    id: str
+    pair_id: str
+    kind: str
+    src_url: str
+    tgt_url: str
+    site: str
+    src_lang: str
+    tgt_lang: str
+    src_text: str
+    tgt_text: str
+    score: float
+    bead: str
+
+
+class SentencePairPage(BaseModel):
+    items: list[SentencePairOut]
+    limit: int
+    offset: int
+    next_offset: int | None
+
+
+_INGEST_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {"schema": IngestRequest.model_json_schema()},
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["src_file", "tgt_file", "src_lang", "tgt_lang"],
+                    "properties": {
+                        "src_file": {"type": "string", "format": "binary"},
+                        "tgt_file": {"type": "string", "format": "binary"},
+                        "src_lang": {"type": "string"},
+                        "tgt_lang": {"type": "string"},
+                        "src_url": {"type": "string"},
+                        "tgt_url": {"type": "string"},
+                        "kind": {"type": "string", "enum": ["translation", "pc-mobile"]},
+                        "job_id": {"type": "string"},
+                    },
+                }
+            },
+        },
+    }
+}
+
+
+async def _ingest_request(request: Request) -> IngestRequest:
+    content_type = request.headers.get("content-type", "")
+    try:
+        if content_type.startswith("multipart/form-data"):
+            form = await request.form()
+            src_file, tgt_file = form.get("src_file"), form.get("tgt_file")
+            if src_file is None or tgt_file is None or isinstance(src_file, str) or isinstance(tgt_file, str):
+                raise InvalidInput("multipart ingest needs src_file and tgt_file uploads")
+            pair = {
+                "kind": str(form.get("kind") or "translation"),
+                "src": {
+                    "url": str(form.get("src_url") or ""),
+                    "lang": str(form.get("src_lang") or ""),
+                    "html": decode_html(await src_file.read()),
+                },
+                "tgt": {
+                    "url": str(form.get("tgt_url") or ""),
+                    "lang": str(form.get("tgt_lang") or ""),
+                    "html": decode_html(await tgt_file.read()),
+                },
+            }
+            job_id = form.get("job_id")
+            return IngestRequest(job_id=str(job_id) if job_id else None, pairs=[pair])
+        body = json.loads(await request.body())
+        if isinstance(body, dict) and "pairs" not in body and "src" in body:
+            body = {"job_id": body.pop("job_id", None), "pairs": [body]}
+        return IngestRequest.model_validate(body)
+    except ValidationError as exc:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, exc.errors(include_url=False)) from None
+    except (ValueError, UnicodeDecodeError, InvalidInput) as exc:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, f"malformed body: {exc}") from None
+
+
+@router.post(
+    "/v1/page-pairs",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=IngestResponse,
+    openapi_extra=_INGEST_BODY,
+    responses={413: {"description": "body too large"}, 422: {"description": "malformed body"}},
+)
+async def ingest_page_pairs(request: Request, store: StoreDep, _key: IngestKey) -> IngestResponse:
+    """Accept page pairs (JSON batch or multipart upload); each pair flows through every stage."""
+    from fastapi.concurrency import run_in_threadpool
+
+    from services.gateway.dispatch import enqueue_job
+
+    ingest = await _ingest_request(request)
+    items: list[PairSource | InvalidInput] = []
+    for number, raw in enumerate(ingest.pairs):
+        try:
+            pair = PagePairIn.model_validate(raw)
+            items.append(PairSource(pair.src, pair.tgt, pair.kind, origin=pair.id or f"pairs[{number}]"))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            items.append(InvalidInput(f"pairs[{number}].{where}: {first['msg']}"))
+    job = build_job(items, ingest.job_id)
+    metrics = stage_metrics()
+    metrics.messages_in.labels("gateway").inc(len(ingest.pairs))
+    metrics.messages_failed.labels("gateway", "InvalidInput").inc(len(job.refused))
+    await run_in_threadpool(enqueue_job, store, job, "gateway")
+    metrics.messages_out.labels("gateway").inc(len(job.pairs))
+    return IngestResponse(
+        job_id=job.job_id,
+        accepted=len(job.pairs),
+        pair_ids=[pair.pair_id for pair in job.pairs],
+        refused=[str(error) for error in job.refused],
+    )
+
+
+@router.get("/v1/jobs/{job_id}", response_model=JobOut, responses={404: {"description": "unknown job"}})
+def get_job(job_id: str, store: StoreDep) -> JobOut:
+    """Progress of a job: pairs, completed, failed, sentence pairs stored."""
+    job = store.job_status(job_id)
+    if job is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no job {job_id!r}")
+    return JobOut(
+        job_id=job.job_id,
+        state=job.state,
+        pairs=job.pairs,
+        completed=job.completed,
+        failed=job.failed,
+        sentence_pairs=job.sentence_pairs,
+    )
+
+
+@router.get("/v1/sentence-pairs", response_model=SentencePairPage)
+def list_sentence_pairs(
+    store: StoreDep,
+    job: str | None = None,
+    site: str | None = None,
+    src_lang: str | None = None,
+    tgt_lang: str | None = None,
+    min_score: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
+    limit: Annotated[int, Query(ge=1, le=1_000)] = 100,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+) -> SentencePairPage:
+    """Stored sentence pairs, paged, filtered by job, site, languages and score."""
+    rows = store.list_sentence_pairs(SentencePairQuery(job, site, src_lang, tgt_lang, min_score, limit, offset))
+    items = [SentencePairOut.model_validate(row) for row in rows]
+    return SentencePairPage(
+        items=items, limit=limit, offset=offset, next_offset=offset + limit if len(items) == limit else None
+    )
+
+
+@router.get("/v1/dead-letters")
+def list_dead_letters(store: StoreDep, _admin: AdminKey, stage: str | None = None) -> list[dict[str, Any]]:
+    """Messages that could not be processed, with their reasons (admin key)."""
+    return [
+        {key: row[key] for key in ("id", "stage", "job_id", "error_type", "reason", "attempts")}
+        for row in store.list_dead_letters(stage=stage)
+    ]
+
+
+@router.get("/healthz")
+def healthz(store: StoreDep, settings: SettingsDep) -> dict[str, str]:
+    """Liveness and the reachability of the store and the broker."""
+    health = {"status": "ok", "database": "ok", "broker": "embedded"}
+    try:
+        store.count_jobs()
+    except Exception as exc:  # noqa: BLE001 - health reports the failure instead of raising
+        health.update(status="degraded", database=f"error: {exc.__class__.__name__}")
+    if settings.redis_url:
+        import redis
+
+        try:
+            redis.Redis.from_url(settings.redis_url, socket_timeout=2).ping()
+            health["broker"] = "ok"
+        except redis.RedisError as exc:
+            health.update(status="degraded", broker=f"error: {exc.__class__.__name__}")
+    return health
+
+
+@router.get("/metrics", response_class=Response)
+def metrics() -> Response:
+    """Prometheus text exposition of the gateway's (and its processes') metrics."""
+    return Response(content=metrics_payload(), media_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,26 @@
+"""thesaurus stage handler: Japanese sentences in, (noun, を, verb) observations stored.
+
+The class similarity matrix is recomputed from the stored observations by the periodic
+task, never incremented here, so replaying a message changes nothing.
+"""
+
+from __future__ import annotations
+
+from shared.ids import content_id
+from shared.pipeline import Outgoing
+from shared.schemas import JapaneseSentences
+from shared.store import Store
+
+
+def handle(message: JapaneseSentences, store: Store) -> list[Outgoing]:
+    """Extract cooccurrences of every distinct sentence and store them keyed by the sentence."""
+    from services.thesaurus import repository
+    from services.thesaurus.cooccur import extract_cooccurrences
+
+    store.ensure_schema()
+    repository.ensure_schema(store.engine)
+    for sentence in dict.fromkeys(message.sentences):
+        repository.record_cooccurrences(
+            store.engine, content_id(sentence, prefix="js"), extract_cooccurrences(sentence)
+        )
+    return []

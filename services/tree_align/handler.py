@@ -1,0 +1,59 @@
+"""tree_align stage handler: a page pair in, aligned text-chunk pairs out to sentence_align."""
+
+from __future__ import annotations
+
+from shared.config import get_settings
+from shared.pipeline import Outgoing
+from shared.schemas import ChunkPairs, PagePair, PairContext, TextChunkPair
+from shared.store import Store
+
+
+def pair_context(message: PagePair) -> PairContext:
+    """What downstream stages need to know about the page pair."""
+    return PairContext(
+        pair_id=message.pair_id,
+        job_id=message.job_id,
+        kind=message.kind,
+        src_url=message.src.url,
+        tgt_url=message.tgt.url,
+        src_lang=message.src.lang,
+        tgt_lang=message.tgt.lang,
+    )
+
+
+def chunk_pairs(message: PagePair, *, flat: bool = False) -> ChunkPairs:
+    """Parse both pages and align their trees (or, ``flat``, take each page's whole text)."""
+    from services.tree_align.align import align_page_texts
+    from services.tree_align.html_tree import ParseLimits, parse_html, page_text
+
+    limits = get_settings().html
+    parse_limits = ParseLimits(
+        max_bytes=limits.max_bytes, max_depth=limits.max_depth, max_elements=limits.max_elements
+    )
+    src_tree = parse_html(message.src.html, limits=parse_limits)
+    tgt_tree = parse_html(message.tgt.html, limits=parse_limits)
+    if flat:
+        chunks = [
+            TextChunkPair(
+                src_text="\n".join(page_text(src_tree)), tgt_text="\n".join(page_text(tgt_tree))
+            )
+        ]
+    else:
+        chunks = [
+            TextChunkPair(
+                src_text=pair.src_text,
+                tgt_text=pair.tgt_text,
+                src_xpath=pair.src_xpath,
+                tgt_xpath=pair.tgt_xpath,
+                cost=pair.cost,
+            )
+            for pair in align_page_texts(src_tree, tgt_tree)
+        ]
+    return ChunkPairs(context=pair_context(message), chunks=chunks)
+
+
+def handle(message: PagePair, store: Store) -> list[Outgoing]:
+    """Align the pages' trees, note progress, and hand the chunk pairs to sentence_align."""
+    result = chunk_pairs(message)
+    store.record_progress(message.pair_id, "tree_align", len(result.chunks))
+    return [("sentence_align", result)]

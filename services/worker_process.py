@@ -1,0 +1,46 @@
+"""Start a Celery worker for one stage, with its own /metrics endpoint."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+from celery.signals import worker_process_shutdown
+
+from shared.celery_app import get_celery, queue_name
+
+
+@worker_process_shutdown.connect
+def _mark_dead(pid: int | None = None, **_: object) -> None:
+    # Prefork children leave per-process metric files; mark them so gauges stay correct.
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(pid or os.getpid())
+
+
+def run_worker(stage: str, *, concurrency: int, metrics_host: str, metrics_port: int, loglevel: str) -> None:
+    """Consume ``paramine.<stage>`` until stopped (SIGTERM: warm shutdown, unacked work requeued)."""
+    if metrics_port:
+        from prometheus_client import start_http_server
+
+        from shared.metrics import collecting_registry, stage_metrics
+
+        stage_metrics()  # define the metrics in the parent too, so they exist before the first task
+        start_http_server(metrics_port, addr=metrics_host, registry=collecting_registry())
+    app = get_celery()
+    app.loader.import_default_modules()
+    __import__(f"services.{stage}.tasks")
+    app.worker_main(
+        [
+            "worker",
+            f"--queues={queue_name(stage)}",
+            f"--concurrency={concurrency}",
+            "--pool=prefork",
+            f"--hostname={stage}-{os.getpid()}@{socket.gethostname()}",
+            f"--loglevel={loglevel}",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ]
+    )

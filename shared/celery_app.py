@@ -1,0 +1,53 @@
+"""Celery app factory: JSON only, one queue per stage, late acks, bounded retries."""
+
+from __future__ import annotations
+
+import functools
+
+from celery import Celery
+from kombu import Queue
+
+from shared.config import Settings, get_settings
+from shared.schemas import STAGES
+
+
+def queue_name(stage: str) -> str:
+    return f"paramine.{stage}"
+
+
+def task_name(stage: str) -> str:
+    return f"paramine.{stage}.process"
+
+
+def make_celery(settings: Settings) -> Celery:
+    """A Celery app whose delivery guarantees follow ARCHITECTURE.md (at-least-once)."""
+    broker = settings.redis_url or "memory://"
+    app = Celery("paramine", broker=broker, set_as_current=False)
+    queue = settings.queue
+    app.conf.update(
+        task_serializer="json",
+        result_serializer="json",
+        accept_content=["json"],  # a pickled message is refused by the worker
+        task_ignore_result=True,
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        task_acks_on_failure_or_timeout=True,
+        worker_prefetch_multiplier=1,
+        task_soft_time_limit=queue.soft_time_limit,
+        task_time_limit=queue.hard_time_limit,
+        broker_transport_options={"visibility_timeout": queue.visibility_timeout},
+        broker_connection_retry_on_startup=True,
+        task_queues=[Queue(queue_name(stage)) for stage in STAGES],
+        task_default_queue=queue_name(STAGES[0]),
+        task_routes={task_name(stage): {"queue": queue_name(stage)} for stage in STAGES},
+        worker_hijack_root_logger=False,
+        worker_send_task_events=False,
+        include=[f"services.{stage}.tasks" for stage in STAGES],
+    )
+    return app
+
+
+@functools.cache
+def get_celery() -> Celery:
+    """The process-wide Celery app built from the current settings."""
+    return make_celery(get_settings())

@@ -1,0 +1,247 @@
+"""Crawler outputs as page pairs: HTML directories, JSONL manifests, .lett files and WARCs.
+
+Every reader yields :class:`PairSource` items; :func:`read_page_pairs` turns any mix of
+paths into them. Bytes are decoded here (BOM, declared charset, ``<meta charset>``, then
+charset detection) so that queue messages carry text, never bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import charset_normalizer
+
+from shared.errors import InvalidInput
+from shared.schemas import Page
+
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_:.\-]+)""", re.IGNORECASE)
+_HTML_LANG = re.compile(r"""<html[^>]*\blang\s*=\s*["']?([A-Za-z]{2,3})""", re.IGNORECASE)
+_BOMS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+_HTML_FILE = re.compile(r"^(?P<id>.+)\.(?P<variant>[A-Za-z]{2,3}(?:-(?:pc|mobile))?)\.html?$")
+
+
+@dataclass(frozen=True)
+class PairSource:
+    """Two pages to align, where they came from, and whether they are PC/mobile versions."""
+
+    src: Page
+    tgt: Page
+    kind: str
+    origin: str
+
+
+@dataclass(frozen=True)
+class PairingOptions:
+    """How pages of a multi-page crawl (.lett, WARC) are paired."""
+
+    src_lang: str = "en"
+    tgt_lang: str = "de"
+    url_key: str | None = None
+    pairs_file: Path | None = None
+
+
+def decode_html(data: bytes, declared: str | None = None) -> str:
+    """Decode crawled HTML bytes: BOM, declared charset, <meta charset>, then detection."""
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            return data[len(bom) :].decode(codec, errors="replace")
+    candidates = [declared] if declared else []
+    match = _META_CHARSET.search(data[:4096])
+    if match:
+        candidates.append(match.group(1).decode("ascii", errors="ignore"))
+    for codec in candidates:
+        try:
+            return data.decode(codec.strip().lower())
+        except (LookupError, UnicodeDecodeError):
+            continue
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        best = charset_normalizer.from_bytes(data[:200_000]).best()
+        if best is None:
+            raise InvalidInput("page bytes are not text in any detectable encoding") from None
+        return data.decode(best.encoding, errors="replace")
+
+
+def html_language(html: str) -> str | None:
+    """The ``<html lang>`` of a page, if declared."""
+    match = _HTML_LANG.search(html[:4096])
+    return match.group(1).lower() if match else None
+
+
+# -- directories of <id>.<lang>.html --------------------------------------------------------
+def pairs_from_html_dir(directory: Path) -> Iterator[PairSource]:
+    """Pair ``<id>.<lang>.html`` files by id; ``<id>.ja-pc.html``/``<id>.ja-mobile.html`` are PC/mobile."""
+    groups: dict[str, dict[str, Path]] = defaultdict(dict)
+    for path in sorted(directory.iterdir()):
+        match = _HTML_FILE.match(path.name)
+        if match and path.is_file():
+            groups[match.group("id")][match.group("variant").lower()] = path
+    for pair_id, variants in sorted(groups.items()):
+        pc = [v for v in variants if v.endswith("-pc")]
+        mobile = [v for v in variants if v.endswith("-mobile")]
+        if pc and mobile:
+            yield _file_pair(variants[pc[0]], variants[mobile[0]], "pc-mobile")
+            continue
+        langs = sorted(variants)
+        if len(langs) != 2:
+            continue
+        # English first when present, so translation pairs read en → xx.
+        first, second = sorted(langs, key=lambda lang: (lang != "en", lang))
+        yield _file_pair(variants[first], variants[second], "translation")
+        del pair_id
+
+
+def _file_pair(src: Path, tgt: Path, kind: str) -> PairSource:
+    return PairSource(_file_page(src), _file_page(tgt), kind, origin=str(src.parent))
+
+
+def _file_page(path: Path) -> Page:
+    variant = _HTML_FILE.match(path.name)
+    lang = variant.group("variant").split("-")[0] if variant else "und"
+    return Page(url=path.resolve().as_uri(), lang=lang, html=decode_html(path.read_bytes()))
+
+
+# -- JSONL manifests ------------------------------------------------------------------------
+def pairs_from_jsonl(path: Path) -> Iterator[PairSource | InvalidInput]:
+    """``{"id", "src": {"url","lang","html"}, "tgt": {...}, "kind"}`` per line; bad lines yield errors."""
+    with _open_text(path) as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                yield PairSource(
+                    Page.model_validate(record["src"]),
+                    Page.model_validate(record["tgt"]),
+                    str(record.get("kind", "translation")),
+                    origin=f"{path}:{number}",
+                )
+            except (ValueError, KeyError, TypeError) as exc:
+                yield InvalidInput(f"{path}:{number}: not a page-pair record ({str(exc)[:200]})")
+
+
+# -- WMT16 .lett and WARC --------------------------------------------------------------------
+def pages_from_lett(path: Path) -> Iterator[Page]:
+    """Pages of a WMT16 ``.lett`` file: lang, mime, encoding, url, base64 html, base64 text."""
+    with _open_text(path) as handle:
+        for line in handle:
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) < 5 or not fields[1].startswith("text/html"):
+                continue
+            try:
+                html = decode_html(base64.b64decode(fields[4]), declared=_charset(fields[2]))
+                yield Page(url=fields[3], lang=fields[0].lower(), html=html)
+            except (ValueError, InvalidInput):
+                continue
+
+
+def pages_from_warc(path: Path) -> Iterator[Page]:
+    """HTML responses of a WARC file (read with fastwarc); language from the page or its URL."""
+    from fastwarc.warc import ArchiveIterator, WarcRecordType
+
+    with path.open("rb") as stream:
+        for record in ArchiveIterator(stream, record_types=WarcRecordType.response, parse_http=True):
+            content_type = (record.http_content_type or "").lower()
+            if "html" not in content_type:
+                continue
+            url = record.headers.get("WARC-Target-URI", "")
+            try:
+                html = decode_html(record.reader.read(), declared=record.http_charset)
+            except InvalidInput:
+                continue
+            lang = html_language(html) or _url_language(url)
+            if lang:
+                yield Page(url=url, lang=lang, html=html)
+
+
+def pair_pages(pages: Iterable[Page], options: PairingOptions) -> Iterator[PairSource]:
+    """Pair pages of two languages by a pairs file, a URL-key regex, or language-free URLs."""
+    by_lang: dict[str, dict[str, Page]] = defaultdict(dict)
+    for page in pages:
+        by_lang[page.lang][page.url] = page
+    sources, targets = by_lang.get(options.src_lang, {}), by_lang.get(options.tgt_lang, {})
+    if options.pairs_file is not None:
+        for line in options.pairs_file.read_text(encoding="utf-8").splitlines():
+            fields = line.split()
+            if len(fields) >= 2 and fields[0] in sources and fields[1] in targets:
+                yield PairSource(sources[fields[0]], targets[fields[1]], "translation", str(options.pairs_file))
+        return
+    key = _url_key_function(options)
+    target_by_key: dict[str, Page] = {}
+    for url, page in sorted(targets.items()):
+        target_by_key.setdefault(key(url, options.tgt_lang), page)
+    for url, page in sorted(sources.items()):
+        match = target_by_key.get(key(url, options.src_lang))
+        if match is not None:
+            yield PairSource(page, match, "translation", origin="url-pattern")
+
+
+def _url_key_function(options: PairingOptions) -> Any:
+    if options.url_key:
+        pattern = re.compile(options.url_key)
+
+        def regex_key(url: str, lang: str) -> str:
+            found = pattern.search(url)
+            return found.group("key" if "key" in pattern.groupindex else 1) if found else "\0" + url
+
+        return regex_key
+    return lambda url, lang: strip_language(url, lang)
+
+
+def strip_language(url: str, lang: str) -> str:
+    """A URL with its language markers removed: /en/, ?lang=en, en., _en, -en, .en."""
+    lang = re.escape(lang.lower())
+    text = url.lower()
+    text = re.sub(rf"(?<=://){lang}\.", "", text)
+    text = re.sub(rf"/{lang}(?=/|$)", "/", text)
+    text = re.sub(rf"([?&](?:lang|hl|language|locale)=){lang}\b", r"\1", text)
+    text = re.sub(rf"[_.\-]{lang}(?=\.html?$|/?$|\?)", "", text)
+    return text
+
+
+def _url_language(url: str) -> str | None:
+    match = re.search(r"/([a-z]{2})(?:/|$)|[?&]lang=([a-z]{2})", url.lower())
+    if not match:
+        return None
+    return match.group(1) or match.group(2)
+
+
+def _charset(field: str) -> str | None:
+    return field.split("=", 1)[1] if "=" in field else (field or None)
+
+
+def _open_text(path: Path) -> IO[str]:
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
+    return path.open("r", encoding="utf-8", errors="replace")
+
+
+# -- any input ------------------------------------------------------------------------------
+def read_page_pairs(
+    paths: Iterable[Path], options: PairingOptions | None = None
+) -> Iterator[PairSource | InvalidInput]:
+    """Page pairs from directories, ``.jsonl``, ``.lett(.gz)`` and ``.warc(.gz)`` files."""
+    options = options or PairingOptions()
+    for path in paths:
+        name = path.name.lower()
+        if path.is_dir():
+            yield from pairs_from_html_dir(path)
+        elif name.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
+            yield from pairs_from_jsonl(path)
+        elif name.endswith((".lett", ".lett.gz")):
+            yield from pair_pages(pages_from_lett(path), options)
+        elif name.endswith((".warc", ".warc.gz")):
+            yield from pair_pages(pages_from_warc(path), options)
+        elif not path.exists():
+            yield InvalidInput(f"{path}: no such file or directory")
+        else:
+            yield InvalidInput(f"{path}: not a directory, .jsonl, .lett or .warc input")

@@ -1,0 +1,138 @@
+"""The one code path: validate a message, run a stage handler, route what it emits.
+
+``run_stage`` is what both a Celery task and the in-process runner call. ``LocalRunner``
+moves messages between stages in-process (embedded mode, no Redis); ``CelerySender`` puts
+them on the stages' Redis queues (distributed mode). Nothing else differs between modes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from shared.errors import InvalidInput, TransientError
+from shared.metrics import StageMetrics
+from shared.schemas import Message, parse_message
+from shared.store import Store
+
+Outgoing = tuple[str, Message]
+Handler = Callable[[Any, Store], list[Outgoing]]
+
+
+class Sender(Protocol):
+    """Moves a message to a stage's queue."""
+
+    def send(self, stage: str, message: Message) -> None: ...
+
+
+def run_stage(
+    stage: str, payload: Any, handler: Handler, store: Store, metrics: StageMetrics
+) -> list[Outgoing]:
+    """Validate ``payload`` for ``stage``, run its handler, count what goes in and out."""
+    with metrics.observe(stage):
+        message = parse_message(stage, payload)
+        outgoing = handler(message, store)
+    metrics.messages_out.labels(stage).inc(len(outgoing))
+    return outgoing
+
+
+def describe_error(exc: BaseException) -> str:
+    """The reason written to a dead-letter record: type and message, never a traceback."""
+    text = str(exc) or exc.__class__.__name__
+    return f"{exc.__class__.__name__}: {text}"
+
+
+@dataclass
+class RunSummary:
+    """What an in-process run did, per stage."""
+
+    received: Counter[str] = field(default_factory=Counter)
+    emitted: Counter[str] = field(default_factory=Counter)
+    failed: Counter[str] = field(default_factory=Counter)
+    seconds: Counter[str] = field(default_factory=Counter)
+    failures: list[tuple[str, str]] = field(default_factory=list)
+
+
+class LocalRunner:
+    """Runs stage handlers in-process, in order, against a store (embedded mode)."""
+
+    def __init__(
+        self,
+        handlers: Mapping[str, Handler],
+        store: Store,
+        metrics: StageMetrics,
+        *,
+        transient_attempts: int = 3,
+        on_message: Callable[[str], None] | None = None,
+    ) -> None:
+        self.handlers = handlers
+        self.store = store
+        self.metrics = metrics
+        self.transient_attempts = transient_attempts
+        self.on_message = on_message
+
+    def run(self, stage: str, payloads: Iterable[Any], summary: RunSummary | None = None) -> RunSummary:
+        """Process each payload and everything it leads to before taking the next one."""
+        summary = summary or RunSummary()
+        for payload in payloads:
+            pending: deque[tuple[str, Any]] = deque([(stage, payload)])
+            while pending:
+                current_stage, current = pending.popleft()
+                for next_stage, message in self._process(current_stage, current, summary):
+                    pending.append((next_stage, message.model_dump(mode="json")))
+        return summary
+
+    def _process(self, stage: str, payload: Any, summary: RunSummary) -> list[Outgoing]:
+        summary.received[stage] += 1
+        started = time.perf_counter()
+        try:
+            for attempt in range(1, self.transient_attempts + 1):
+                try:
+                    outgoing = run_stage(stage, payload, self.handlers[stage], self.store, self.metrics)
+                    summary.emitted[stage] += len(outgoing)
+                    return outgoing
+                except TransientError as exc:
+                    if attempt == self.transient_attempts:
+                        self._dead_letter(stage, payload, exc, attempt, summary)
+                        return []
+                    self.metrics.messages_retried.labels(stage).inc()
+                    time.sleep(min(2.0**attempt * 0.1, 2.0))
+                except InvalidInput as exc:
+                    self._dead_letter(stage, payload, exc, attempt, summary)
+                    return []
+                except Exception as exc:  # noqa: BLE001 - a bug must not stop the batch; it is recorded
+                    self._dead_letter(stage, payload, exc, attempt, summary)
+                    return []
+            return []
+        finally:
+            summary.seconds[stage] += time.perf_counter() - started
+            if self.on_message is not None:
+                self.on_message(stage)
+
+    def _dead_letter(
+        self, stage: str, payload: Any, exc: BaseException, attempts: int, summary: RunSummary
+    ) -> None:
+        reason = describe_error(exc)
+        summary.failed[stage] += 1
+        summary.failures.append((stage, reason))
+        self.metrics.messages_failed.labels(stage, exc.__class__.__name__).inc()
+        self.store.record_dead_letter(
+            stage=stage, payload=payload, error_type=exc.__class__.__name__, reason=reason, attempts=attempts
+        )
+
+
+class CelerySender:
+    """Puts messages on the stages' Redis queues (distributed mode)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    def send(self, stage: str, message: Message) -> None:
+        from shared.celery_app import queue_name, task_name
+
+        self.app.send_task(
+            task_name(stage), args=[message.model_dump(mode="json")], queue=queue_name(stage)
+        )

@@ -1,0 +1,136 @@
+"""Versioned message schemas for every queue (JSON on the wire, validated on both ends).
+
+A message is a pydantic model with ``schema_version``; a stage validates what it receives
+with :func:`parse_message` and anything that does not fit becomes ``InvalidInput`` (never
+retried, dead-lettered with the validation errors as the reason).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from shared.errors import InvalidInput
+from shared.ids import content_id
+
+SCHEMA_VERSION = 1
+PairKind = Literal["translation", "pc-mobile"]
+STAGES = ("tree_align", "sentence_align", "paraphrase", "thesaurus")
+
+
+class Message(BaseModel):
+    """Base of every queue message: strict fields, explicit version."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    schema_version: Literal[1] = SCHEMA_VERSION
+
+
+class Page(BaseModel):
+    """One crawled page: where it came from, its language and its HTML."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    url: str = Field(default="", max_length=4_096)
+    lang: str = Field(min_length=2, max_length=16, pattern=r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]+)*$")
+    html: str
+
+
+class PagePair(Message):
+    """Two pages that say the same thing: input of tree_align."""
+
+    job_id: str = Field(min_length=1, max_length=64)
+    kind: PairKind = "translation"
+    src: Page
+    tgt: Page
+
+    @property
+    def pair_id(self) -> str:
+        return page_pair_id(self.src, self.tgt, self.kind)
+
+
+def page_pair_id(src: Page, tgt: Page, kind: str) -> str:
+    """Content id of a page pair: the same two pages give the same id, whatever the job."""
+    return content_id(kind, src.url, src.lang, src.html, tgt.url, tgt.lang, tgt.html, prefix="pp")
+
+
+class PairContext(BaseModel):
+    """What every downstream message carries about the page pair it came from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    pair_id: str
+    job_id: str
+    kind: PairKind
+    src_url: str
+    tgt_url: str
+    src_lang: str
+    tgt_lang: str
+
+
+class TextChunkPair(BaseModel):
+    """Aligned text of two tree nodes (or the whole page text in flat mode)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    src_text: str
+    tgt_text: str
+    src_xpath: str = ""
+    tgt_xpath: str = ""
+    cost: float = 0.0
+
+
+class ChunkPairs(Message):
+    """Output of tree_align, input of sentence_align."""
+
+    context: PairContext
+    chunks: list[TextChunkPair]
+    method: str = "hybrid"
+
+
+class SentencePair(BaseModel):
+    """One aligned sentence bead with its text, as stored and exported."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str
+    src: str
+    tgt: str
+    score: float
+    bead: str
+    chunk: int = 0
+
+
+class SentencePairs(Message):
+    """Output of sentence_align for monolingual pairs: input of paraphrase."""
+
+    context: PairContext
+    pairs: list[SentencePair]
+
+
+class JapaneseSentences(Message):
+    """Japanese sentences for the thesaurus stage's cooccurrence counts."""
+
+    source_id: str
+    job_id: str
+    sentences: list[str]
+
+
+MESSAGE_TYPES: dict[str, type[Message]] = {
+    "tree_align": PagePair,
+    "sentence_align": ChunkPairs,
+    "paraphrase": SentencePairs,
+    "thesaurus": JapaneseSentences,
+}
+
+
+def parse_message(stage: str, payload: Any) -> Message:
+    """Validate a queue payload for ``stage``; bad payloads raise ``InvalidInput``."""
+    model = MESSAGE_TYPES.get(stage)
+    if model is None:
+        raise InvalidInput(f"unknown stage {stage!r}")
+    if not isinstance(payload, dict):
+        raise InvalidInput(f"{stage} message must be a JSON object, got {type(payload).__name__}")
+    try:
+        return model.model_validate(payload)
+    except ValidationError as exc:
+        details = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}" for err in exc.errors()
+        )
+        raise InvalidInput(f"{stage} message does not match schema v{SCHEMA_VERSION}: {details}") from None

@@ -1,0 +1,367 @@
+"""The result store on SQLAlchemy Core: SQLite file by default, PostgreSQL by URL.
+
+Every row is keyed by a content-derived id and written with an insert that ignores
+conflicts, so replaying a message (redelivery, resubmission) leaves the tables unchanged.
+Aggregates (job progress, paraphrase tables) are computed from these observations.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Engine
+
+from shared.errors import TransientError
+from shared.ids import content_id
+
+metadata = sa.MetaData()
+
+jobs = sa.Table(
+    "jobs",
+    metadata,
+    sa.Column("job_id", sa.String(64), primary_key=True),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("source", sa.String(256), nullable=False, server_default=""),
+)
+
+job_pairs = sa.Table(
+    "job_pairs",
+    metadata,
+    sa.Column("job_id", sa.String(64), primary_key=True),
+    sa.Column("pair_id", sa.String(64), primary_key=True),
+    sa.Column("src_url", sa.Text, nullable=False, server_default=""),
+    sa.Column("tgt_url", sa.Text, nullable=False, server_default=""),
+)
+
+pair_progress = sa.Table(
+    "pair_progress",
+    metadata,
+    sa.Column("pair_id", sa.String(64), primary_key=True),
+    sa.Column("stage", sa.String(32), primary_key=True),
+    sa.Column("outputs", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+)
+
+sentence_pairs = sa.Table(
+    "sentence_pairs",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("pair_id", sa.String(64), nullable=False, index=True),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("src_url", sa.Text, nullable=False),
+    sa.Column("tgt_url", sa.Text, nullable=False),
+    sa.Column("site", sa.String(256), nullable=False, index=True),
+    sa.Column("src_lang", sa.String(16), nullable=False),
+    sa.Column("tgt_lang", sa.String(16), nullable=False),
+    sa.Column("src_text", sa.Text, nullable=False),
+    sa.Column("tgt_text", sa.Text, nullable=False),
+    sa.Column("score", sa.Float, nullable=False),
+    sa.Column("bead", sa.String(128), nullable=False),
+    sa.Column("position", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+
+paraphrase_observations = sa.Table(
+    "paraphrase_observations",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("lang", sa.String(16), nullable=False),
+    sa.Column("src_text", sa.Text, nullable=False),
+    sa.Column("tgt_text", sa.Text, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+
+dead_letters = sa.Table(
+    "dead_letters",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("stage", sa.String(32), nullable=False, index=True),
+    sa.Column("job_id", sa.String(64), nullable=True, index=True),
+    sa.Column("error_type", sa.String(128), nullable=False),
+    sa.Column("reason", sa.Text, nullable=False),
+    sa.Column("payload", sa.Text, nullable=False),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+
+
+def normalise_url(url: str) -> str:
+    """Use the psycopg 3 driver for plain ``postgresql://`` URLs."""
+    if url.startswith("postgresql://") or url.startswith("postgres://"):
+        return "postgresql+psycopg://" + url.split("://", 1)[1]
+    return url
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for the store URL, with connection checks so restarts are survived."""
+    url = normalise_url(url)
+    if url.startswith("sqlite"):
+        engine = sa.create_engine(url, connect_args={"timeout": 30})
+    else:
+        engine = sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+    return engine
+
+
+def insert_ignoring_conflicts(
+    connection: sa.Connection, table: sa.Table, rows: Sequence[dict[str, Any]]
+) -> int:
+    """Insert rows, silently keeping existing rows with the same primary key; returns inserts."""
+    if not rows:
+        return 0
+    dialect = connection.dialect.name
+    if dialect == "postgresql":
+        statement: Any = postgresql.insert(table).on_conflict_do_nothing()
+    elif dialect == "sqlite":
+        statement = sqlite.insert(table).on_conflict_do_nothing()
+    else:  # pragma: no cover - other back ends are not supported
+        raise NotImplementedError(f"unsupported database dialect {dialect}")
+    result = connection.execute(statement, list(rows))
+    return max(result.rowcount, 0)
+
+
+def site_of(url: str) -> str:
+    """The host part of a URL ('' when there is none)."""
+    if "://" not in url:
+        return ""
+    return url.split("://", 1)[1].split("/", 1)[0].lower()
+
+
+@dataclass(frozen=True)
+class JobStatus:
+    """Progress of one job, computed from observations."""
+
+    job_id: str
+    pairs: int
+    completed: int
+    failed: int
+    sentence_pairs: int
+
+    @property
+    def state(self) -> str:
+        if self.completed + self.failed >= self.pairs:
+            return "done" if self.failed == 0 else "done-with-errors"
+        return "running"
+
+
+@dataclass(frozen=True)
+class SentencePairQuery:
+    """Filters for listing stored sentence pairs."""
+
+    job_id: str | None = None
+    site: str | None = None
+    src_lang: str | None = None
+    tgt_lang: str | None = None
+    min_score: float | None = None
+    limit: int = 100
+    offset: int = 0
+
+
+class Store:
+    """All reads and writes of paramine's own tables."""
+
+    def __init__(self, url: str) -> None:
+        self.url = normalise_url(url)
+        self.engine = make_engine(self.url)
+        self._schema_ready = False
+
+    def ensure_schema(self) -> None:
+        if not self._schema_ready:
+            with self._guard():
+                metadata.create_all(self.engine)
+            self._schema_ready = True
+
+    def _guard(self) -> _TransientGuard:
+        return _TransientGuard()
+
+    def begin(self) -> Any:
+        self.ensure_schema()
+        return self.engine.begin()
+
+    # -- writes ---------------------------------------------------------------------------
+    def record_job(self, job_id: str, pairs: Iterable[tuple[str, str, str]], source: str) -> None:
+        """Register a job and its page pairs (pair_id, src_url, tgt_url); idempotent."""
+        with self._guard(), self.begin() as conn:
+            insert_ignoring_conflicts(
+                conn, jobs, [{"job_id": job_id, "created_at": time.time(), "source": source}]
+            )
+            rows = [
+                {"job_id": job_id, "pair_id": p, "src_url": s, "tgt_url": t} for p, s, t in pairs
+            ]
+            insert_ignoring_conflicts(conn, job_pairs, rows)
+
+    def record_progress(self, pair_id: str, stage: str, outputs: int) -> None:
+        with self._guard(), self.begin() as conn:
+            insert_ignoring_conflicts(
+                conn,
+                pair_progress,
+                [{"pair_id": pair_id, "stage": stage, "outputs": outputs, "updated_at": time.time()}],
+            )
+
+    def add_sentence_pairs(self, rows: Sequence[dict[str, Any]], *, pair_id: str, stage: str) -> int:
+        """Store sentence pairs and mark the page pair done for ``stage`` in one transaction."""
+        now = time.time()
+        with self._guard(), self.begin() as conn:
+            inserted = insert_ignoring_conflicts(
+                conn, sentence_pairs, [{**row, "created_at": now} for row in rows]
+            )
+            insert_ignoring_conflicts(
+                conn,
+                pair_progress,
+                [{"pair_id": pair_id, "stage": stage, "outputs": len(rows), "updated_at": now}],
+            )
+        return inserted
+
+    def add_paraphrase_observations(self, rows: Sequence[dict[str, Any]]) -> int:
+        now = time.time()
+        with self._guard(), self.begin() as conn:
+            return insert_ignoring_conflicts(
+                conn, paraphrase_observations, [{**row, "created_at": now} for row in rows]
+            )
+
+    def record_dead_letter(
+        self,
+        *,
+        stage: str,
+        payload: Any,
+        error_type: str,
+        reason: str,
+        attempts: int,
+        job_id: str | None = None,
+    ) -> str:
+        """Keep a message that cannot be processed, with why; the same message is kept once."""
+        text = payload if isinstance(payload, str) else json.dumps(payload, sort_keys=True, default=str)
+        letter_id = content_id(stage, text, prefix="dl")
+        if job_id is None and isinstance(payload, dict):
+            candidate = payload.get("job_id") or (payload.get("context") or {}).get("job_id")
+            job_id = str(candidate)[:64] if candidate else None
+        row = {
+            "id": letter_id,
+            "stage": stage,
+            "job_id": job_id,
+            "error_type": error_type[:128],
+            "reason": reason[:10_000],
+            "payload": text,
+            "attempts": attempts,
+            "created_at": time.time(),
+        }
+        with self._guard(), self.begin() as conn:
+            insert_ignoring_conflicts(conn, dead_letters, [row])
+        return letter_id
+
+    # -- reads ----------------------------------------------------------------------------
+    def job_status(self, job_id: str) -> JobStatus | None:
+        with self._guard(), self.begin() as conn:
+            if conn.execute(sa.select(jobs.c.job_id).where(jobs.c.job_id == job_id)).first() is None:
+                return None
+            pair_ids = sa.select(job_pairs.c.pair_id).where(job_pairs.c.job_id == job_id)
+            total = conn.scalar(sa.select(sa.func.count()).select_from(pair_ids.subquery())) or 0
+            completed = conn.scalar(
+                sa.select(sa.func.count())
+                .select_from(pair_progress)
+                .where(pair_progress.c.stage == "sentence_align", pair_progress.c.pair_id.in_(pair_ids))
+            ) or 0
+            failed = conn.scalar(
+                sa.select(sa.func.count(sa.distinct(dead_letters.c.id))).where(
+                    dead_letters.c.job_id == job_id,
+                    dead_letters.c.stage.in_(("tree_align", "sentence_align")),
+                )
+            ) or 0
+            n_sentences = conn.scalar(
+                sa.select(sa.func.count())
+                .select_from(sentence_pairs)
+                .where(sentence_pairs.c.pair_id.in_(pair_ids))
+            ) or 0
+        return JobStatus(job_id, int(total), int(completed), int(failed), int(n_sentences))
+
+    def list_sentence_pairs(self, query: SentencePairQuery) -> list[dict[str, Any]]:
+        table = sentence_pairs
+        statement = sa.select(table)
+        if query.job_id:
+            statement = statement.where(
+                table.c.pair_id.in_(
+                    sa.select(job_pairs.c.pair_id).where(job_pairs.c.job_id == query.job_id)
+                )
+            )
+        if query.site:
+            statement = statement.where(table.c.site == query.site.lower())
+        if query.src_lang:
+            statement = statement.where(table.c.src_lang == query.src_lang)
+        if query.tgt_lang:
+            statement = statement.where(table.c.tgt_lang == query.tgt_lang)
+        if query.min_score is not None:
+            statement = statement.where(table.c.score >= query.min_score)
+        statement = (
+            statement.order_by(table.c.pair_id, table.c.position).limit(query.limit).offset(query.offset)
+        )
+        with self._guard(), self.begin() as conn:
+            return [dict(row._mapping) for row in conn.execute(statement)]
+
+    def iter_sentence_pairs(self, query: SentencePairQuery, *, batch: int = 1_000) -> Iterator[dict[str, Any]]:
+        """All pairs matching the filters, in pages (for exports of any size)."""
+        offset = query.offset
+        while True:
+            page = self.list_sentence_pairs(
+                SentencePairQuery(
+                    query.job_id, query.site, query.src_lang, query.tgt_lang, query.min_score, batch, offset
+                )
+            )
+            yield from page
+            if len(page) < batch:
+                return
+            offset += batch
+
+    def paraphrase_observations(self, *, kind: str | None = None) -> list[dict[str, Any]]:
+        statement = sa.select(paraphrase_observations).order_by(paraphrase_observations.c.id)
+        if kind:
+            statement = statement.where(paraphrase_observations.c.kind == kind)
+        with self._guard(), self.begin() as conn:
+            return [dict(row._mapping) for row in conn.execute(statement)]
+
+    def list_dead_letters(self, *, stage: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+        statement = sa.select(dead_letters).order_by(dead_letters.c.created_at).limit(limit)
+        if stage:
+            statement = statement.where(dead_letters.c.stage == stage)
+        with self._guard(), self.begin() as conn:
+            return [dict(row._mapping) for row in conn.execute(statement)]
+
+    def delete_dead_letters(self, ids: Sequence[str] | None = None) -> int:
+        statement = sa.delete(dead_letters)
+        if ids is not None:
+            statement = statement.where(dead_letters.c.id.in_(list(ids)))
+        with self._guard(), self.begin() as conn:
+            return max(conn.execute(statement).rowcount, 0)
+
+    def count_jobs(self) -> int:
+        return self.count(jobs)
+
+    def count(self, table: sa.Table) -> int:
+        with self._guard(), self.begin() as conn:
+            return int(conn.scalar(sa.select(sa.func.count()).select_from(table)) or 0)
+
+
+class _TransientGuard:
+    """Turn connection-level database failures into ``TransientError`` (retried by workers)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
+        if exc is not None and isinstance(exc, sa.exc.OperationalError | sa.exc.InterfaceError):
+            if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated or _is_connection_error(exc):
+                raise TransientError(f"database unavailable: {str(exc.orig)[:300]}") from exc
+        return False
+
+
+def _is_connection_error(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return any(
+        needle in text
+        for needle in ("connection", "could not connect", "server closed", "database is locked", "terminating")
+    )
