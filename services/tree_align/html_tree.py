@@ -1,0 +1,351 @@
+"""Parse crawled HTML into the tag tree of ALGORITHMS.md §1, stored as flat numpy arrays.
+
+Every element is a node labelled by its lower-cased tag (attributes dropped); text in
+``.text`` and ``.tail`` becomes ``#text`` leaves in document order; the ``alt`` text of
+``img``/``area``/``input`` becomes a ``#text`` leaf child of that element. Comments,
+processing instructions, ``script``, ``style`` and ``noscript`` are removed, whitespace-only
+text is dropped. Nodes are numbered in pre-order (document order), so the subtree of node
+``i`` is the index range ``[i, subtree_end[i])``; children are stored in CSR form.
+
+Only lxml's HTML parser is used (never an XML parser on crawled input): no DTD loading, no
+entity resolution beyond HTML's own character references, no network. libxml2's HTML parser
+additionally caps nesting depth at 256 on its own, so hostile deep nesting is flattened by
+the parser before our own ``max_depth`` bound applies.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass, field
+
+import lxml.etree as etree  # type: ignore[import-untyped]
+import lxml.html  # type: ignore[import-untyped]
+import numpy as np
+import numpy.typing as npt
+
+from shared.errors import InputTooLarge, InvalidInput
+
+TEXT_LABEL = "#text"
+NODE_ELEMENT = 0
+NODE_TEXT = 1
+NODE_ALT_TEXT = 2
+
+_REMOVED_TAGS = ("script", "style", "noscript")
+_ALT_TAGS = frozenset({"img", "area", "input"})
+# Elements that do not start a new block of text: their text joins the surrounding chunk.
+INLINE_TAGS = frozenset(
+    {
+        "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "br", "cite", "code", "data",
+        "dfn", "em", "font", "i", "img", "input", "kbd", "label", "mark", "nobr", "q", "s",
+        "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var",
+        "wbr",
+    }
+)  # fmt: skip
+# Inline elements that visually separate the text on either side (a space is inserted).
+_SEPARATING_TAGS = frozenset({"br", "img", "input", "wbr", "hr"})
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.I
+)
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+IntArray = npt.NDArray[np.int32]
+
+
+@dataclass(frozen=True)
+class ParseLimits:
+    """Bounds on one page; defaults mirror ``shared.config.HtmlLimits``."""
+
+    max_bytes: int = 20_000_000
+    max_depth: int = 1_000
+    max_elements: int = 300_000
+
+
+@dataclass(frozen=True, eq=False)
+class TagTree:
+    """The tag tree of one page as flat arrays; node ids are pre-order (document order)."""
+
+    labels: IntArray  # label id of each node, an index into ``label_names``
+    label_names: tuple[str, ...]
+    parent: IntArray  # parent node id, -1 for the root
+    child_ptr: IntArray  # CSR: children of i are child_idx[child_ptr[i]:child_ptr[i + 1]]
+    child_idx: IntArray
+    subtree_end: IntArray  # descendants of i are the ids i+1 .. subtree_end[i]-1
+    postorder: IntArray  # node ids in post-order
+    kinds: npt.NDArray[np.int8]  # NODE_ELEMENT, NODE_TEXT or NODE_ALT_TEXT
+    texts: tuple[str, ...]  # text of #text leaves (whitespace kept), "" for elements
+    _xpath_cache: dict[int, str] = field(default_factory=dict, repr=False)
+
+    @property
+    def size(self) -> int:
+        """Number of nodes (elements and text leaves)."""
+        return int(self.labels.shape[0])
+
+    def label(self, node: int) -> str:
+        """The tag name of an element or ``#text``."""
+        return self.label_names[int(self.labels[node])]
+
+    def children(self, node: int) -> IntArray:
+        """Child node ids of ``node`` in document order."""
+        return self.child_idx[self.child_ptr[node] : self.child_ptr[node + 1]]
+
+    def is_text(self, node: int) -> bool:
+        """Whether ``node`` is a ``#text`` leaf."""
+        return bool(self.kinds[node] != NODE_ELEMENT)
+
+    def text_leaves(self) -> list[int]:
+        """All ``#text`` leaves in document order."""
+        return [int(i) for i in np.flatnonzero(self.kinds != NODE_ELEMENT)]
+
+    def xpath(self, node: int) -> str:
+        """An XPath locating ``node`` in the parsed page (``text()[k]`` / ``@alt`` for text)."""
+        cached = self._xpath_cache.get(node)
+        if cached is not None:
+            return cached
+        parent = int(self.parent[node])
+        if parent < 0:
+            path = "/" + self.label(node)
+        else:
+            base = self.xpath(parent)
+            siblings = self.children(parent)
+            if self.kinds[node] == NODE_ALT_TEXT:
+                path = base + "/@alt"
+            elif self.kinds[node] == NODE_TEXT:
+                rank = sum(
+                    1 for s in siblings[: _position(siblings, node)] if self.kinds[s] == NODE_TEXT
+                )
+                path = f"{base}/text()[{rank + 1}]"
+            else:
+                same = [int(s) for s in siblings if self.labels[s] == self.labels[node]]
+                tag = self.label(node)
+                path = (
+                    f"{base}/{tag}" if len(same) == 1 else f"{base}/{tag}[{same.index(node) + 1}]"
+                )
+        self._xpath_cache[node] = path
+        return path
+
+
+def _position(siblings: IntArray, node: int) -> int:
+    return int(np.searchsorted(siblings, node))
+
+
+@dataclass(frozen=True)
+class TextChunk:
+    """A run of consecutive text leaves under one block-level element, merged into one text."""
+
+    leaves: tuple[int, ...]
+    block: int  # nearest ancestor that is not an inline element
+    text: str  # whitespace-normalised text of the run
+
+
+def parse_html(
+    html: bytes | str, *, limits: ParseLimits = ParseLimits(), encoding: str | None = None
+) -> TagTree:
+    """Parse one crawled page into its tag tree; bad or oversized input raises a clear error."""
+    text = _decode(html, limits=limits, encoding=encoding)
+    parser = lxml.html.HTMLParser(
+        remove_comments=True, remove_pis=True, no_network=True, encoding="utf-8"
+    )
+    try:
+        root = lxml.html.document_fromstring(text.encode("utf-8", "surrogatepass"), parser=parser)
+    except (etree.ParserError, ValueError) as exc:
+        raise InvalidInput(f"HTML page cannot be parsed: {exc}") from None
+    etree.strip_elements(root, *_REMOVED_TAGS, with_tail=False)
+    return _build_tree(root, limits)
+
+
+def _decode(html: bytes | str, *, limits: ParseLimits, encoding: str | None) -> str:
+    if isinstance(html, str):
+        if len(html) > limits.max_bytes:
+            raise InputTooLarge(
+                f"HTML page has {len(html):,} characters (limit {limits.max_bytes:,})"
+            )
+        text = html
+    else:
+        if len(html) > limits.max_bytes:
+            raise InputTooLarge(f"HTML page has {len(html):,} bytes (limit {limits.max_bytes:,})")
+        text = _decode_bytes(html, encoding)
+    if not text.strip():
+        raise InvalidInput("HTML page is empty")
+    controls = sum(1 for ch in text[:100_000] if ch < " " and ch not in "\t\n\r\f")
+    if controls > 0.05 * min(len(text), 100_000):
+        raise InvalidInput("HTML page looks like binary data (too many control characters)")
+    return text
+
+
+def _decode_bytes(data: bytes, encoding: str | None) -> str:
+    candidates: list[str] = []
+    if encoding:
+        candidates.append(encoding)
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            candidates.append(name)
+            data = data[len(bom) :]
+            break
+    meta = _META_CHARSET.search(data[:4096])
+    if meta:
+        candidates.append(meta.group(1).decode("ascii"))
+    candidates.append("utf-8")
+    for name in candidates:
+        try:
+            return data.decode(name)
+        except (LookupError, UnicodeDecodeError):
+            continue
+    import charset_normalizer
+
+    best = charset_normalizer.from_bytes(data[:1_000_000]).best()
+    if best is None or best.encoding is None:
+        raise InvalidInput("HTML page is not text in any recognisable encoding")
+    return data.decode(best.encoding, errors="replace")
+
+
+def _build_tree(root: lxml.html.HtmlElement, limits: ParseLimits) -> TagTree:
+    names: dict[str, int] = {}
+    labels: list[int] = []
+    parents: list[int] = []
+    kinds: list[int] = []
+    texts: list[str] = []
+
+    def add(label: str, parent: int, kind: int, text: str) -> int:
+        if len(labels) >= limits.max_elements:
+            raise InputTooLarge(f"HTML page has more than {limits.max_elements:,} nodes")
+        labels.append(names.setdefault(label, len(names)))
+        parents.append(parent)
+        kinds.append(kind)
+        texts.append(text)
+        return len(labels) - 1
+
+    open_nodes: list[int] = []
+    for event, element in etree.iterwalk(root, events=("start", "end")):
+        tag = element.tag
+        if not isinstance(tag, str):  # entities or other non-element nodes
+            continue
+        if event == "start":
+            if len(open_nodes) >= limits.max_depth:
+                raise InputTooLarge(f"HTML page nests deeper than {limits.max_depth:,} elements")
+            node = add(tag.lower(), open_nodes[-1] if open_nodes else -1, NODE_ELEMENT, "")
+            open_nodes.append(node)
+            alt = element.get("alt") if tag.lower() in _ALT_TAGS else None
+            if alt and alt.strip():
+                add(TEXT_LABEL, node, NODE_ALT_TEXT, alt)
+            if element.text and element.text.strip():
+                add(TEXT_LABEL, node, NODE_TEXT, element.text)
+        else:
+            open_nodes.pop()
+            if open_nodes and element.tail and element.tail.strip():
+                add(TEXT_LABEL, open_nodes[-1], NODE_TEXT, element.tail)
+    return _assemble(labels, names, parents, kinds, texts)
+
+
+def _assemble(
+    labels: list[int], names: dict[str, int], parents: list[int], kinds: list[int], texts: list[str]
+) -> TagTree:
+    size = len(labels)
+    parent = np.asarray(parents, dtype=np.int32)
+    counts = (
+        np.bincount(parent[1:], minlength=size).astype(np.int32)
+        if size > 1
+        else np.zeros(size, np.int32)
+    )
+    child_ptr = np.zeros(size + 1, dtype=np.int32)
+    np.cumsum(counts, out=child_ptr[1:])
+    # Pre-order ids: sorting children by parent (stable) keeps them in document order.
+    child_idx = (np.argsort(parent[1:], kind="stable") + 1).astype(np.int32)
+    subtree_end = np.arange(1, size + 1, dtype=np.int32)
+    for node in range(size - 1, 0, -1):  # children have larger ids than their parent
+        up = parent[node]
+        subtree_end[up] = max(subtree_end[up], subtree_end[node])
+    postorder = _postorder(child_ptr, child_idx, size)
+    return TagTree(
+        labels=np.asarray(labels, dtype=np.int32),
+        label_names=tuple(sorted(names, key=names.__getitem__)),
+        parent=parent,
+        child_ptr=child_ptr,
+        child_idx=child_idx,
+        subtree_end=subtree_end,
+        postorder=postorder,
+        kinds=np.asarray(kinds, dtype=np.int8),
+        texts=tuple(texts),
+    )
+
+
+def _postorder(child_ptr: IntArray, child_idx: IntArray, size: int) -> IntArray:
+    order = np.empty(size, dtype=np.int32)
+    filled = 0
+    stack: list[tuple[int, int]] = [(0, 0)] if size else []
+    while stack:  # iterative: deep trees must not hit Python's recursion limit
+        node, next_child = stack[-1]
+        start, stop = int(child_ptr[node]), int(child_ptr[node + 1])
+        if start + next_child < stop:
+            stack[-1] = (node, next_child + 1)
+            stack.append((int(child_idx[start + next_child]), 0))
+        else:
+            stack.pop()
+            order[filled] = node
+            filled += 1
+    return order
+
+
+def text_chunks(tree: TagTree) -> list[TextChunk]:
+    """Runs of consecutive text leaves sharing their nearest block-level ancestor, in order.
+
+    ``<p>Hello <b>world</b>.</p>`` has three ``#text`` leaves and gives one chunk
+    ``"Hello world."``: the sentence aligner needs whole sentences, not inline fragments.
+    """
+    chunks: list[TextChunk] = []
+    run: list[int] = []
+    run_block = -1
+    for leaf in tree.text_leaves():
+        block = _block_ancestor(tree, leaf)
+        if run and block != run_block:
+            chunks.append(_make_chunk(tree, run, run_block))
+            run = []
+        run.append(leaf)
+        run_block = block
+    if run:
+        chunks.append(_make_chunk(tree, run, run_block))
+    return chunks
+
+
+def _block_ancestor(tree: TagTree, leaf: int) -> int:
+    node = int(tree.parent[leaf])
+    while node > 0 and tree.label(node) in INLINE_TAGS:
+        node = int(tree.parent[node])
+    return node
+
+
+def _make_chunk(tree: TagTree, leaves: list[int], block: int) -> TextChunk:
+    return TextChunk(tuple(leaves), block, " ".join(join_leaf_texts(tree, leaves).split()))
+
+
+def join_leaf_texts(tree: TagTree, leaves: list[int]) -> str:
+    """Concatenate leaf texts, with a space where markup such as ``<br>`` separates them."""
+    parts: list[str] = []
+    previous = -1
+    for leaf in leaves:
+        if previous >= 0:
+            between = range(previous + 1, leaf)
+            if (
+                tree.kinds[leaf] == NODE_ALT_TEXT
+                or tree.kinds[previous] == NODE_ALT_TEXT
+                or any(
+                    tree.label(node) in _SEPARATING_TAGS or tree.label(node) not in INLINE_TAGS
+                    for node in between
+                    if tree.kinds[node] == NODE_ELEMENT
+                )
+            ):
+                parts.append(" ")
+        parts.append(tree.texts[leaf])
+        previous = leaf
+    return "".join(parts)
+
+
+def page_text(tree: TagTree) -> list[str]:
+    """The page's text chunks in document order (the flat, tree-less Type I input)."""
+    return [chunk.text for chunk in text_chunks(tree) if chunk.text]

@@ -1,0 +1,182 @@
+"""The tree alignment model of ALGORITHMS.md §1: Pr_tag, Pr_del and a pluggable Pr_text.
+
+Node-pair and deletion probabilities are kept as costs (negative natural logs).
+
+Project reading of §1 (so that the M-step formulas of "Training" are exact maximisers of the
+EM auxiliary function and the log-likelihood provably never decreases): every source node
+with tag l is deleted with probability ``Pr_del_src(l)`` or kept with ``1 - Pr_del_src(l)``;
+every target node with tag l' likewise with ``Pr_del_tgt(l')``; a kept pair's tags follow
+``Pr_tag(l' | l)``. So
+
+    Pr(Nf, Ne)   = Pr_text(Nf.t, Ne.t) * (1 - Pr_del_src(l)) * Pr_tag(l'|l) * (1 - Pr_del_tgt(l'))
+    Pr(Nf|NULL)  = Pr_del_src(l),   Pr(NULL|Ne) = Pr_del_tgt(l')
+
+and the M step is Pr_tag(l'|l) = c(l,l') / sum_l'' c(l,l''),
+Pr_del_src(l) = c(l,NULL) / (c(l,NULL) + sum_l' c(l,l')), symmetrically for the target.
+Tags never seen in training map to the ``<unk>`` label.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+from scipy.special import log_ndtr
+
+from shared.errors import InvalidInput
+
+FloatArray = npt.NDArray[np.float64]
+UNKNOWN_LABEL = "<unk>"
+TEXT_LABEL = "#text"
+MODEL_FORMAT = "paramine-tree-model/1"
+DEFAULT_MODEL_PATH = Path(__file__).with_name("default_model.json")
+
+
+class TextModel(Protocol):
+    """Pr_text of §1 as costs: any sentence-level model (length, lexicon, hybrid) plugs in."""
+
+    def pair_costs(self, src_texts: Sequence[str], tgt_texts: Sequence[str]) -> FloatArray:
+        """Matrix ``[i, j] = -log Pr_text(src_texts[i], tgt_texts[j])`` (finite or +inf)."""
+        ...
+
+
+@dataclass(frozen=True)
+class LengthTextModel:
+    """Gale & Church (1993) on character lengths (ALGORITHMS.md §2), as Pr_text of §1.
+
+    delta = (l_t - l_s * c) / sqrt(l_s * s2);  Pr(delta | match) = 2 * (1 - Phi(|delta|)).
+    Lengths count non-space characters of the whitespace-normalised text.
+    """
+
+    ratio: float = 1.0  # c
+    variance: float = 6.8  # s2
+
+    def pair_costs(self, src_texts: Sequence[str], tgt_texts: Sequence[str]) -> FloatArray:
+        src_len = np.array([_text_length(t) for t in src_texts], dtype=np.float64)
+        tgt_len = np.array([_text_length(t) for t in tgt_texts], dtype=np.float64)
+        mean = src_len[:, None] * self.ratio
+        spread = np.sqrt(np.maximum(src_len[:, None], 1.0) * self.variance)
+        delta = (tgt_len[None, :] - mean) / spread
+        # -log(2 * (1 - Phi(|delta|))) = -log 2 - log Phi(-|delta|)
+        costs: FloatArray = -math.log(2.0) - log_ndtr(-np.abs(delta))
+        return costs
+
+
+def _text_length(text: str) -> int:
+    return max(1, sum(1 for ch in text if not ch.isspace()))
+
+
+@dataclass(frozen=True)
+class TreeModel:
+    """Tag-pair and deletion probabilities over a label vocabulary (as log-probabilities)."""
+
+    labels: tuple[str, ...]
+    log_tag: FloatArray  # [l, l'] = log Pr_tag(l' | l)
+    log_del_src: FloatArray  # [l] = log Pr_del_src(l)
+    log_del_tgt: FloatArray  # [l'] = log Pr_del_tgt(l')
+    text_model: TextModel = LengthTextModel()
+    iterations: int = 0  # EM iterations that produced this model
+    trained_on: str = "initial"
+
+    def __post_init__(self) -> None:
+        size = len(self.labels)
+        if self.log_tag.shape != (size, size) or self.log_del_src.shape != (size,):
+            raise InvalidInput("tree model arrays do not match its label vocabulary")
+        if self.log_del_tgt.shape != (size,) or UNKNOWN_LABEL not in self.labels:
+            raise InvalidInput("tree model lacks target deletions or the <unk> label")
+
+    @property
+    def label_index(self) -> dict[str, int]:
+        """Map from label to its model id."""
+        return {label: index for index, label in enumerate(self.labels)}
+
+    def label_ids(self, names: Sequence[str]) -> npt.NDArray[np.int32]:
+        """Model ids of tree label names; unseen tags map to ``<unk>``."""
+        index = self.label_index
+        unknown = index[UNKNOWN_LABEL]
+        return np.array([index.get(name, unknown) for name in names], dtype=np.int32)
+
+    def pair_cost_matrix(self) -> FloatArray:
+        """``[l, l'] = -log[(1 - Pr_del_src(l)) Pr_tag(l'|l) (1 - Pr_del_tgt(l'))]``."""
+        keep_src = np.log1p(-np.exp(self.log_del_src))
+        keep_tgt = np.log1p(-np.exp(self.log_del_tgt))
+        cost: FloatArray = -(keep_src[:, None] + self.log_tag + keep_tgt[None, :])
+        return cost
+
+    def save(self, path: Path) -> None:
+        """Write the model as JSON (probabilities, not logs, for readability)."""
+        payload = {
+            "format": MODEL_FORMAT,
+            "labels": list(self.labels),
+            "pr_tag": np.exp(self.log_tag).round(10).tolist(),
+            "pr_del_src": np.exp(self.log_del_src).round(10).tolist(),
+            "pr_del_tgt": np.exp(self.log_del_tgt).round(10).tolist(),
+            "text_model": _describe_text_model(self.text_model),
+            "iterations": self.iterations,
+            "trained_on": self.trained_on,
+        }
+        path.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: Path) -> TreeModel:
+        """Read a model written by :meth:`save`; a malformed file raises ``InvalidInput``."""
+        try:
+            payload = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise InvalidInput(f"cannot read tree model {path}: {exc}") from None
+        if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
+            raise InvalidInput(f"{path} is not a {MODEL_FORMAT} file")
+        text = payload.get("text_model", {})
+        with np.errstate(divide="ignore"):
+            return cls(
+                labels=tuple(str(label) for label in payload["labels"]),
+                log_tag=np.log(np.asarray(payload["pr_tag"], dtype=np.float64)),
+                log_del_src=np.log(np.asarray(payload["pr_del_src"], dtype=np.float64)),
+                log_del_tgt=np.log(np.asarray(payload["pr_del_tgt"], dtype=np.float64)),
+                text_model=LengthTextModel(
+                    ratio=float(text.get("ratio", 1.0)), variance=float(text.get("variance", 6.8))
+                ),
+                iterations=int(payload.get("iterations", 0)),
+                trained_on=str(payload.get("trained_on", "")),
+            )
+
+
+def _describe_text_model(model: TextModel) -> dict[str, object]:
+    if isinstance(model, LengthTextModel):
+        return {"kind": "length", "ratio": model.ratio, "variance": model.variance}
+    return {"kind": type(model).__name__}
+
+
+def initial_model(
+    labels: Sequence[str],
+    *,
+    same_tag_bonus: float = 10.0,
+    deletion: float = 0.1,
+    text_model: TextModel | None = None,
+) -> TreeModel:
+    """The EM starting point of §1: uniform tag pairs with a bonus for identical tags."""
+    vocabulary = tuple(dict.fromkeys([*labels, UNKNOWN_LABEL, TEXT_LABEL]))
+    size = len(vocabulary)
+    weights = np.ones((size, size)) + same_tag_bonus * np.eye(size)
+    log_tag = np.log(weights / weights.sum(axis=1, keepdims=True))
+    log_del = np.full(size, math.log(deletion))
+    return TreeModel(
+        labels=vocabulary,
+        log_tag=log_tag,
+        log_del_src=log_del,
+        log_del_tgt=log_del.copy(),
+        text_model=text_model or LengthTextModel(),
+    )
+
+
+def default_model() -> TreeModel:
+    """The shipped model trained on generated page pairs; the initial model if it is absent."""
+    if DEFAULT_MODEL_PATH.exists():
+        return TreeModel.load(DEFAULT_MODEL_PATH)
+    return initial_model(())
