@@ -11,7 +11,8 @@ from shared.errors import InputTooLarge, InvalidInput
 PAGE = (
     b"<html><head><title>T</title><script>x=1</script><style>p{}</style></head>"
     b"<body><!-- c --><p>Hello <b>world</b>.<br>Next</p>"
-    b"<div>Intro <p>para</p> tail <img src=a.png alt='Logo'></div><noscript>n</noscript></body></html>"
+    b"<div>Intro <p>para</p> tail <img src=a.png alt='Logo'></div>"
+    b"<noscript>n</noscript></body></html>"
 )
 
 
