@@ -1,0 +1,153 @@
+"""Real services for integration tests: Redis, a fresh PostgreSQL database, worker processes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+PARAMINE = str(Path(sys.executable).with_name("paramine"))
+REDIS_URL = os.environ.get("PARAMINE_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
+POSTGRES_ADMIN_URL = os.environ.get("PARAMINE_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+STAGES = ("tree_align", "sentence_align", "paraphrase", "thesaurus")
+
+
+def _unavailable(what: str, exc: Exception) -> None:
+    message = f"{what} is not reachable ({exc}); .ci/run installs and starts it"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_http(url: str, timeout: float = 60.0, process: subprocess.Popen[bytes] | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"process for {url} exited with {process.returncode}")
+        try:
+            if httpx.get(url, timeout=2).status_code < 500:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise TimeoutError(f"{url} did not answer within {timeout} s")
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        _unavailable("Redis", exc)
+    client.flushdb()
+    yield REDIS_URL
+    client.flushdb()
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A throwaway database on the test server, dropped at the end."""
+    import psycopg
+
+    name = f"paramine_it_{uuid.uuid4().hex[:10]}"
+    try:
+        admin = psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True, connect_timeout=5)
+    except psycopg.Error as exc:
+        _unavailable("PostgreSQL", exc)
+    with admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    base = POSTGRES_ADMIN_URL.rsplit("/", 1)[0]
+    yield f"{base}/{name}"
+    with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@dataclass
+class Cluster:
+    """A running gateway and one worker process per stage."""
+
+    gateway: str
+    env: dict[str, str]
+    worker_metrics: dict[str, str] = field(default_factory=dict)
+    processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    logs: Path = REPO
+
+
+def start_paramine(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    handle = log.open("wb")
+    return subprocess.Popen(
+        [PARAMINE, *args], env=env, stdout=handle, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True
+    )
+
+
+def stop(process: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, 9)
+            process.wait(5)
+
+
+@pytest.fixture(scope="session")
+def cluster(redis_url: str, postgres_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    logs = tmp_path_factory.mktemp("cluster-logs")
+    env = {
+        **os.environ,
+        "PARAMINE_REDIS_URL": redis_url,
+        "PARAMINE_DATABASE_URL": postgres_url,
+        "PARAMINE_MAX_BODY_BYTES": "2000000",
+        "PARAMINE_API_KEY": "test-ingest-key",
+    }
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    port = free_port()
+    result = Cluster(gateway=f"http://127.0.0.1:{port}", env=env, logs=logs)
+    try:
+        for stage in STAGES:
+            metrics_port = free_port()
+            metrics_dir = logs / f"metrics-{stage}"
+            metrics_dir.mkdir()
+            stage_env = {**env, "PARAMINE_METRICS_DIR": str(metrics_dir)}
+            result.processes[stage] = start_paramine(
+                ["worker", "--stage", stage, "--concurrency", "1", "--metrics-port", str(metrics_port)],
+                stage_env,
+                logs / f"{stage}.log",
+            )
+            result.worker_metrics[stage] = f"http://127.0.0.1:{metrics_port}/metrics"
+        gateway_dir = logs / "metrics-gateway"
+        gateway_dir.mkdir()
+        result.processes["gateway"] = start_paramine(
+            ["serve", "--host", "127.0.0.1", "--port", str(port)],
+            {**env, "PARAMINE_METRICS_DIR": str(gateway_dir)},
+            logs / "gateway.log",
+        )
+        wait_for_http(f"{result.gateway}/healthz", process=result.processes["gateway"])
+        for stage in STAGES:
+            wait_for_http(result.worker_metrics[stage], process=result.processes[stage])
+        yield result
+    finally:
+        for process in result.processes.values():
+            stop(process)
+        if os.environ.get("PARAMINE_KEEP_LOGS"):
+            shutil.copytree(logs, REPO / "var" / "cluster-logs", dirs_exist_ok=True)
