@@ -15,6 +15,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 from numba import njit
+from scipy.ndimage import maximum_filter1d, minimum_filter1d
 
 from services.sentence_align.beads import BEAD_SHAPES
 
@@ -189,3 +190,24 @@ def path_touches_edge(cells: IntArray, low: IntArray, high: IntArray, n_tgt: int
     at_low = (columns == low[rows]) & (low[rows] > 0)
     at_high = (columns == high[rows]) & (high[rows] < n_tgt)
     return bool(np.any(at_low | at_high))
+
+
+def band_around_path(
+    cells: IntArray, n_src: int, n_tgt: int, margin: int
+) -> tuple[IntArray, IntArray]:
+    """Band of ``margin`` sentences around a path of bead end cells (starting at (0, 0)).
+
+    Used by the second (lexical) pass, which searches only near the length pass's path, as
+    Moore 2002 does.
+    """
+    low = np.full(n_src + 1, n_tgt, dtype=np.int64)
+    high = np.zeros(n_src + 1, dtype=np.int64)
+    for (i0, j0), (i1, j1) in zip(cells[:-1].tolist(), cells[1:].tolist(), strict=True):
+        low[i0 : i1 + 1] = np.minimum(low[i0 : i1 + 1], j0)
+        high[i0 : i1 + 1] = np.maximum(high[i0 : i1 + 1], j1)
+    if len(cells) == 1:
+        low[:] = 0
+        high[:] = n_tgt
+    low = minimum_filter1d(low, size=2 * margin + 1, mode="nearest") - margin
+    high = maximum_filter1d(high, size=2 * margin + 1, mode="nearest") + margin
+    return connect_band(np.clip(low, 0, n_tgt), np.clip(high, 0, n_tgt), n_tgt)

@@ -29,6 +29,14 @@ def align_sentences(
         raise InvalidInput(f"unknown sentence alignment method {method!r}; use one of {METHODS}")
     if not src or not tgt:
         return [Bead((i,), ()) for i in range(len(src))] + [Bead((), (j,)) for j in range(len(tgt))]
-    from services.sentence_align.length import align_by_length
+    if method == "length":
+        from services.sentence_align.length import align_by_length
 
-    return align_by_length(src, tgt)
+        return align_by_length(src, tgt)
+    if method == "lexicon":
+        from services.sentence_align.lexicon import align_by_lexicon
+
+        return align_by_lexicon(src, tgt, src_lang=src_lang, tgt_lang=tgt_lang)
+    from services.sentence_align.hybrid import align_hybrid
+
+    return align_hybrid(src, tgt, src_lang=src_lang, tgt_lang=tgt_lang)

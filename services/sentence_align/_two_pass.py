@@ -1,0 +1,124 @@
+"""Moore's two-pass recipe shared by the lexicon and hybrid aligners (ALGORITHMS.md §2).
+
+(1) length-based alignment of the whole document (banded, linear memory); (2) its
+confident 1-1 beads train IBM Model 1; (3) confident 1-1 beads spaced every ``window``
+sentences become anchors that cut the document into independent windows, and each window
+is realigned near the first path with length and lexical costs together. Windows keep
+the lexical tables small, so 100,000-sentence documents run in bounded memory.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from services.sentence_align import _banded_dp as dp
+from services.sentence_align import length, lexicon
+from services.sentence_align.beads import Bead
+
+
+@dataclass(frozen=True)
+class LexicalSettings:
+    """How the second pass combines the length and lexical scores."""
+
+    epsilon: float  # background share in p(e|S); lexicon.MOORE_EPSILON for Model 1 with NULL
+    both_directions: bool  # LLR(T|S) + LLR(S|T) instead of LLR(T|S) alone
+    lexical_weight: float
+    length_weight: float = 1.0
+    margin: int = 6  # sentences either side of the first path searched in pass 2
+    confident_share: float = 0.8  # cheapest share of 1-1 beads that trains Model 1
+    max_training_beads: int = 5000
+    window: int = 2000  # sentences between anchors
+    cue_weight: float = 1.0
+
+
+def confident_pairs(beads: Sequence[Bead], share: float, limit: int) -> list[tuple[int, int]]:
+    """Sentence pairs of the cheapest ``share`` of 1-1 beads, at most ``limit``, in order."""
+    one_to_one = [bead for bead in beads if bead.shape == (1, 1)]
+    if not one_to_one:
+        return []
+    threshold = float(np.quantile([bead.cost for bead in one_to_one], share))
+    pairs = [(bead.src[0], bead.tgt[0]) for bead in one_to_one if bead.cost <= threshold]
+    step = max(1, -(-len(pairs) // limit))  # evenly thinned, deterministic
+    return pairs[::step]
+
+
+def anchor_cuts(beads: Sequence[Bead], window: int) -> list[tuple[int, int]]:
+    """Cut points (i, j) after anchor beads: cheap 1-1 beads following a 1-1 bead, one per
+    ``window`` source sentences; always starts with (0, 0) and ends with (n, m)."""
+    one_to_one_costs = [bead.cost for bead in beads if bead.shape == (1, 1)]
+    threshold = float(np.median(one_to_one_costs)) if one_to_one_costs else 0.0
+    cuts = [(0, 0)]
+    i = j = 0
+    previous_shape = (0, 0)
+    for bead in beads:
+        i += len(bead.src)
+        j += len(bead.tgt)
+        anchor = bead.shape == (1, 1) == previous_shape and bead.cost <= threshold
+        if anchor and i - cuts[-1][0] >= window:
+            cuts.append((i, j))
+        previous_shape = bead.shape
+    if cuts[-1] != (i, j):
+        cuts.append((i, j))
+    return cuts
+
+
+def _shift(beads: Sequence[Bead], src_offset: int, tgt_offset: int) -> list[Bead]:
+    return [
+        Bead(
+            tuple(k + src_offset for k in bead.src),
+            tuple(k + tgt_offset for k in bead.tgt),
+            bead.cost,
+        )
+        for bead in beads
+    ]
+
+
+def align_two_pass(
+    src: Sequence[str],
+    tgt: Sequence[str],
+    src_lang: str | None,
+    tgt_lang: str | None,
+    settings: LexicalSettings,
+) -> list[Bead]:
+    """Length pass, Model 1 on its confident 1-1 beads, then windowed length+lexical pass."""
+    src_cum, tgt_cum = length.cumulative_lengths(src), length.cumulative_lengths(tgt)
+    first, model = length.length_pass(src_cum, tgt_cum)
+    src_side, tgt_side = lexicon.encode(src, src_lang), lexicon.encode(tgt, tgt_lang)
+    pairs = confident_pairs(first, settings.confident_share, settings.max_training_beads)
+    cues = lexicon.cue_similarity(src_side.vocabulary, tgt_side.vocabulary)
+    forward = lexicon.train_model1(src_side, tgt_side, pairs, cues, cue_weight=settings.cue_weight)
+    backward = None
+    if settings.both_directions:
+        backward = lexicon.train_model1(
+            tgt_side, src_side, [(y, x) for x, y in pairs],
+            {(e, f): value for (f, e), value in cues.items()}, cue_weight=settings.cue_weight,
+        )  # fmt: skip
+    cells = length.beads_to_cells(first)
+    cuts = anchor_cuts(first, settings.window)
+    aligned: list[Bead] = []
+    for (x0, y0), (x1, y1) in itertools.pairwise(cuts):
+        inside = (cells[:, 0] >= x0) & (cells[:, 0] <= x1) & (cells[:, 1] >= y0)
+        window_cells = cells[inside & (cells[:, 1] <= y1)] - np.array([x0, y0])
+        band = dp.band_around_path(window_cells, x1 - x0, y1 - y0, settings.margin)
+        llr, row_first = lexicon.band_llr(
+            lexicon.slice_side(src_side, x0, x1),
+            lexicon.slice_side(tgt_side, y0, y1),
+            (forward, backward),
+            band,
+            settings.epsilon,
+        )
+        beads = length.run_dp(
+            src_cum[x0 : x1 + 1] - src_cum[x0],
+            tgt_cum[y0 : y1 + 1] - tgt_cum[y0],
+            model,
+            band,
+            extra=-settings.lexical_weight * llr,
+            extra_row=row_first,
+            length_weight=settings.length_weight,
+        )
+        aligned.extend(_shift(beads, x0, y0))
+    return aligned

@@ -1,0 +1,33 @@
+"""Hybrid sentence alignment (Zhao & Vogel 2002): length and lexical scores in one objective.
+
+ALGORITHMS.md §2 "Hybrid". A bead's cost is
+
+    cost = -log Pr(shape) + w_len * (-log Pr(delta | match)) - w_lex * (LLR(T|S) + LLR(S|T))
+
+where the LLRs compare IBM Model 1 in both directions with a background (unigram) model
+(see ``lexicon``): p(e|S) = eps p_bg(e) + (1 - eps)/|S| sum_f t(e|f). The background share
+eps lets noisy web text fall back to insertion/deletion beads, which score 0 lexically.
+Model 1 comes from the document pair itself (Moore's two passes, ``_two_pass``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from services.sentence_align._two_pass import LexicalSettings, align_two_pass
+from services.sentence_align.beads import Bead
+
+# Chosen on the Text+Berg dev document (benchmarks/sentence_align.py), never on test.
+HYBRID_SETTINGS = LexicalSettings(epsilon=0.3, both_directions=True, lexical_weight=0.5)
+
+
+def align_hybrid(
+    src: Sequence[str],
+    tgt: Sequence[str],
+    *,
+    src_lang: str | None = None,
+    tgt_lang: str | None = None,
+    settings: LexicalSettings = HYBRID_SETTINGS,
+) -> list[Bead]:
+    """Align two sentence lists with the hybrid length + bidirectional Model 1 objective."""
+    return align_two_pass(src, tgt, src_lang, tgt_lang, settings)

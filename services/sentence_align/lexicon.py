@@ -1,0 +1,401 @@
+"""Lexical evidence for sentence alignment: IBM Model 1 trained on the document pair itself.
+
+ALGORITHMS.md §2 "Lexicon-based model" (Chen 1993; Moore 2002). Sentences become token id
+arrays; a translation table t(e|f) is trained by EM (sparse, numpy) on confident 1-1 beads
+of a length pass, seeded with cues that hold across related languages (identical tokens,
+numbers, punctuation, cognates sharing a 4-character prefix; for monolingual input the
+identity lexicon). Compiled kernels then score every bead of a band:
+
+    LLR(T | S) = sum over target words e of log( p(e | S) / p_bg(e) )
+    p(e | S)   = eps * p_bg(e) + (1 - eps) / |S| * sum over f in S of t(e | f)
+
+p_bg is the target side's unigram (background) distribution, so a deleted sentence scores
+0 and a bead scores above 0 only when its words explain each other better than chance.
+With eps = 1 / (|S| + 1) and t(e | NULL) = p_bg(e) this is Moore's Model 1 with NULL.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from services.sentence_align import _banded_dp as dp
+from services.sentence_align._banded_dp import SHAPE_SRC, SHAPE_TGT
+from services.sentence_align.beads import Bead
+
+_TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+_QUOTES = str.maketrans({"«": '"', "»": '"', "“": '"', "”": '"', "„": '"', "‘": "'", "’": "'"})
+_CJK = frozenset({"ja", "zh"})
+COGNATE_PREFIX = 4  # Simard et al. 1992: words sharing their first 4 letters are cognates
+MOORE_EPSILON = -1.0  # sentinel: eps = 1 / (|S| + 1), Model 1 with a NULL word
+
+
+@dataclass(frozen=True)
+class EncodedSide:
+    """One side of a document as token ids: sentence k is ``ids[start[k]:start[k + 1]]``."""
+
+    ids: npt.NDArray[np.int64]
+    start: npt.NDArray[np.int64]
+    vocabulary: tuple[str, ...]
+    background: npt.NDArray[np.float64]  # p_bg(token), add-one smoothed unigram frequency
+
+    @property
+    def n_sentences(self) -> int:
+        return len(self.start) - 1
+
+    def sentence(self, index: int) -> npt.NDArray[np.int64]:
+        return self.ids[self.start[index] : self.start[index + 1]]
+
+
+@dataclass(frozen=True)
+class TranslationTable:
+    """t(e|f) pruned to the best entries per source word, rows in CSR form."""
+
+    row_start: npt.NDArray[np.int64]  # entries of source word f: row_start[f]:row_start[f+1]
+    target: npt.NDArray[np.int64]
+    probability: npt.NDArray[np.float64]
+
+
+def tokenize(sentence: str, lang: str | None) -> list[str]:
+    """Lower-cased word and punctuation tokens; Japanese by morpheme, Chinese by character."""
+    base = (lang or "").lower().split("-")[0]
+    text = sentence.translate(_QUOTES).lower()
+    if base == "ja":
+        from shared.text import analyse_japanese
+
+        return [m.surface for m in analyse_japanese(text) if not m.surface.isspace()]
+    if base == "zh":
+        return [char for char in text if not char.isspace()]
+    return _TOKEN_RE.findall(text)
+
+
+def encode(sentences: Sequence[str], lang: str | None) -> EncodedSide:
+    """Token ids of every sentence, the vocabulary and the background distribution."""
+    index: dict[str, int] = {}
+    ids: list[int] = []
+    start = [0]
+    for sentence in sentences:
+        for token in tokenize(sentence, lang):
+            ids.append(index.setdefault(token, len(index)))
+        start.append(len(ids))
+    id_array = np.asarray(ids, dtype=np.int64)
+    counts = np.bincount(id_array, minlength=len(index)).astype(np.float64) + 1.0
+    return EncodedSide(
+        id_array, np.asarray(start, dtype=np.int64), tuple(index), counts / counts.sum()
+    )
+
+
+def _fold(token: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", token)
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+
+def cue_similarity(
+    src_vocabulary: Sequence[str], tgt_vocabulary: Sequence[str]
+) -> dict[tuple[int, int], float]:
+    """Cue pairs (f, e) -> strength in (0, 1]: identical tokens, numbers and punctuation 1.0;
+    cognates (same first 4 letters after removing accents, both at least 4 long) 0.5."""
+    by_token = {token: k for k, token in enumerate(tgt_vocabulary)}
+    by_prefix: dict[str, list[int]] = {}
+    for k, token in enumerate(tgt_vocabulary):
+        folded = _fold(token)
+        if len(folded) >= COGNATE_PREFIX and folded.isalpha():
+            by_prefix.setdefault(folded[:COGNATE_PREFIX], []).append(k)
+    cues: dict[tuple[int, int], float] = {}
+    for f, token in enumerate(src_vocabulary):
+        e = by_token.get(token)
+        if e is not None:
+            cues[(f, e)] = 1.0
+        folded = _fold(token)
+        if len(folded) >= COGNATE_PREFIX and folded.isalpha():
+            for e in by_prefix.get(folded[:COGNATE_PREFIX], ()):
+                cues.setdefault((f, e), 0.5)
+    return cues
+
+
+def train_model1(
+    src: EncodedSide,
+    tgt: EncodedSide,
+    bead_pairs: Sequence[tuple[int, int]],
+    cues: dict[tuple[int, int], float],
+    *,
+    iterations: int = 5,
+    cue_weight: float = 1.0,
+    keep_per_word: int = 16,
+) -> TranslationTable:
+    """IBM Model 1 t(e|f) by EM on 1-1 sentence pairs (Brown et al. 1993, Model 1).
+
+    E-step: c(f, e) += t(e|f) / sum over f' in S of t(e|f')   for every e in T, f in S
+    M-step: t(e|f) = (c(f, e) + cue_weight * cue(f, e)) / sum over e' of (...)
+    Cue strengths act as pseudo-counts (a Dirichlet prior), so cognates and identical tokens
+    are preferred even when the document is too short for EM alone.
+    """
+    n_src_vocab = len(src.vocabulary)
+    n_tgt_vocab = len(tgt.vocabulary)
+    # One entry per (target token occurrence, source token) of every training pair.
+    entry_f: list[npt.NDArray[np.int64]] = []
+    entry_e: list[npt.NDArray[np.int64]] = []
+    entry_token: list[npt.NDArray[np.int64]] = []
+    token_count = 0
+    for x, y in bead_pairs:
+        f_ids, e_ids = src.sentence(x), tgt.sentence(y)
+        if len(f_ids) == 0 or len(e_ids) == 0:
+            continue
+        entry_f.append(np.tile(f_ids, len(e_ids)))
+        entry_e.append(np.repeat(e_ids, len(f_ids)))
+        entry_token.append(np.repeat(np.arange(token_count, token_count + len(e_ids)), len(f_ids)))
+        token_count += len(e_ids)
+    cue_keys = np.asarray(list(cues), dtype=np.int64).reshape(-1, 2)
+    cue_values = np.asarray(list(cues.values()), dtype=np.float64)
+    keys_f = np.concatenate([*entry_f, cue_keys[:, 0]])
+    keys_e = np.concatenate([*entry_e, cue_keys[:, 1]])
+    pair_key = keys_f * n_tgt_vocab + keys_e
+    unique_keys, inverse = np.unique(pair_key, return_inverse=True)
+    n_entries = len(pair_key) - len(cue_keys)
+    entry_pair, cue_pair = inverse[:n_entries], inverse[n_entries:]
+    tokens = np.concatenate(entry_token) if entry_token else np.zeros(0, np.int64)
+    pair_f = unique_keys // n_tgt_vocab
+    prior = np.zeros(len(unique_keys))
+    np.add.at(prior, cue_pair, cue_weight * cue_values)
+
+    def normalise(counts: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        totals = np.bincount(pair_f, weights=counts, minlength=n_src_vocab)
+        normalised: npt.NDArray[np.float64] = counts / np.maximum(totals[pair_f], 1e-300)
+        return normalised
+
+    table = normalise(np.ones(len(unique_keys)) + prior)
+    for _ in range(iterations):
+        weight = table[entry_pair]
+        denominator = np.bincount(tokens, weights=weight, minlength=token_count)
+        posterior = weight / denominator[tokens]
+        counts = np.bincount(entry_pair, weights=posterior, minlength=len(unique_keys))
+        table = normalise(counts + prior)
+    return _prune(pair_f, unique_keys % n_tgt_vocab, table, n_src_vocab, keep_per_word)
+
+
+def _prune(
+    pair_f: npt.NDArray[np.int64],
+    pair_e: npt.NDArray[np.int64],
+    table: npt.NDArray[np.float64],
+    n_src_vocab: int,
+    keep_per_word: int,
+) -> TranslationTable:
+    # Sort by source word, best probability first, and keep the first entries of each row.
+    order = np.lexsort((-table, pair_f))
+    pair_f, pair_e, table = pair_f[order], pair_e[order], table[order]
+    row_start = np.searchsorted(pair_f, np.arange(n_src_vocab + 1))
+    rank = np.arange(len(pair_f)) - row_start[pair_f]
+    keep = (rank < keep_per_word) & (table > 1e-4)
+    pair_f, pair_e, table = pair_f[keep], pair_e[keep], table[keep]
+    return TranslationTable(
+        np.searchsorted(pair_f, np.arange(n_src_vocab + 1)).astype(np.int64),
+        pair_e.astype(np.int64),
+        table.astype(np.float64),
+    )
+
+
+@njit(cache=True)
+def _pair_sums(
+    src_ids: dp.IntArray,
+    src_start: dp.IntArray,
+    tgt_ids: dp.IntArray,
+    tgt_start: dp.IntArray,
+    row_start: dp.IntArray,
+    target: dp.IntArray,
+    probability: dp.FloatArray,
+    pair_low: dp.IntArray,
+    pair_high: dp.IntArray,
+    n_tgt_vocab: int,
+) -> tuple[dp.IntArray, dp.IntArray, dp.FloatArray]:
+    """sum over f in s_x of t(e|f), for each word e of t_y, for every needed pair (x, y).
+
+    Pairs of source sentence x are y in [pair_low[x], pair_high[x]]. Returns the first pair
+    index of each x, the first value of each pair, and the flat values.
+    """
+    n_src = src_start.shape[0] - 1
+    pair_first = np.zeros(n_src + 1, dtype=np.int64)
+    for x in range(n_src):
+        pair_first[x + 1] = pair_first[x] + max(0, pair_high[x] - pair_low[x] + 1)
+    value_first = np.zeros(pair_first[n_src] + 1, dtype=np.int64)
+    for x in range(n_src):
+        for y in range(pair_low[x], pair_high[x] + 1):
+            k = pair_first[x] + y - pair_low[x]
+            value_first[k + 1] = value_first[k] + tgt_start[y + 1] - tgt_start[y]
+    values = np.zeros(value_first[-1], dtype=np.float64)
+    accumulator = np.zeros(n_tgt_vocab, dtype=np.float64)
+    for x in range(n_src):
+        # Spread t(.|f) of every source word of s_x over a dense vocabulary scratch row...
+        for a in range(src_start[x], src_start[x + 1]):
+            f = src_ids[a]
+            for entry in range(row_start[f], row_start[f + 1]):
+                accumulator[target[entry]] += probability[entry]
+        # ...read it at the words of each paired target sentence...
+        for y in range(pair_low[x], pair_high[x] + 1):
+            k = pair_first[x] + y - pair_low[x]
+            for b in range(tgt_start[y], tgt_start[y + 1]):
+                values[value_first[k] + b - tgt_start[y]] = accumulator[tgt_ids[b]]
+        # ...and clear the scratch row again.
+        for a in range(src_start[x], src_start[x + 1]):
+            f = src_ids[a]
+            for entry in range(row_start[f], row_start[f + 1]):
+                accumulator[target[entry]] = 0.0
+    return pair_first, value_first, values
+
+
+@njit(cache=True)
+def _bead_llr(
+    explaining_first: int,
+    explaining_end: int,
+    explained_first: int,
+    explained_end: int,
+    explaining_start: dp.IntArray,
+    explained_ids: dp.IntArray,
+    explained_start: dp.IntArray,
+    background: dp.FloatArray,
+    pairs: tuple[dp.IntArray, dp.IntArray, dp.IntArray, dp.FloatArray],
+    epsilon: float,
+) -> float:
+    """LLR(T | S): T the explained sentences, S the explaining ones (either side).
+
+    ``pairs`` = (pair_low, pair_first, value_first, values) from ``_pair_sums`` keyed by the
+    explaining sentence.
+    """
+    pair_low, pair_first, value_first, values = pairs
+    n_words = explaining_start[explaining_end] - explaining_start[explaining_first]
+    eps = epsilon if epsilon >= 0.0 else 1.0 / (n_words + 1.0)
+    total = 0.0
+    for y in range(explained_first, explained_end):
+        for b in range(explained_start[y], explained_start[y + 1]):
+            mass = 0.0
+            for x in range(explaining_first, explaining_end):
+                k = pair_first[x] + y - pair_low[x]
+                mass += values[value_first[k] + b - explained_start[y]]
+            # log( p(e|S) / p_bg(e) ),  p(e|S) = eps p_bg(e) + (1 - eps)/|S| sum_f t(e|f)
+            explained = (1.0 - eps) * mass / max(n_words, 1) / background[explained_ids[b]]
+            total += math.log(eps + explained)
+    return total
+
+
+@njit(cache=True)
+def _band_llr(
+    band_low: dp.IntArray,
+    band_high: dp.IntArray,
+    src_ids: dp.IntArray,
+    src_start: dp.IntArray,
+    src_background: dp.FloatArray,
+    tgt_ids: dp.IntArray,
+    tgt_start: dp.IntArray,
+    tgt_background: dp.FloatArray,
+    forward: tuple[dp.IntArray, dp.IntArray, dp.IntArray, dp.FloatArray],
+    backward: tuple[dp.IntArray, dp.IntArray, dp.IntArray, dp.FloatArray],
+    epsilon: float,
+    both_directions: bool,
+) -> tuple[dp.FloatArray, dp.IntArray]:
+    """LLR(T|S) [+ LLR(S|T)] of every bead ending in a band cell, per shape (0 for deletions)."""
+    n = band_low.shape[0] - 1
+    row_first = np.zeros(n + 2, dtype=np.int64)
+    for i in range(n + 1):
+        row_first[i + 1] = row_first[i] + band_high[i] - band_low[i] + 1
+    llr = np.zeros((row_first[n + 1], SHAPE_SRC.shape[0]), dtype=np.float64)
+    for i in range(n + 1):
+        for j in range(band_low[i], band_high[i] + 1):
+            cell = row_first[i] + j - band_low[i]
+            for shape in range(SHAPE_SRC.shape[0]):
+                a = SHAPE_SRC[shape]
+                b = SHAPE_TGT[shape]
+                if a == 0 or b == 0 or a > i or b > j:
+                    continue
+                score = _bead_llr(
+                    i - a, i, j - b, j, src_start, tgt_ids, tgt_start, tgt_background,
+                    forward, epsilon,
+                )  # fmt: skip
+                if both_directions:
+                    score += _bead_llr(
+                        j - b, j, i - a, i, tgt_start, src_ids, src_start, src_background,
+                        backward, epsilon,
+                    )  # fmt: skip
+                llr[cell, shape] = score
+    return llr, row_first[: n + 1].copy()
+
+
+def _pair_ranges(
+    low: dp.IntArray, high: dp.IntArray, n_tgt: int
+) -> tuple[dp.IntArray, dp.IntArray, dp.IntArray, dp.IntArray]:
+    """Sentence pairs (x, y) that some band bead contains, by source x and by target y."""
+    n = len(low) - 1
+    # Source x is in beads ending at rows x+1..x+3, with targets from low[x+1] - 3 up to
+    # high[min(x+3, n)] - 1; target y in beads ending at columns y+1..y+3.
+    rows = np.arange(n)
+    src_low = np.maximum(low[rows + 1] - 3, 0)
+    src_high = np.minimum(high[np.minimum(rows + 3, n)] - 1, n_tgt - 1)
+    columns = np.arange(n_tgt)
+    first_row = np.searchsorted(high, columns + 1, side="left")
+    last_row = np.searchsorted(low, columns + 3, side="right") - 1
+    tgt_low = np.maximum(first_row - 3, 0)
+    tgt_high = np.minimum(last_row - 1, n - 1)
+    return src_low, src_high, tgt_low.astype(np.int64), tgt_high.astype(np.int64)
+
+
+def band_llr(
+    src: EncodedSide,
+    tgt: EncodedSide,
+    tables: tuple[TranslationTable, TranslationTable | None],
+    band: tuple[dp.IntArray, dp.IntArray],
+    epsilon: float,
+) -> tuple[dp.FloatArray, dp.IntArray]:
+    """Lexical log-likelihood ratio of every bead ending in every band cell, per shape.
+
+    ``tables`` = (t(e|f), t(f|e) or None); with both, the two directions' LLRs are summed.
+    Returns the (cells x shapes) array and the first cell index of each band row.
+    """
+    low, high = band
+    src_low, src_high, tgt_low, tgt_high = _pair_ranges(low, high, tgt.n_sentences)
+    forward_table, backward_table = tables
+    forward = (src_low, *_pair_sums(
+        src.ids, src.start, tgt.ids, tgt.start, forward_table.row_start, forward_table.target,
+        forward_table.probability, src_low, src_high, len(tgt.vocabulary),
+    ))  # fmt: skip
+    backward = forward
+    if backward_table is not None:
+        backward = (tgt_low, *_pair_sums(
+            tgt.ids, tgt.start, src.ids, src.start, backward_table.row_start,
+            backward_table.target, backward_table.probability, tgt_low, tgt_high,
+            len(src.vocabulary),
+        ))  # fmt: skip
+    return _band_llr(
+        low, high, src.ids, src.start, src.background, tgt.ids, tgt.start, tgt.background,
+        forward, backward, epsilon, backward_table is not None,
+    )  # fmt: skip
+
+
+def slice_side(side: EncodedSide, first: int, end: int) -> EncodedSide:
+    """Sentences first..end-1 of an encoded side (same vocabulary and background)."""
+    offset = side.start[first]
+    return EncodedSide(
+        side.ids[offset : side.start[end]],
+        side.start[first : end + 1] - offset,
+        side.vocabulary,
+        side.background,
+    )
+
+
+def align_by_lexicon(
+    src: Sequence[str],
+    tgt: Sequence[str],
+    *,
+    src_lang: str | None = None,
+    tgt_lang: str | None = None,
+) -> list[Bead]:
+    """Moore 2002: length pass, Model 1 t(e|f) on confident 1-1 beads, realign with
+    -log P_length - log P_Model1(T|S) (the latter relative to the unigram model)."""
+    from services.sentence_align._two_pass import LexicalSettings, align_two_pass
+
+    settings = LexicalSettings(epsilon=MOORE_EPSILON, both_directions=False, lexical_weight=1.0)
+    return align_two_pass(src, tgt, src_lang, tgt_lang, settings)
