@@ -2,8 +2,165 @@
 
 from __future__ import annotations
 
+import csv
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
 import typer
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
+
+thesaurus_app = typer.Typer(
+    no_args_is_help=True, help="Thesaurus import, similarity build and queries (Shinnou)."
+)
+
+DEFAULT_WORDNET_DIR = Path("/usr/share/wordnet")
+
+
+def _engine() -> sa.Engine:
+    from services.thesaurus import repository
+    from shared.config import get_settings
+    from shared.store import make_engine
+
+    engine = make_engine(get_settings().database_url)
+    repository.ensure_schema(engine)
+    return engine
+
+
+def cooccurrences(file: Path) -> None:
+    """Print line<TAB>noun<TAB>verb for every noun–を–verb cooccurrence (one sentence a line)."""
+    from services.thesaurus.cooccur import extract_cooccurrences
+
+    with file.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            for pair in extract_cooccurrences(line.rstrip("\n")):
+                typer.echo(f"{number}\t{pair.noun}\t{pair.verb}")
+
+
+@thesaurus_app.command("import-wordnet")
+def import_wordnet(
+    lemmas: Annotated[Path, typer.Option(help="OMW Japanese tab file (wn-*-jpn.tab).")],
+    wordnet_dir: Annotated[
+        Path, typer.Option(help="WordNet 3.0 dict dir (Debian wordnet-base).")
+    ] = DEFAULT_WORDNET_DIR,
+    name: Annotated[str, typer.Option(help="Name to store the thesaurus under.")] = "wordnet-jpn",
+) -> None:
+    """Build the WordNet noun-hypernym thesaurus with Japanese lemmas and store it."""
+    from services.thesaurus import repository
+    from services.thesaurus.thesauri import load_wordnet
+
+    thesaurus = load_wordnet(wordnet_dir, lemmas, name=name)
+    repository.save_thesaurus(_engine(), thesaurus)
+    typer.echo(f"{name}: {len(thesaurus.leaves)} leaf classes, {len(thesaurus.words)} words")
+
+
+@thesaurus_app.command("import-wlsp")
+def import_wlsp(
+    file: Path,
+    koumoku1: Annotated[Path | None, typer.Option(help="koumoku1.txt (class names).")] = None,
+    koumoku2: Annotated[Path | None, typer.Option(help="koumoku2.txt (section names).")] = None,
+    encoding: Annotated[str, typer.Option(help="Encoding of FILE.")] = "cp932",
+    leaf_level: Annotated[str, typer.Option(help="'item' (分類項目) or 'paragraph'.")] = "item",
+    name: Annotated[str, typer.Option(help="Name to store the thesaurus under.")] = "wlsp",
+) -> None:
+    """Load a WLSP (Bunrui-goi-hyou) word database file and store it as a thesaurus."""
+    from services.thesaurus import repository
+    from services.thesaurus.thesauri import load_wlsp
+
+    thesaurus = load_wlsp(
+        file,
+        koumoku1=koumoku1,
+        koumoku2=koumoku2,
+        encoding=encoding,
+        leaf_level=leaf_level,
+        name=name,
+    )
+    repository.save_thesaurus(_engine(), thesaurus)
+    typer.echo(f"{name}: {len(thesaurus.leaves)} leaf classes, {len(thesaurus.words)} words")
+
+
+@thesaurus_app.command("build")
+def build(
+    corpus: Annotated[list[Path], typer.Option(help="Text files or the livedoor tarball.")],
+    thesaurus: Annotated[str | None, typer.Option(help="Stored thesaurus name.")] = None,
+    min_pair: Annotated[int, typer.Option(help="Drop (noun, verb) seen fewer times.")] = 2,
+    min_verb: Annotated[int, typer.Option(help="Drop verbs seen fewer times.")] = 21,
+) -> None:
+    """Record the corpus' cooccurrences in the store and recompute the similarity snapshot."""
+    from services.thesaurus import repository
+    from services.thesaurus.cooccur import extract_cooccurrences
+    from services.thesaurus.corpus import iter_sentences
+    from shared.ids import content_id
+
+    engine = _engine()
+    names = repository.thesaurus_names(engine)
+    if thesaurus is None:
+        if len(names) != 1:
+            typer.echo(f"choose a thesaurus with --thesaurus (stored: {names})", err=True)
+            raise typer.Exit(2)
+        thesaurus = names[0]
+    for path in corpus:
+        observed = (
+            (content_id(sentence, prefix="js"), extract_cooccurrences(sentence))
+            for sentence in dict.fromkeys(iter_sentences(path))
+        )
+        inserted = repository.record_many(engine, observed)
+        typer.echo(f"{path}: {inserted} new observations")
+    snapshot_id = repository.rebuild_snapshot(
+        engine,
+        thesaurus,
+        min_pair=min_pair,
+        min_verb=min_verb,
+    )
+    snapshot = repository.load_snapshot(engine, snapshot_id)
+    typer.echo(f"snapshot {snapshot_id}: {snapshot.summary}")
+
+
+def _similarity_text(first: str, second: str, thesaurus: str | None) -> str:
+    from services.thesaurus import repository
+
+    answer = repository.similarity(_engine(), first, second, thesaurus_name=thesaurus)
+    if answer is None:
+        typer.echo("no similarity snapshot yet: run `paramine thesaurus build`", err=True)
+        raise typer.Exit(1)
+    return "" if answer.match is None else f"{answer.match.value:.6g}"
+
+
+@thesaurus_app.command("similarity")
+def similarity(
+    first: str,
+    second: str,
+    thesaurus: Annotated[str | None, typer.Option(help="Stored thesaurus name.")] = None,
+) -> None:
+    """Print the similarity of two words (max over their classes; empty when undefined)."""
+    typer.echo(_similarity_text(first, second, thesaurus))
+
+
+@thesaurus_app.command("score")
+def score(
+    pairs: Path,
+    thesaurus: Annotated[str | None, typer.Option(help="Stored thesaurus name.")] = None,
+) -> None:
+    """Read a CSV of word1,word2 and print it with a similarity column added."""
+    from services.thesaurus import repository
+
+    engine = _engine()
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    with pairs.open(encoding="utf-8", newline="") as handle:
+        for number, row in enumerate(csv.reader(handle), start=1):
+            if len(row) < 2:
+                continue
+            if number == 1 and row[:2] == ["word1", "word2"]:
+                writer.writerow([*row, "similarity"])
+                continue
+            answer = repository.similarity(engine, row[0], row[1], thesaurus_name=thesaurus)
+            match = None if answer is None else answer.match
+            writer.writerow([*row, "" if match is None else f"{match.value:.6g}"])
 
 
 def register(app: typer.Typer, eval_app: typer.Typer) -> None:
     """Add this stage's commands to the root ``paramine`` app and its ``eval`` group."""
+    app.command("cooccurrences")(cooccurrences)
+    app.add_typer(thesaurus_app, name="thesaurus")

@@ -1,0 +1,126 @@
+"""Scoring cooccurrence extraction against gold (noun, verb) pairs from UD dependency parses.
+
+Gold pairs (ALGORITHMS.md §4 step 1, evaluated as issue 6 asks): in a CoNLL-U treebank, every
+``obj`` relation whose dependent is a NOUN or PROPN and has a ``case`` child を gives
+(dependent form, head lemma) when the head is a VERB, or (dependent form, head lemma + "する")
+when the head is a サ変 noun used as a verb (GSD: UPOS VERB with XPOS 名詞-…-サ変可能, or a
+NOUN with an auxiliary する, lemma 為る). Objects of other heads
+(nominal sentence endings such as 記述を削除。, adjectival predicates such as 収容可能) and
+pronoun objects are not verb cooccurrences and are left out; they are counted in
+``GoldSentence.skipped`` so a report can say how many.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from services.thesaurus.cooccur import Cooccurrence
+
+_SURU_LEMMA = "為る"
+
+
+@dataclass(frozen=True)
+class GoldSentence:
+    """A treebank sentence's raw text and its gold cooccurrences."""
+
+    text: str
+    pairs: tuple[Cooccurrence, ...]
+    skipped: int = 0
+
+
+@dataclass
+class ExtractionScore:
+    """Micro-averaged precision and recall over multisets of pairs per sentence."""
+
+    true_positives: int = 0
+    predicted: int = 0
+    gold: int = 0
+    errors: list[tuple[str, tuple[Cooccurrence, ...], tuple[Cooccurrence, ...]]] = field(
+        default_factory=list
+    )
+
+    @property
+    def precision(self) -> float:
+        return self.true_positives / self.predicted if self.predicted else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.true_positives / self.gold if self.gold else 1.0
+
+
+def _conllu_sentences(path: Path) -> Iterator[tuple[str, list[list[str]]]]:
+    text = ""
+    tokens: list[list[str]] = []
+    with path.open(encoding="utf-8") as handle:
+        for raw in handle:
+            line = raw.rstrip("\n")
+            if line.startswith("# text ="):
+                text = line[len("# text =") :].strip()
+            elif not line:
+                if tokens:
+                    yield text, tokens
+                tokens = []
+            elif not line.startswith("#"):
+                columns = line.split("\t")
+                # Multiword-token ranges (1-2) and empty nodes (1.1) are not syntactic words.
+                if "-" not in columns[0] and "." not in columns[0]:
+                    tokens.append(columns)
+    if tokens:
+        yield text, tokens
+
+
+def _gold_pairs(tokens: list[list[str]]) -> tuple[list[Cooccurrence], int]:
+    by_id = {token[0]: token for token in tokens}
+    children: dict[str, list[list[str]]] = {}
+    for token in tokens:
+        children.setdefault(token[6], []).append(token)
+    pairs: list[Cooccurrence] = []
+    skipped = 0
+    for token in tokens:
+        if token[7] != "obj":
+            continue
+        if not any(c[7] == "case" and c[1] == "を" for c in children.get(token[0], [])):
+            continue
+        head = by_id[token[6]]
+        suru = any(c[2] == _SURU_LEMMA for c in children.get(head[0], []))
+        # GSD tags a サ変 noun used as a verb VERB with XPOS 名詞-普通名詞-サ変可能.
+        sahen = head[4].startswith("名詞") and (head[3] == "VERB" or suru)
+        if token[3] not in {"NOUN", "PROPN"}:
+            skipped += 1
+        elif sahen:
+            pairs.append(Cooccurrence(token[1], head[2] + "する"))
+        elif head[3] == "VERB":
+            pairs.append(Cooccurrence(token[1], head[2]))
+        else:
+            skipped += 1
+    return pairs, skipped
+
+
+def load_ud_gold(path: Path) -> list[GoldSentence]:
+    """Gold cooccurrences of every sentence of a CoNLL-U file (see the module docstring)."""
+    gold: list[GoldSentence] = []
+    for text, tokens in _conllu_sentences(path):
+        pairs, skipped = _gold_pairs(tokens)
+        gold.append(GoldSentence(text, tuple(pairs), skipped))
+    return gold
+
+
+def score_extraction(
+    gold: Iterable[GoldSentence], predicted: Iterable[Iterable[Cooccurrence]]
+) -> ExtractionScore:
+    """Compare predicted pairs with gold, sentence by sentence (multiset intersection)."""
+    score = ExtractionScore()
+    for sentence, found in zip(gold, predicted, strict=True):
+        found_pairs = tuple(found)
+        gold_counts = Counter(sentence.pairs)
+        found_counts = Counter(found_pairs)
+        matched = sum((gold_counts & found_counts).values())
+        score.true_positives += matched
+        score.predicted += len(found_pairs)
+        score.gold += len(sentence.pairs)
+        if gold_counts != found_counts:
+            score.errors.append((sentence.text, sentence.pairs, found_pairs))
+    return score

@@ -1,0 +1,346 @@
+"""Persistence of the thesaurus stage: thesauri, cooccurrence observations, similarity snapshots.
+
+Tables live in this module's own ``MetaData`` (created by ``ensure_schema``), and every
+function takes an ``Engine``, so the same code runs on SQLite and PostgreSQL.
+
+* Observations are keyed by (sentence id, position): recording a sentence again changes
+  nothing, and counts are always aggregated from the stored observations (never incremented).
+* A snapshot is one recompute of the similarity model for one thesaurus: versioned per
+  thesaurus, with its parameters and diagnostics as JSON and the arrays as an ``.npz`` blob
+  (upper triangle of the symmetric SIM and round matrices, plus the thesaurus itself as
+  JSON so a snapshot answers queries on its own even after the thesaurus is re-imported).
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import sqlalchemy as sa
+
+from services.thesaurus.cooccur import Cooccurrence, filter_counts
+from services.thesaurus.estimate import estimate_undefined
+from services.thesaurus.similarity import (
+    ClassPairMatch,
+    SimilarityModel,
+    best_class_pair,
+    build_model,
+)
+from services.thesaurus.thesauri import Thesaurus
+from shared.errors import InvalidInput
+from shared.store import insert_ignoring_conflicts
+
+metadata = sa.MetaData()
+
+thesaurus_classes = sa.Table(
+    "thesaurus_classes",
+    metadata,
+    sa.Column("thesaurus", sa.String(100), primary_key=True),
+    sa.Column("position", sa.Integer, primary_key=True),
+    sa.Column("class_id", sa.String(100), nullable=False),
+    sa.Column("parent_position", sa.Integer, nullable=False),  # -1 for the root
+    sa.Column("label", sa.Text, nullable=False),
+)
+
+thesaurus_words = sa.Table(
+    "thesaurus_words",
+    metadata,
+    sa.Column("thesaurus", sa.String(100), primary_key=True),
+    sa.Column("word", sa.String(200), primary_key=True),
+    sa.Column("class_position", sa.Integer, primary_key=True),
+)
+
+thesaurus_observations = sa.Table(
+    "thesaurus_observations",
+    metadata,
+    sa.Column("sentence_id", sa.String(64), primary_key=True),
+    sa.Column("position", sa.Integer, primary_key=True),
+    sa.Column("noun", sa.String(200), nullable=False),
+    sa.Column("verb", sa.String(200), nullable=False),
+    sa.Index("ix_thesaurus_observations_pair", "noun", "verb"),
+)
+
+thesaurus_snapshots = sa.Table(
+    "thesaurus_snapshots",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("thesaurus", sa.String(100), nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("summary", sa.Text, nullable=False),  # JSON: parameters, counts, diagnostics
+    sa.Column("payload", sa.LargeBinary, nullable=False),  # npz
+    sa.UniqueConstraint("thesaurus", "version", name="uq_thesaurus_snapshot_version"),
+)
+
+_BATCH = 5_000
+
+
+def ensure_schema(engine: sa.Engine) -> None:
+    """Create this stage's tables when they are missing."""
+    metadata.create_all(engine)
+
+
+# -- thesauri ----------------------------------------------------------------------------------
+
+
+def save_thesaurus(engine: sa.Engine, thesaurus: Thesaurus) -> None:
+    """Store a thesaurus under its name, replacing any previous one of that name."""
+    classes = [
+        {
+            "thesaurus": thesaurus.name,
+            "position": position,
+            "class_id": class_id,
+            "parent_position": int(thesaurus.parent[position]),
+            "label": thesaurus.labels[position],
+        }
+        for position, class_id in enumerate(thesaurus.class_ids)
+    ]
+    words = [
+        {"thesaurus": thesaurus.name, "word": word, "class_position": node}
+        for word, nodes in thesaurus.words.items()
+        for node in nodes
+    ]
+    with engine.begin() as connection:
+        for table in (thesaurus_classes, thesaurus_words):
+            connection.execute(table.delete().where(table.c.thesaurus == thesaurus.name))
+        for table, rows in ((thesaurus_classes, classes), (thesaurus_words, words)):
+            for start in range(0, len(rows), _BATCH):
+                connection.execute(table.insert(), rows[start : start + _BATCH])
+
+
+def load_thesaurus(engine: sa.Engine, name: str) -> Thesaurus:
+    """The stored thesaurus of that name (``InvalidInput`` when there is none)."""
+    with engine.connect() as connection:
+        classes = connection.execute(
+            sa.select(
+                thesaurus_classes.c.class_id,
+                thesaurus_classes.c.parent_position,
+                thesaurus_classes.c.label,
+            )
+            .where(thesaurus_classes.c.thesaurus == name)
+            .order_by(thesaurus_classes.c.position)
+        ).all()
+        words = connection.execute(
+            sa.select(thesaurus_words.c.word, thesaurus_words.c.class_position).where(
+                thesaurus_words.c.thesaurus == name
+            )
+        ).all()
+    if not classes:
+        raise InvalidInput(f"no thesaurus named {name!r} in the store; import one first")
+    ids = [row.class_id for row in classes]
+    return Thesaurus.build(
+        name,
+        [
+            (row.class_id, None if row.parent_position < 0 else ids[row.parent_position], row.label)
+            for row in classes
+        ],
+        [(row.word, ids[row.class_position]) for row in words],
+    )
+
+
+def thesaurus_names(engine: sa.Engine) -> list[str]:
+    with engine.connect() as connection:
+        rows = connection.execute(sa.select(thesaurus_classes.c.thesaurus).distinct()).all()
+    return sorted(row.thesaurus for row in rows)
+
+
+# -- observations ------------------------------------------------------------------------------
+
+
+def record_cooccurrences(
+    engine: sa.Engine, sentence_id: str, cooccurrences: Sequence[Cooccurrence]
+) -> int:
+    """Store a sentence's cooccurrences; a sentence already stored is left as it is.
+
+    Returns the number of rows inserted (0 when the sentence was recorded before).
+    """
+    rows = [
+        {"sentence_id": sentence_id, "position": position, "noun": pair.noun, "verb": pair.verb}
+        for position, pair in enumerate(cooccurrences)
+    ]
+    with engine.begin() as connection:
+        return insert_ignoring_conflicts(connection, thesaurus_observations, rows)
+
+
+def record_many(engine: sa.Engine, sentences: Iterable[tuple[str, Sequence[Cooccurrence]]]) -> int:
+    """Record many sentences in batched transactions (for bulk builds); returns rows inserted."""
+    inserted = 0
+    batch: list[dict[str, Any]] = []
+    with engine.begin() as connection:
+        for sentence_id, cooccurrences in sentences:
+            batch.extend(
+                {"sentence_id": sentence_id, "position": k, "noun": p.noun, "verb": p.verb}
+                for k, p in enumerate(cooccurrences)
+            )
+            if len(batch) >= _BATCH:
+                inserted += insert_ignoring_conflicts(connection, thesaurus_observations, batch)
+                batch = []
+        inserted += insert_ignoring_conflicts(connection, thesaurus_observations, batch)
+    return inserted
+
+
+def cooccurrence_counts(engine: sa.Engine) -> dict[Cooccurrence, int]:
+    """Frequency of every (noun, verb) over all stored observations."""
+    query = sa.select(
+        thesaurus_observations.c.noun, thesaurus_observations.c.verb, sa.func.count()
+    ).group_by(thesaurus_observations.c.noun, thesaurus_observations.c.verb)
+    with engine.connect() as connection:
+        return {Cooccurrence(noun, verb): int(n) for noun, verb, n in connection.execute(query)}
+
+
+# -- snapshots ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A stored similarity model with the thesaurus it was built over."""
+
+    id: int
+    thesaurus: Thesaurus
+    model: SimilarityModel
+    summary: dict[str, Any]
+
+
+def _pack(model: SimilarityModel, thesaurus: Thesaurus) -> bytes:
+    upper = np.triu(np.ones(model.values.shape, dtype=bool))
+    buffer = io.BytesIO()
+    np.savez(
+        buffer,
+        values=model.values[upper],
+        rounds=model.rounds[upper],
+        class_frequency=model.class_frequency,
+        total=np.array([model.total]),
+        thesaurus=np.array([thesaurus.to_json()]),
+    )
+    return buffer.getvalue()
+
+
+def _symmetric(upper_values: np.ndarray[Any, Any], size: int, dtype: Any) -> Any:
+    upper = np.triu(np.ones((size, size), dtype=bool))
+    full = np.zeros((size, size), dtype=dtype)
+    full[upper] = upper_values
+    return np.where(upper, full, full.T)
+
+
+def _unpack(payload: bytes) -> tuple[SimilarityModel, Thesaurus]:
+    with np.load(io.BytesIO(payload), allow_pickle=False) as data:
+        thesaurus = Thesaurus.from_json(str(data["thesaurus"][0]))
+        size = len(thesaurus.leaves)
+        model = SimilarityModel(
+            thesaurus.leaf_ids,
+            _symmetric(data["values"], size, np.float32),
+            _symmetric(data["rounds"], size, np.int8),
+            data["class_frequency"],
+            float(data["total"][0]),
+        )
+    return model, thesaurus
+
+
+def save_snapshot(
+    engine: sa.Engine, model: SimilarityModel, thesaurus: Thesaurus, summary: dict[str, Any]
+) -> int:
+    """Store a model as the next version for its thesaurus; returns the snapshot id."""
+    payload = _pack(model, thesaurus)
+    with engine.begin() as connection:
+        latest = connection.execute(
+            sa.select(sa.func.max(thesaurus_snapshots.c.version)).where(
+                thesaurus_snapshots.c.thesaurus == thesaurus.name
+            )
+        ).scalar()
+        version = int(latest or 0) + 1
+        result = connection.execute(
+            thesaurus_snapshots.insert().values(
+                thesaurus=thesaurus.name,
+                version=version,
+                created_at=datetime.now(UTC),
+                summary=json.dumps({**summary, "version": version}, ensure_ascii=False),
+                payload=payload,
+            )
+        )
+        key = result.inserted_primary_key
+    if key is None:  # pragma: no cover - every supported back end returns the key
+        raise RuntimeError("the database did not return the snapshot id")
+    return int(key[0])
+
+
+def rebuild_snapshot(
+    engine: sa.Engine,
+    thesaurus_name: str,
+    *,
+    min_pair: int = 2,
+    min_verb: int = 21,
+    polysemy: str = "split",
+) -> int:
+    """Recompute the similarity model from all stored observations (§4 steps 1–4); snapshot id."""
+    thesaurus = load_thesaurus(engine, thesaurus_name)
+    observed = cooccurrence_counts(engine)
+    kept = filter_counts(observed, min_pair=min_pair, min_verb=min_verb)
+    model = build_model(kept, thesaurus, polysemy=polysemy)
+    estimation = estimate_undefined(model, thesaurus)
+    corpus_share = model.defined_share()
+    final = SimilarityModel(
+        model.leaf_ids, estimation.values, estimation.rounds, model.class_frequency, model.total
+    )
+    summary = {
+        "parameters": {"min_pair": min_pair, "min_verb": min_verb, "polysemy": polysemy},
+        "observations": sum(observed.values()),
+        "kept_observations": sum(kept.values()),
+        "kept_types": len(kept),
+        "generalised_total": model.total,
+        "leaves": len(model.leaf_ids),
+        "corpus_defined_share": corpus_share.get(0, 0.0),
+        "round_shares": {str(k): v for k, v in final.defined_share().items()},
+        "first_round_cv": estimation.first_round_cv,
+        "corpus_cv": estimation.corpus_cv,
+    }
+    return save_snapshot(engine, final, thesaurus, summary)
+
+
+def latest_snapshot_id(engine: sa.Engine, thesaurus_name: str | None = None) -> int | None:
+    """Id of the newest snapshot (of that thesaurus, or of any)."""
+    query = sa.select(sa.func.max(thesaurus_snapshots.c.id))
+    if thesaurus_name is not None:
+        query = query.where(thesaurus_snapshots.c.thesaurus == thesaurus_name)
+    with engine.connect() as connection:
+        found = connection.execute(query).scalar()
+    return None if found is None else int(found)
+
+
+@functools.lru_cache(maxsize=2)
+def load_snapshot(engine: sa.Engine, snapshot_id: int) -> Snapshot:
+    """A stored snapshot, decoded (cached: snapshots never change once written)."""
+    with engine.connect() as connection:
+        row = connection.execute(
+            sa.select(thesaurus_snapshots).where(thesaurus_snapshots.c.id == snapshot_id)
+        ).first()
+    if row is None:
+        raise InvalidInput(f"no similarity snapshot with id {snapshot_id}")
+    model, thesaurus = _unpack(row.payload)
+    return Snapshot(row.id, thesaurus, model, json.loads(row.summary))
+
+
+@dataclass(frozen=True)
+class SimilarityAnswer:
+    """The similarity of two words as served, with where it came from."""
+
+    snapshot_id: int
+    thesaurus: str
+    match: ClassPairMatch | None  # None: a word is unknown or no value is defined
+
+
+def similarity(
+    engine: sa.Engine, a: str, b: str, *, thesaurus_name: str | None = None
+) -> SimilarityAnswer | None:
+    """Word similarity from the newest snapshot (None when no snapshot exists yet)."""
+    snapshot_id = latest_snapshot_id(engine, thesaurus_name)
+    if snapshot_id is None:
+        return None
+    snapshot = load_snapshot(engine, snapshot_id)
+    match = best_class_pair(snapshot.model, snapshot.thesaurus, a, b)
+    return SimilarityAnswer(snapshot_id, snapshot.thesaurus.name, match)

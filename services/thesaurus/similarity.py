@@ -1,0 +1,246 @@
+"""Class similarity from cooccurrences: class counts, mutual information, Hindle's SIM.
+
+ALGORITHMS.md §4 steps 2–3 (Shinnou section 2.2–2.3, after Hindle 1990):
+
+    MI(v, C)       = log2( f(v, C) · N / (f(v) · f(C)) )                       (eq. 1)
+    sim(v, Ci, Cj) = min(|MI(v,Ci)|, |MI(v,Cj)|)  if MI(v,Ci) · MI(v,Cj) > 0, else 0
+    SIM(Ci, Cj)    = Σ_v sim(v, Ci, Cj)
+
+Decisions, written down as ALGORITHMS.md asks:
+
+* **Polysemy.** A noun with k leaf classes adds 1/k of each of its observations to every one
+  of them (``polysemy="split"``, the default); ``polysemy="all"`` adds the full count to each.
+  The paper disambiguates with the verb's other nouns but does not describe how.
+* **Counts.** f(v, C) is the generalised count; f(v), f(C) and N are its margins, i.e. they
+  count only the cooccurrences whose noun the thesaurus knows (the paper's "generalised
+  cooccurrence data").
+* **Unseen pairs.** When f(v, C) = 0 but f(C) > 0, MI(v, C) would be −∞; like Hindle we treat
+  the verb as saying nothing about C (it adds 0 to SIM), so only verbs seen with both classes
+  contribute. SIM(Ci, Cj) is undefined (NaN) exactly when f(Ci) = 0 or f(Cj) = 0.
+* **Storage.** SIM over all leaf pairs is one dense float32 L × L array (NaN = undefined), the
+  diagonal included (SIM(C, C), used when two words share a class); no dict of pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from services.thesaurus.cooccur import Cooccurrence
+from services.thesaurus.thesauri import Thesaurus
+from shared.errors import InvalidInput
+
+FloatArray = npt.NDArray[np.float64]
+Float32Array = npt.NDArray[np.float32]
+RoundArray = npt.NDArray[np.int8]
+
+CORPUS_ROUND = 0  # round tag of a similarity measured on the corpus
+UNDEFINED_ROUND = -1  # round tag of a similarity nothing defined
+
+
+@dataclass(frozen=True, eq=False)
+class ClassCounts:
+    """f(v, C): generalised cooccurrence counts, verbs × leaf classes (dense)."""
+
+    verbs: tuple[str, ...]
+    leaf_ids: tuple[str, ...]
+    counts: FloatArray  # (len(verbs), len(leaf_ids))
+    mapped_tokens: int  # cooccurrence observations whose noun is in the thesaurus
+    unmapped_tokens: int  # observations whose noun is not
+
+    @property
+    def verb_frequency(self) -> FloatArray:
+        return np.asarray(self.counts.sum(axis=1), dtype=np.float64)
+
+    @property
+    def class_frequency(self) -> FloatArray:
+        return np.asarray(self.counts.sum(axis=0), dtype=np.float64)
+
+    @property
+    def total(self) -> float:
+        return float(self.counts.sum())
+
+
+@dataclass(frozen=True, eq=False)
+class SimilarityModel:
+    """SIM between every pair of leaf classes, with the round that defined each value."""
+
+    leaf_ids: tuple[str, ...]
+    values: Float32Array  # L × L, NaN where undefined
+    rounds: RoundArray  # L × L: 0 corpus, k > 0 estimation round k, -1 undefined
+    class_frequency: FloatArray  # f(C) per leaf
+    total: float  # N
+
+    def defined_share(self) -> dict[int, float]:
+        """Share of unordered pairs of distinct classes defined by each round (−1: undefined)."""
+        # rounds is symmetric: count the whole matrix, drop the diagonal, halve.
+        size = len(self.leaf_ids)
+        full = np.bincount(self.rounds.ravel().astype(np.int64) + 1, minlength=1)
+        diagonal = np.bincount(np.diagonal(self.rounds).astype(np.int64) + 1, minlength=len(full))
+        pairs = max(1, size * (size - 1) // 2)
+        return {
+            tag - 1: float(count) / 2 / pairs
+            for tag, count in enumerate(full - diagonal[: len(full)])
+            if count
+        }
+
+
+def class_counts(
+    counts: Mapping[Cooccurrence, int], thesaurus: Thesaurus, *, polysemy: str = "split"
+) -> ClassCounts:
+    """Generalise each cooccurrence's noun to its leaf classes (§4 step 2) as a dense f(v, C)."""
+    if polysemy not in {"split", "all"}:
+        raise InvalidInput(f"polysemy must be 'split' or 'all', not {polysemy!r}")
+    verbs = sorted({pair.verb for pair in counts})
+    verb_row = {verb: row for row, verb in enumerate(verbs)}
+    matrix = np.zeros((len(verbs), len(thesaurus.leaves)), dtype=np.float64)
+    mapped = unmapped = 0
+    for pair, count in counts.items():
+        leaves = thesaurus.word_leaves(pair.noun)
+        if not leaves:
+            unmapped += count
+            continue
+        mapped += count
+        share = count / len(leaves) if polysemy == "split" else float(count)
+        for leaf in leaves:
+            matrix[verb_row[pair.verb], leaf] += share
+    return ClassCounts(tuple(verbs), thesaurus.leaf_ids, matrix, mapped, unmapped)
+
+
+def mutual_information(counts: FloatArray) -> FloatArray:
+    """MI(v, C) = log2(f(v,C)·N / (f(v)·f(C))) (eq. 1); NaN where f(v, C) = 0."""
+    total = counts.sum()
+    verb_frequency = counts.sum(axis=1, keepdims=True)
+    class_frequency = counts.sum(axis=0, keepdims=True)
+    seen = counts > 0
+    mi = np.full(counts.shape, np.nan, dtype=np.float64)
+    expected = (verb_frequency * class_frequency)[seen] if seen.any() else np.zeros(0)
+    mi[seen] = np.log2(counts[seen] * total / expected)
+    return mi
+
+
+def hindle_sim(mi_i: FloatArray, mi_j: FloatArray) -> FloatArray:
+    """sim(v, Ci, Cj) per verb: min(|MI_i|, |MI_j|) when both have the same sign, else 0."""
+    same_sign = np.nan_to_num(mi_i) * np.nan_to_num(mi_j) > 0
+    return np.where(same_sign, np.minimum(np.abs(mi_i), np.abs(mi_j)), 0.0)
+
+
+def _sim_kernel() -> object:
+    # Built lazily so importing this module does not compile anything.
+    import numba
+
+    @numba.njit(parallel=True, cache=True)
+    def kernel(
+        class_start: npt.NDArray[np.int64],
+        class_verb: npt.NDArray[np.int64],
+        class_mi: FloatArray,
+        verb_start: npt.NDArray[np.int64],
+        verb_class: npt.NDArray[np.int64],
+        verb_mi: FloatArray,
+        out: Float32Array,
+    ) -> None:
+        n_classes = out.shape[0]
+        for i in numba.prange(n_classes):
+            row = np.zeros(n_classes, dtype=np.float64)
+            for a in range(class_start[i], class_start[i + 1]):
+                verb = class_verb[a]
+                mi_i = class_mi[a]
+                for b in range(verb_start[verb], verb_start[verb + 1]):
+                    mi_j = verb_mi[b]
+                    # sim(v, Ci, Cj) = min(|MI(v,Ci)|, |MI(v,Cj)|) if MI(v,Ci)·MI(v,Cj) > 0
+                    if mi_i * mi_j > 0.0:
+                        row[verb_class[b]] += min(abs(mi_i), abs(mi_j))
+            for j in range(n_classes):
+                out[i, j] = row[j]
+
+    return kernel
+
+
+_KERNEL: object | None = None
+
+
+def sim_matrix(mi: FloatArray) -> Float32Array:
+    """SIM(Ci, Cj) = Σ_v sim(v, Ci, Cj) for all class pairs (no undefined marking)."""
+    global _KERNEL
+    if _KERNEL is None:
+        _KERNEL = _sim_kernel()
+    seen = np.isfinite(mi) & (mi != 0.0)  # MI = 0 adds nothing either way
+    verbs, classes = np.nonzero(seen)  # row-major: grouped by verb
+    values = mi[verbs, classes]
+    n_verbs, n_classes = mi.shape
+    verb_start = np.zeros(n_verbs + 1, dtype=np.int64)
+    np.cumsum(np.bincount(verbs, minlength=n_verbs), out=verb_start[1:])
+    by_class = np.argsort(classes, kind="stable")
+    class_start = np.zeros(n_classes + 1, dtype=np.int64)
+    np.cumsum(np.bincount(classes, minlength=n_classes), out=class_start[1:])
+    out = np.empty((n_classes, n_classes), dtype=np.float32)
+    _KERNEL(  # type: ignore[operator]
+        class_start,
+        verbs[by_class].astype(np.int64),
+        values[by_class],
+        verb_start,
+        classes.astype(np.int64),
+        values,
+        out,
+    )
+    return out
+
+
+def similarity_matrix(counts: ClassCounts) -> SimilarityModel:
+    """SIM over all leaf pairs from the class counts; undefined where f(Ci) = 0 or f(Cj) = 0."""
+    if not counts.leaf_ids:
+        raise InvalidInput("the thesaurus has no leaf classes")
+    mi = mutual_information(counts.counts)
+    values = sim_matrix(mi)
+    class_frequency = counts.class_frequency
+    seen = class_frequency > 0
+    defined = seen[:, None] & seen[None, :]
+    values[~defined] = np.nan
+    rounds = np.where(defined, CORPUS_ROUND, UNDEFINED_ROUND).astype(np.int8)
+    return SimilarityModel(counts.leaf_ids, values, rounds, class_frequency, counts.total)
+
+
+def build_model(
+    counts: Mapping[Cooccurrence, int], thesaurus: Thesaurus, *, polysemy: str = "split"
+) -> SimilarityModel:
+    """Corpus similarities (§4 steps 2–3) over the thesaurus' leaf classes."""
+    return similarity_matrix(class_counts(counts, thesaurus, polysemy=polysemy))
+
+
+@dataclass(frozen=True)
+class ClassPairMatch:
+    """The class pair that gives two words their similarity, and the round that defined it."""
+
+    value: float
+    round: int
+    first_class: str
+    second_class: str
+
+
+def best_class_pair(
+    model: SimilarityModel, thesaurus: Thesaurus, first: str, second: str
+) -> ClassPairMatch | None:
+    """The pair of the words' classes with the largest defined SIM (None when there is none)."""
+    rows = thesaurus.word_leaves(first)
+    columns = thesaurus.word_leaves(second)
+    if not rows or not columns:
+        return None
+    block = model.values[np.ix_(rows, columns)].astype(np.float64)
+    if np.isnan(block).all():
+        return None
+    row, column = np.unravel_index(int(np.nanargmax(block)), block.shape)
+    i, j = rows[int(row)], columns[int(column)]
+    return ClassPairMatch(
+        float(block[row, column]), int(model.rounds[i, j]), model.leaf_ids[i], model.leaf_ids[j]
+    )
+
+
+def word_similarity(
+    model: SimilarityModel, thesaurus: Thesaurus, first: str, second: str
+) -> float | None:
+    """Similarity of two words: the largest SIM over their classes (None when undefined)."""
+    match = best_class_pair(model, thesaurus, first, second)
+    return None if match is None else match.value
