@@ -1,0 +1,15 @@
+"""Celery configuration: at-least-once delivery settings and JSON-only content."""
+
+from __future__ import annotations
+
+from shared.celery_app import make_celery, queue_name, task_name
+from shared.config import Settings
+
+
+def test_delivery_guarantees_are_configured() -> None:
+    conf = make_celery(Settings(redis_url="redis://127.0.0.1:6379/0")).conf
+    assert conf.accept_content == ["json"] and conf.task_serializer == "json"
+    assert conf.task_acks_late and conf.task_reject_on_worker_lost
+    assert conf.worker_prefetch_multiplier == 1
+    assert conf.broker_transport_options["visibility_timeout"] > conf.task_time_limit > conf.task_soft_time_limit
+    assert conf.task_routes[task_name("thesaurus")] == {"queue": queue_name("thesaurus")}

@@ -1,0 +1,25 @@
+"""Settings: environment overrides and refusal of unsafe values."""
+
+from __future__ import annotations
+
+import pytest
+
+from shared.config import Settings
+from shared.errors import ConfigurationError
+
+
+def test_environment_overrides_nested_sections(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PARAMINE_REDIS_URL", "redis://r:6379/0")
+    monkeypatch.setenv("PARAMINE_HTML__MAX_DEPTH", "50")
+    settings = Settings()
+    assert settings.redis_url == "redis://r:6379/0" and settings.html.max_depth == 50
+
+
+def test_production_without_api_key_is_refused() -> None:
+    with pytest.raises(ConfigurationError, match="API_KEY"):
+        Settings(mode="production")
+
+
+def test_visibility_timeout_must_exceed_hard_limit() -> None:
+    with pytest.raises(ConfigurationError, match="visibility_timeout"):
+        Settings(queue={"hard_time_limit": 100, "soft_time_limit": 90, "visibility_timeout": 50})

@@ -1,0 +1,75 @@
+"""Crawler inputs: decoding, directory pairing, JSONL, .lett with URL-pattern pairing."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+from shared.errors import InvalidInput
+from shared.ingest import build_job
+from shared.inputs import (
+    PairingOptions,
+    PairSource,
+    decode_html,
+    pair_pages,
+    read_page_pairs,
+    strip_language,
+)
+from shared.schemas import Page
+from tests.conftest import REPO, kit_path
+
+
+def test_decode_respects_bom_meta_and_detection() -> None:
+    assert decode_html("<p>é</p>".encode("utf-8-sig")) == "<p>é</p>"
+    shift_jis = '<meta charset="shift_jis"><p>日本語</p>'.encode("shift_jis")
+    assert "日本語" in decode_html(shift_jis)
+    assert "日本語" in decode_html("<p>日本語のページです。</p>".encode("euc-jp"))
+
+
+def test_sample_directory_gives_translation_and_pc_mobile_pairs() -> None:
+    pairs = [p for p in read_page_pairs([REPO / "samples" / "crawl"]) if isinstance(p, PairSource)]
+    kinds = {(p.src.lang, p.tgt.lang, p.kind) for p in pairs}
+    assert ("en", "de", "translation") in kinds and ("ja", "ja", "pc-mobile") in kinds
+    assert len(pairs) == 4
+
+
+def test_jsonl_bad_lines_become_errors_and_the_rest_flows(tmp_path: Path) -> None:
+    good = {"id": "1", "kind": "translation", "src": {"url": "a", "lang": "en", "html": "<p>x</p>"},
+            "tgt": {"url": "b", "lang": "fr", "html": "<p>y</p>"}}
+    manifest = tmp_path / "pairs.jsonl"
+    manifest.write_text(json.dumps(good) + "\n{broken\n" + json.dumps({**good, "kind": "poem"}) + "\n")
+    job = build_job(read_page_pairs([manifest]))
+    assert len(job.pairs) == 1 and len(job.refused) == 2
+    assert "pairs.jsonl:2" in str(job.refused[0])
+
+
+def test_url_language_stripping_pairs_common_schemes() -> None:
+    assert strip_language("https://x.org/en/about", "en") == strip_language("https://x.org/de/about", "de")
+    assert strip_language("https://x.org/a?lang=en", "en") == strip_language("https://x.org/a?lang=fr", "fr")
+    assert strip_language("https://en.x.org/a", "en") == strip_language("https://fr.x.org/a", "fr")
+    pages = [Page(url="https://x.org/en/a", lang="en", html="a"), Page(url="https://x.org/de/a", lang="de", html="b"),
+             Page(url="https://x.org/de/b", lang="de", html="c")]
+    pairs = list(pair_pages(pages, PairingOptions("en", "de")))
+    assert [(p.src.url, p.tgt.url) for p in pairs] == [("https://x.org/en/a", "https://x.org/de/a")]
+
+
+def test_real_lett_file_pairs_by_url_key() -> None:
+    lett = kit_path("bitextor-albatec-lett/v2.lett.gz")
+    gold_file = kit_path("bitextor-albatec-lett/url-pattern-pairs.tsv")
+    gold = set()
+    for line in gold_file.read_text().splitlines()[1:]:
+        fields = line.split("\t")
+        if fields[1] and fields[2]:
+            gold.add((fields[1], fields[2]))
+    options = PairingOptions("en", "de", url_key=r"/(\d+)-\d-")
+    found = {(p.src.url, p.tgt.url) for p in read_page_pairs([lett], options) if isinstance(p, PairSource)}
+    assert found and found <= gold
+    assert len(found) >= len(gold) - 1
+
+
+def test_missing_and_unknown_inputs_are_refused(tmp_path: Path) -> None:
+    odd = tmp_path / "x.bin"
+    odd.write_bytes(gzip.compress(b"x"))
+    results = list(read_page_pairs([tmp_path / "none", odd]))
+    assert all(isinstance(r, InvalidInput) for r in results) and len(results) == 2

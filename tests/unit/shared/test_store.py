@@ -1,0 +1,79 @@
+"""Store: idempotent writes, job progress, dead letters, paging (SQLite in a temp dir)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shared.store import SentencePairQuery, Store, normalise_url, sentence_pairs, site_of
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store(f"sqlite:///{tmp_path / 'store.db'}")
+
+
+def _row(index: int, pair_id: str = "pp1", score: float = 0.5) -> dict[str, object]:
+    return {
+        "id": f"sp{pair_id}{index}",
+        "pair_id": pair_id,
+        "kind": "translation",
+        "src_url": "https://a.example/en/x",
+        "tgt_url": "https://a.example/de/x",
+        "site": "a.example",
+        "src_lang": "en",
+        "tgt_lang": "de",
+        "src_text": f"sentence {index}",
+        "tgt_text": f"Satz {index}",
+        "score": score,
+        "bead": f"[{index}]:[{index}]",
+        "position": index,
+    }
+
+
+def test_writing_the_same_rows_twice_changes_nothing(store: Store) -> None:
+    rows = [_row(i) for i in range(5)]
+    assert store.add_sentence_pairs(rows, pair_id="pp1", stage="sentence_align") == 5
+    assert store.add_sentence_pairs(rows, pair_id="pp1", stage="sentence_align") == 0
+    assert store.count(sentence_pairs) == 5
+
+
+def test_job_status_counts_completed_failed_and_sentences(store: Store) -> None:
+    store.record_job("job1", [("pp1", "a", "b"), ("pp2", "c", "d")], source="test")
+    status = store.job_status("job1")
+    assert status is not None and status.state == "running" and status.pairs == 2
+    store.add_sentence_pairs([_row(0), _row(1)], pair_id="pp1", stage="sentence_align")
+    store.record_dead_letter(
+        stage="tree_align", payload={"job_id": "job1", "x": 1}, error_type="InvalidInput", reason="bad", attempts=1
+    )
+    status = store.job_status("job1")
+    assert status is not None
+    assert (status.completed, status.failed, status.sentence_pairs, status.state) == (1, 1, 2, "done-with-errors")
+    assert store.job_status("nope") is None
+
+
+def test_dead_letter_of_the_same_message_is_kept_once_with_its_reason(store: Store) -> None:
+    for _ in range(3):
+        store.record_dead_letter(stage="paraphrase", payload={"a": 1}, error_type="X", reason="why", attempts=2)
+    letters = store.list_dead_letters()
+    assert len(letters) == 1 and letters[0]["reason"] == "why" and letters[0]["stage"] == "paraphrase"
+    assert store.delete_dead_letters() == 1 and store.list_dead_letters() == []
+
+
+def test_listing_filters_and_pages(store: Store) -> None:
+    store.record_job("job1", [("pp1", "a", "b")], source="t")
+    store.add_sentence_pairs([_row(i, score=i / 10) for i in range(10)], pair_id="pp1", stage="sentence_align")
+    store.add_sentence_pairs([_row(i, pair_id="pp9") for i in range(3)], pair_id="pp9", stage="sentence_align")
+    assert len(store.list_sentence_pairs(SentencePairQuery(job_id="job1", limit=100))) == 10
+    assert len(store.list_sentence_pairs(SentencePairQuery(min_score=0.55))) == 4
+    paged = list(store.iter_sentence_pairs(SentencePairQuery(job_id="job1"), batch=3))
+    assert [row["position"] for row in paged] == list(range(10))
+    assert store.list_sentence_pairs(SentencePairQuery(site="b.example")) == []
+
+
+def test_urls_and_sites() -> None:
+    assert normalise_url("postgresql://u@h/db") == "postgresql+psycopg://u@h/db"
+    assert normalise_url("sqlite:///x.db") == "sqlite:///x.db"
+    assert site_of("https://News.Example.org/a/b") == "news.example.org"
+    assert site_of("relative/path") == ""
