@@ -46,6 +46,7 @@ _WLSP_WORD = 12  # 見出し本体
 _WLSP_NAMES = (3, 4, 5, 6)  # 類, 部門, 中項目, 分類項目 names
 _WLSP_ROOT = "WLSP"
 _WORDNET_ROOT = "00001740-n"  # entity.n.01
+_AFFIX_MARKS = ("−", "－", "-", "…")  # cp932 decodes the table's − as －
 
 
 @dataclass(frozen=True, eq=False)
@@ -243,7 +244,7 @@ def _wlsp_word(row: list[str]) -> str | None:
         return None  # a record marking a semantic break inside a class
     if row[_WLSP_RECORD_KIND] == "B" and ("・" in word or "／" in word):
         return None  # a combined heading; its split-off records follow with single words
-    if word.startswith(("−", "-", "…")) or word.endswith(("−", "-", "…")):
+    if word.startswith(_AFFIX_MARKS) or word.endswith(_AFFIX_MARKS):
         return None  # affixes and phrase fragments never match a free-standing noun
     return word
 

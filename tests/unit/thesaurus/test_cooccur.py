@@ -1,0 +1,58 @@
+"""Tests of noun–を–verb extraction and the frequency filter."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.thesaurus.cooccur import (
+    Cooccurrence,
+    count_cooccurrences,
+    extract_cooccurrences,
+    filter_counts,
+)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("本を読んだ人が来た。", [("本", "読む")]),  # relative clause: the clause's own verb
+        ("政府は経済成長を促す。", [("成長", "促す")]),  # compound noun: its head
+        ("データを速く分析した。", [("データ", "分析する")]),  # adverb between, サ変 + する
+        ("「本」を読む。", [("本", "読む")]),  # closing bracket before を
+        ("推理小説などを訳した。", [("小説", "訳す")]),  # restrictive particle before を
+        ("人を人として思う。", [("人", "思う")]),  # として is not the predicate
+        ("本を彼に渡す。", [("本", "渡す")]),  # another argument phrase in between
+        ("彼を信じた。", []),  # pronoun object
+        ("本を。読む。", []),  # the sentence ended before any verb
+        ("水を飲み、パンを食べた。", [("水", "飲む"), ("パン", "食べる")]),
+    ],
+)
+def test_extraction_rules(sentence: str, expected: list[tuple[str, str]]) -> None:
+    assert extract_cooccurrences(sentence) == [Cooccurrence(n, v) for n, v in expected]
+
+
+def test_max_gap_bounds_the_distance_to_the_verb() -> None:
+    sentence = "本を図書館でゆっくり読んだ。"
+    assert extract_cooccurrences(sentence) == [Cooccurrence("本", "読む")]
+    assert extract_cooccurrences(sentence, max_gap=2) == []
+
+
+def test_filter_drops_singletons_and_rare_verbs() -> None:
+    counts = {
+        Cooccurrence("本", "読む"): 15,
+        Cooccurrence("新聞", "読む"): 5,
+        Cooccurrence("雑誌", "読む"): 1,  # seen once: dropped
+        Cooccurrence("水", "飲む"): 20,  # 飲む seen 20 times in all: dropped
+    }
+    kept = filter_counts(counts)
+    # 読む is seen 21 times counting the singleton, so it stays.
+    assert kept == {Cooccurrence("本", "読む"): 15, Cooccurrence("新聞", "読む"): 5}
+    assert filter_counts(counts, min_pair=1, min_verb=1) == counts
+
+
+def test_count_cooccurrences() -> None:
+    pairs = [Cooccurrence("本", "読む"), Cooccurrence("本", "読む"), Cooccurrence("水", "飲む")]
+    assert count_cooccurrences(pairs) == {
+        Cooccurrence("本", "読む"): 2,
+        Cooccurrence("水", "飲む"): 1,
+    }

@@ -1,0 +1,49 @@
+"""Tests of the UD gold derivation and the extraction accuracy regression guard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from services.thesaurus.cooccur import Cooccurrence, extract_cooccurrences
+from services.thesaurus.evaluation import load_ud_gold, score_extraction
+from tests.conftest import kit_path
+
+CONLLU = """# text = 本を読む。
+1\t本\t本\tNOUN\t名詞-普通名詞-一般\t_\t3\tobj\t_\t_
+2\tを\tを\tADP\t助詞-格助詞\t_\t1\tcase\t_\t_
+3\t読む\t読む\tVERB\t動詞-一般-五段-マ行\t_\t0\troot\t_\t_
+4\t。\t。\tPUNCT\t補助記号-句点\t_\t3\tpunct\t_\t_
+
+# text = データを分析し、彼を信じた。
+1\tデータ\tデータ\tNOUN\t名詞-普通名詞-一般\t_\t3\tobj\t_\t_
+2\tを\tを\tADP\t助詞-格助詞\t_\t1\tcase\t_\t_
+3\t分析\t分析\tVERB\t名詞-普通名詞-サ変可能\t_\t8\tadvcl\t_\t_
+4\tし\t為る\tAUX\t動詞-非自立可能-サ行変格\t_\t3\taux\t_\t_
+5\t、\t、\tPUNCT\t補助記号-読点\t_\t3\tpunct\t_\t_
+6\t彼\t彼\tPRON\t代名詞\t_\t8\tobj\t_\t_
+7\tを\tを\tADP\t助詞-格助詞\t_\t6\tcase\t_\t_
+8\t信じ\t信ずる\tVERB\t動詞-一般-上一段-ザ行\t_\t0\troot\t_\t_
+9\tた\tた\tAUX\t助動詞-助動詞-タ\t_\t8\taux\t_\t_
+
+"""
+
+
+def test_gold_pairs_from_conllu(tmp_path: Path) -> None:
+    path = tmp_path / "tiny.conllu"
+    path.write_text(CONLLU, encoding="utf-8")
+    gold = load_ud_gold(path)
+    assert [g.text for g in gold] == ["本を読む。", "データを分析し、彼を信じた。"]
+    assert gold[0].pairs == (Cooccurrence("本", "読む"),)
+    assert gold[1].pairs == (Cooccurrence("データ", "分析する"),)
+    assert gold[1].skipped == 1  # the pronoun object
+    score = score_extraction(gold, [extract_cooccurrences(g.text) for g in gold])
+    assert (score.precision, score.recall) == (1.0, 1.0)
+
+
+def test_extraction_accuracy_on_ud_japanese_gsd_dev() -> None:
+    gold = load_ud_gold(kit_path("ud-japanese-gsd/ja_gsd-ud-dev.conllu"))
+    score = score_extraction(gold, [extract_cooccurrences(g.text) for g in gold])
+    # Measured 0.890 / 0.951 (benchmarks/results/thesaurus_extraction.md); regression guard.
+    assert score.gold == 290
+    assert score.precision >= 0.88
+    assert score.recall >= 0.94

@@ -1,0 +1,71 @@
+"""Tests of the thesaurus store: idempotent observations, thesauri, versioned snapshots (SQLite)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sqlalchemy as sa
+
+from services.thesaurus import repository
+from services.thesaurus.cooccur import Cooccurrence, extract_cooccurrences
+from services.thesaurus.thesauri import Thesaurus
+from shared.errors import InvalidInput
+from shared.store import make_engine
+
+SENTENCES = ["犬を飼う。", "猫を飼う。", "車を運転する。", "犬を散歩させる。", "船を運転する。"]
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> sa.Engine:
+    engine = make_engine(f"sqlite:///{tmp_path / 'store.db'}")
+    repository.ensure_schema(engine)
+    return engine
+
+
+def _feed(engine: sa.Engine) -> int:
+    return sum(
+        repository.record_cooccurrences(engine, f"s{k}", extract_cooccurrences(text))
+        for k, text in enumerate(SENTENCES)
+    )
+
+
+def test_feeding_the_same_sentences_twice_changes_nothing(engine: sa.Engine) -> None:
+    assert _feed(engine) == 5
+    first = repository.cooccurrence_counts(engine)
+    assert _feed(engine) == 0
+    assert repository.record_many(engine, [("s0", [Cooccurrence("犬", "飼う")])]) == 0
+    assert repository.cooccurrence_counts(engine) == first
+    assert first[Cooccurrence("犬", "飼う")] == 1
+
+
+def test_thesaurus_round_trip_and_replacement(engine: sa.Engine, tree: Thesaurus) -> None:
+    repository.save_thesaurus(engine, tree)
+    repository.save_thesaurus(engine, tree)  # replaces, no duplicate rows
+    loaded = repository.load_thesaurus(engine, "fixture")
+    assert loaded.class_ids == tree.class_ids and loaded.words == tree.words
+    assert repository.thesaurus_names(engine) == ["fixture"]
+    with pytest.raises(InvalidInput, match="no thesaurus"):
+        repository.load_thesaurus(engine, "missing")
+
+
+def test_snapshots_are_versioned_and_serve_similarities(
+    engine: sa.Engine, tree: Thesaurus
+) -> None:
+    assert repository.similarity(engine, "犬", "猫") is None  # nothing built yet
+    repository.save_thesaurus(engine, tree)
+    _feed(engine)
+    first = repository.rebuild_snapshot(engine, "fixture", min_pair=1, min_verb=1)
+    second = repository.rebuild_snapshot(engine, "fixture", min_pair=1, min_verb=1)
+    assert second != first
+    old, new = repository.load_snapshot(engine, first), repository.load_snapshot(engine, second)
+    assert (old.summary["version"], new.summary["version"]) == (1, 2)
+    np.testing.assert_array_equal(old.model.values, new.model.values)
+    np.testing.assert_array_equal(new.model.values, new.model.values.T)
+    answer = repository.similarity(engine, "犬", "猫")
+    assert answer is not None and answer.snapshot_id == second and answer.match is not None
+    # 犬 and 猫 share the verb 飼う with positive MI: a corpus value.
+    assert answer.match.round == 0 and answer.match.value > 0
+    unknown = repository.similarity(engine, "犬", "未知語")
+    assert unknown is not None and unknown.match is None
