@@ -230,21 +230,26 @@ class WordAligner:
         links_backward = {(i, int(s)) for i, s in enumerate(states) if s < len(target)}
         return links_forward, links_backward
 
-    def posteriors(self, source: Sequence[str], target: Sequence[str]) -> NDArray[np.float64]:
-        """Averaged link posteriors of both directions, shape (len(source), len(target))."""
+    def directional_posteriors(
+        self, source: Sequence[str], target: Sequence[str]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Link posteriors of each direction, both shaped (len(source), len(target))."""
         from services.paraphrase import hmm
 
         self._require_model()
         forward, backward = self._directions
         p0 = self.config.null_prob
-        gamma, _, _ = hmm.forward_backward(
-            self._emission(forward, source, target), forward.jump, p0
-        )
-        post_forward = gamma[:, : len(source)].T
-        gamma, _, _ = hmm.forward_backward(
-            self._emission(backward, target, source), backward.jump, p0
-        )
-        post_backward = gamma[:, : len(target)]
+        emission = self._emission(forward, source, target)
+        gamma, _, _ = hmm.forward_backward(emission, forward.jump, p0)
+        post_forward: NDArray[np.float64] = np.ascontiguousarray(gamma[:, : len(source)].T)
+        emission = self._emission(backward, target, source)
+        gamma, _, _ = hmm.forward_backward(emission, backward.jump, p0)
+        post_backward: NDArray[np.float64] = np.ascontiguousarray(gamma[:, : len(target)])
+        return post_forward, post_backward
+
+    def posteriors(self, source: Sequence[str], target: Sequence[str]) -> NDArray[np.float64]:
+        """Averaged link posteriors of both directions, shape (len(source), len(target))."""
+        post_forward, post_backward = self.directional_posteriors(source, target)
         result: NDArray[np.float64] = 0.5 * (post_forward + post_backward)
         return result
 
