@@ -50,9 +50,7 @@ def test_thesaurus_round_trip_and_replacement(engine: sa.Engine, tree: Thesaurus
         repository.load_thesaurus(engine, "missing")
 
 
-def test_snapshots_are_versioned_and_serve_similarities(
-    engine: sa.Engine, tree: Thesaurus
-) -> None:
+def test_snapshots_are_versioned_and_serve_similarities(engine: sa.Engine, tree: Thesaurus) -> None:
     assert repository.similarity(engine, "犬", "猫") is None  # nothing built yet
     repository.save_thesaurus(engine, tree)
     _feed(engine)

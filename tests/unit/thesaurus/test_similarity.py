@@ -56,7 +56,7 @@ def test_sim_by_hand_and_undefined_classes() -> None:
             },
             Thesaurus.build(
                 "t",
-                [("r", None, ""), ("C1", "r", ""), ("C2", "r", ""), ("C3", "r", ""), ("C4", "r", "")],
+                [("r", None, "")] + [(f"C{k}", "r", "") for k in range(1, 5)],
                 [("a", "C1"), ("b", "C2"), ("c", "C3"), ("d", "C4")],
             ),
         )
@@ -84,7 +84,10 @@ def _brute_force_sim(mi: np.ndarray) -> np.ndarray:
     return out
 
 
-@given(arrays(np.int64, st.tuples(st.integers(1, 6), st.integers(1, 7)), elements=st.integers(0, 4)))
+SHAPES = st.tuples(st.integers(1, 6), st.integers(1, 7))
+
+
+@given(arrays(np.int64, SHAPES, elements=st.integers(0, 4)))
 def test_sim_kernel_matches_brute_force(counts: np.ndarray) -> None:
     if counts.sum() == 0:
         return

@@ -36,7 +36,10 @@ def wlsp_file(tmp_path: Path) -> Path:
 
 def test_wlsp_class_tree_and_words(wlsp_file: Path) -> None:
     thesaurus = load_wlsp(wlsp_file)
-    parent = {cid: thesaurus.class_ids[p] if p >= 0 else None for cid, p in zip(thesaurus.class_ids, thesaurus.parent)}
+    parent = {
+        cid: thesaurus.class_ids[p] if p >= 0 else None
+        for cid, p in zip(thesaurus.class_ids, thesaurus.parent, strict=True)
+    }
     assert parent["1.1000"] == "1.10" and parent["1.10"] == "1.1" and parent["1.1"] == "1"
     assert parent["1"] == "WLSP" and parent["WLSP"] is None
     assert set(thesaurus.leaf_ids) == {"1.1000", "1.3101"}
@@ -54,7 +57,9 @@ def test_wlsp_class_tree_and_words(wlsp_file: Path) -> None:
 
 def test_wlsp_paragraph_leaves_and_koumoku(wlsp_file: Path, tmp_path: Path) -> None:
     koumoku1 = tmp_path / "koumoku1.txt"
-    koumoku1.write_text("1.1000,事柄,137\n1.1010,こそあど・他,51\n1.3101,言語,99\n", encoding="utf-8")
+    koumoku1.write_text(
+        "1.1000,事柄,137\n1.1010,こそあど・他,51\n1.3101,言語,99\n", encoding="utf-8"
+    )
     koumoku2 = tmp_path / "koumoku2.txt"
     koumoku2.write_text("1.10,事柄,405\n1.31,言語,993\n", encoding="utf-8")
     thesaurus = load_wlsp(wlsp_file, koumoku1=koumoku1, koumoku2=koumoku2, leaf_level="paragraph")
