@@ -36,7 +36,7 @@ def load(split: str) -> list[GoldAlignment]:
 
 
 def identity_baseline(gold: Sequence[GoldAlignment]) -> list[set[Link]]:
-    """One-to-one links between identical tokens (case-insensitive), nearest relative position first."""
+    """One-to-one links between identical tokens (case-insensitive), nearest position first."""
     result = []
     for g in gold:
         candidates = sorted(
