@@ -4,8 +4,8 @@ The program minimises the summed bead cost over all segmentations of the two seq
 into beads of the shapes in ``beads.BEAD_SHAPES`` (ALGORITHMS.md §2). Only cells (i, j)
 with ``band_low[i] <= j <= band_high[i]`` are explored, so time is O(n * band) and the
 memory is one int8 back-pointer per band cell plus four rolling rows of scores.
-Compiled with numba; the bead cost is Gale-Church's length cost plus an optional table of
-extra (lexical) costs per band cell and bead shape.
+Compiled with numba; the bead cost is Gale-Church's length cost (weighted per shape)
+plus an optional table of extra (lexical) costs per band cell and bead shape.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def _bead_cost(
     shape_cost: FloatArray,
     ratio: float,
     variance: float,
-    length_weight: float,
+    length_weight: FloatArray,
     extra: FloatArray,
     extra_row: IntArray,
     band_low: IntArray,
@@ -69,7 +69,9 @@ def _bead_cost(
     len_src = float(src_cum[i] - src_cum[previous_i])
     len_tgt = float(tgt_cum[j] - tgt_cum[previous_j])
     # cost(bead) = -log Pr(bead shape) - log Pr(delta | match)   (§2, Gale & Church)
-    cost: float = shape_cost[shape] + length_weight * length_cost(len_src, len_tgt, ratio, variance)
+    cost: float = shape_cost[shape] + length_weight[shape] * length_cost(
+        len_src, len_tgt, ratio, variance
+    )
     if extra.shape[0] > 0:
         cost += extra[extra_row[i] + j - band_low[i], shape]
     return cost
@@ -84,7 +86,7 @@ def banded_dp(
     shape_cost: FloatArray,
     ratio: float,
     variance: float,
-    length_weight: float,
+    length_weight: FloatArray,
     extra: FloatArray,
     extra_row: IntArray,
 ) -> tuple[IntArray, FloatArray, float]:

@@ -28,6 +28,7 @@ class LexicalSettings:
     both_directions: bool  # LLR(T|S) + LLR(S|T) instead of LLR(T|S) alone
     lexical_weight: float
     length_weight: float = 1.0
+    deletion_length_weight: float = 1.0  # weight of the length cost of 1-0 and 0-1 beads
     margin: int = 6  # sentences either side of the first path searched in pass 2
     confident_share: float = 0.8  # cheapest share of 1-1 beads that trains Model 1
     max_training_beads: int = 5000
@@ -77,6 +78,11 @@ def _shift(beads: Sequence[Bead], src_offset: int, tgt_offset: int) -> list[Bead
     ]
 
 
+def _length_weights(settings: LexicalSettings) -> dp.FloatArray:
+    deletion = (dp.SHAPE_SRC == 0) | (dp.SHAPE_TGT == 0)
+    return np.where(deletion, settings.deletion_length_weight, settings.length_weight)
+
+
 def align_two_pass(
     src: Sequence[str],
     tgt: Sequence[str],
@@ -118,7 +124,7 @@ def align_two_pass(
             band,
             extra=-settings.lexical_weight * llr,
             extra_row=row_first,
-            length_weight=settings.length_weight,
+            length_weight=_length_weights(settings),
         )
         aligned.extend(_shift(beads, x0, y0))
     return aligned

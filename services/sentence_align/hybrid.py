@@ -18,7 +18,13 @@ from services.sentence_align._two_pass import LexicalSettings, align_two_pass
 from services.sentence_align.beads import Bead
 
 # Chosen on the Text+Berg dev document (benchmarks/sentence_align.py), never on test.
-HYBRID_SETTINGS = LexicalSettings(epsilon=0.3, both_directions=True, lexical_weight=0.5)
+HYBRID_SETTINGS = LexicalSettings(
+    epsilon=0.1,
+    both_directions=True,
+    lexical_weight=0.5,
+    cue_weight=5.0,
+    deletion_length_weight=0.5,
+)
 
 
 def align_hybrid(

@@ -63,11 +63,15 @@ def cumulative_lengths(sentences: Sequence[str]) -> dp.IntArray:
 
 
 def initial_model(src_cum: dp.IntArray, tgt_cum: dp.IntArray) -> LengthModel:
-    """c from the ratio of total lengths; s2 = 6.8 scaled to the target's unit (§2)."""
+    """c from the ratio of total lengths; s2 = 6.8 c^1.5 (§2).
+
+    The c^1.5 scaling keeps the model symmetric: swapping the sides turns c into 1/c and
+    must turn s2 into s2 / c^3 (see ``length_cost``), which 6.8 c^1.5 does.
+    """
     if src_cum[-1] == 0 or tgt_cum[-1] == 0:
         return LengthModel()
     ratio = float(tgt_cum[-1]) / float(src_cum[-1])
-    return LengthModel(ratio=ratio, variance=DEFAULT_VARIANCE * ratio)
+    return LengthModel(ratio=ratio, variance=DEFAULT_VARIANCE * ratio**1.5)
 
 
 def run_dp(
@@ -78,7 +82,7 @@ def run_dp(
     *,
     extra: dp.FloatArray | None = None,
     extra_row: dp.IntArray | None = None,
-    length_weight: float = 1.0,
+    length_weight: dp.FloatArray | None = None,
 ) -> list[Bead]:
     """One pass of the banded program; beads with their own costs."""
     low, high = band
@@ -90,7 +94,7 @@ def run_dp(
         np.asarray(model.shape_cost, dtype=np.float64),
         model.ratio,
         model.variance,
-        length_weight,
+        np.ones(dp.N_SHAPES) if length_weight is None else length_weight,
         np.zeros((0, dp.N_SHAPES)) if extra is None else extra,
         np.zeros(1, np.int64) if extra_row is None else extra_row,
     )

@@ -1,0 +1,166 @@
+"""Tests of the banded Gale-Church program: brute-force oracles and golden values."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy.special import erfc
+
+from services.sentence_align import _banded_dp as dp
+from services.sentence_align.beads import BEAD_SHAPES, Bead, check_coverage
+from services.sentence_align.length import (
+    LengthModel,
+    align_by_length,
+    align_with_widening_band,
+    cumulative_lengths,
+    run_dp,
+    sentence_length,
+)
+
+
+def reference_length_cost(len_src: float, len_tgt: float, ratio: float, variance: float) -> float:
+    # Written independently from the compiled version (scipy's erfc, no asymptote).
+    if len_src == 0 and len_tgt == 0:
+        return 0.0
+    mean = (len_src + len_tgt / ratio) / 2
+    delta = (len_tgt - len_src * ratio) / math.sqrt(variance * mean)
+    return -math.log(erfc(abs(delta) / math.sqrt(2)))
+
+
+def all_paths(n: int, m: int) -> Iterator[list[tuple[int, int, int]]]:
+    """Every segmentation of (n, m) into beads, as (end i, end j, shape) lists."""
+    if n == 0 and m == 0:
+        yield []
+        return
+    for shape, (a, b) in enumerate(BEAD_SHAPES):
+        if a <= n and b <= m:
+            for path in all_paths(n - a, m - b):
+                yield [*path, (n, m, shape)]
+
+
+def brute_force(
+    src_len: list[int],
+    tgt_len: list[int],
+    model: LengthModel,
+    band: tuple[np.ndarray, np.ndarray] | None,
+) -> float:
+    src_cum, tgt_cum = np.cumsum([0, *src_len]), np.cumsum([0, *tgt_len])
+    best = math.inf
+    for path in all_paths(len(src_len), len(tgt_len)):
+        if band is not None and any(not band[0][i] <= j <= band[1][i] for i, j, _ in path):
+            continue
+        total = 0.0
+        for i, j, shape in path:
+            a, b = BEAD_SHAPES[shape]
+            total += model.shape_cost[shape] + reference_length_cost(
+                src_cum[i] - src_cum[i - a],
+                tgt_cum[j] - tgt_cum[j - b],
+                model.ratio,
+                model.variance,
+            )
+        best = min(best, total)
+    return best
+
+
+def program_cost(
+    src_len: list[int], tgt_len: list[int], model: LengthModel, band: tuple[np.ndarray, np.ndarray]
+) -> float:
+    src_cum = np.cumsum([0, *src_len]).astype(np.int64)
+    tgt_cum = np.cumsum([0, *tgt_len]).astype(np.int64)
+    beads = run_dp(src_cum, tgt_cum, model, band)
+    check_coverage(beads, len(src_len), len(tgt_len))
+    return sum(bead.cost for bead in beads)
+
+
+lengths = st.lists(st.integers(1, 60), min_size=0, max_size=4)
+models = st.builds(LengthModel, st.floats(0.6, 1.6), st.floats(1.0, 10.0))
+
+
+@given(lengths, lengths, models)
+def test_full_band_program_equals_exhaustive_search(
+    src: list[int], tgt: list[int], model: LengthModel
+) -> None:
+    band = dp.diagonal_band(len(src), len(tgt), len(src) + len(tgt) + 1)
+    assert program_cost(src, tgt, model, band) == pytest.approx(
+        brute_force(src, tgt, model, None), rel=1e-9
+    )
+
+
+@given(lengths, lengths, models, st.integers(0, 2))
+def test_narrow_band_program_equals_exhaustive_search_inside_the_band(
+    src: list[int], tgt: list[int], model: LengthModel, half_width: int
+) -> None:
+    band = dp.diagonal_band(len(src), len(tgt), half_width)
+    expected = brute_force(src, tgt, model, band)
+    assert program_cost(src, tgt, model, band) == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("len_src", "len_tgt", "expected"),
+    [
+        # delta = 0: Pr = 2 (1 - Phi(0)) = 1, cost 0.
+        (10, 10, 0.0),
+        # delta = (12 - 10) / sqrt(6.8 * 11) = 0.23125; 2 (1 - Phi(0.23125)) = 0.81712.
+        (10, 12, -math.log(0.81712)),
+        # deletion of 17 chars: delta = 17 / sqrt(6.8 * 8.5) = 2.2361; Pr = 0.025347.
+        (17, 0, -math.log(0.025347)),
+    ],
+)
+def test_length_cost_golden_values(len_src: int, len_tgt: int, expected: float) -> None:
+    assert dp.length_cost(len_src, len_tgt, 1.0, 6.8) == pytest.approx(expected, abs=2e-4)
+
+
+def test_length_cost_stays_finite_far_in_the_tail() -> None:
+    assert math.isfinite(dp.length_cost(5000.0, 1.0, 1.0, 6.8))
+    assert dp.length_cost(5000.0, 1.0, 1.0, 6.8) > dp.length_cost(500.0, 1.0, 1.0, 6.8)
+
+
+def test_mirrored_model_gives_the_same_cost_for_swapped_lengths() -> None:
+    model = LengthModel(ratio=1.3, variance=5.0)
+    mirror = model.mirrored()
+    for len_src, len_tgt in [(10, 14), (30, 12), (0, 9), (7, 0)]:
+        assert dp.length_cost(len_tgt, len_src, mirror.ratio, mirror.variance) == pytest.approx(
+            dp.length_cost(len_src, len_tgt, model.ratio, model.variance)
+        )
+
+
+def test_obvious_split_is_found() -> None:
+    src = ["A" * 40, "B" * 20, "C" * 30]
+    tgt = ["a" * 40, "b" * 9, "b" * 10, "c" * 30]
+    beads = align_by_length(src, tgt)
+    assert [(b.src, b.tgt) for b in beads] == [((0,), (0,)), ((1,), (1, 2)), ((2,), (3,))]
+
+
+def test_band_widens_until_it_finds_the_full_band_optimum() -> None:
+    # The target lacks the first 8 source sentences and ends with 8 others: the best path
+    # runs 8 sentences off the diagonal, outside a band of 5.
+    rng = np.random.default_rng(7)
+    body = ["x" * int(n) for n in rng.integers(20, 80, size=150)]
+    tgt = body[8:] + ["z" * int(n) for n in rng.integers(20, 80, size=8)]
+    src_cum, tgt_cum = cumulative_lengths(body), cumulative_lengths(tgt)
+    model = LengthModel()
+
+    def total(beads: list[Bead]) -> float:
+        return sum(bead.cost for bead in beads)
+
+    narrow = run_dp(src_cum, tgt_cum, model, dp.diagonal_band(150, 150, 5))
+    full = run_dp(src_cum, tgt_cum, model, dp.diagonal_band(150, 150, 150))
+    assert total(narrow) > total(full) + 1.0  # the narrow band alone misses the optimum
+    widened = align_with_widening_band(src_cum, tgt_cum, model, half_width=5)
+    assert total(widened) == pytest.approx(total(full))
+
+
+def test_path_touches_edge() -> None:
+    low, high = np.array([0, 0, 1]), np.array([1, 2, 3])
+    assert dp.path_touches_edge(np.array([[1, 2], [2, 3]]), low, high, 3)
+    assert not dp.path_touches_edge(np.array([[1, 1], [2, 3]]), low, high, 3)
+
+
+def test_sentence_length_ignores_whitespace() -> None:
+    assert sentence_length(" a b\tc\n") == 3
+    assert cumulative_lengths(["ab", "", "c d"]).tolist() == [0, 2, 2, 4]
