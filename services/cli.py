@@ -36,6 +36,7 @@ class ExportFormat(str, Enum):
     jsonl = "jsonl"
     moses = "moses"
     tsv = "tsv"
+    ppdb = "ppdb"
 
 
 InputPaths = Annotated[list[Path], typer.Argument(help="HTML pair directories, .jsonl, .lett(.gz), .warc(.gz)")]
@@ -175,6 +176,14 @@ def serve(
 
 
 @app.command()
+def scheduler(loglevel: Annotated[str, typer.Option()] = "INFO") -> None:
+    """Run the periodic tasks (similarity recompute) with Celery beat; needs PARAMINE_REDIS_URL."""
+    from shared.celery_app import get_celery
+
+    get_celery().start(["beat", f"--loglevel={loglevel}", "--schedule=/tmp/paramine-beat-schedule"])
+
+
+@app.command()
 def submit(
     inputs: InputPaths,
     gateway: Annotated[str | None, typer.Option(help="gateway base URL (default: straight to Redis)")] = None,
@@ -235,6 +244,17 @@ def export(
 
     store = Store(get_settings().database_url)
     rows = store.iter_sentence_pairs(SentencePairQuery(job, site, src_lang, tgt_lang, min_score))
+    if format is ExportFormat.ppdb:
+        from services.paraphrase import tables
+        from services.paraphrase.phrases import format_ppdb
+
+        observations = [
+            tables.Observation(row["lang"], row["kind"], row["src_text"], row["tgt_text"])
+            for row in store.paraphrase_observations()
+        ]
+        count = write_lines((line + "\n" for line in format_ppdb(tables.phrase_paraphrases(observations))), out)
+        console.print(f"{count} paraphrase pairs → {out}")
+        return
     if format is ExportFormat.moses:
         src_path, tgt_path, count = write_moses(rows, out)
         console.print(f"{count} pairs → {src_path}, {tgt_path}")

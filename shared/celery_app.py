@@ -39,10 +39,20 @@ def make_celery(settings: Settings) -> Celery:
         broker_connection_retry_on_startup=True,
         task_queues=[Queue(queue_name(stage)) for stage in STAGES],
         task_default_queue=queue_name(STAGES[0]),
-        task_routes={task_name(stage): {"queue": queue_name(stage)} for stage in STAGES},
+        task_routes={
+            **{task_name(stage): {"queue": queue_name(stage)} for stage in STAGES},
+            "paramine.thesaurus.recompute": {"queue": queue_name("thesaurus")},
+        },
         worker_hijack_root_logger=False,
         worker_send_task_events=False,
         include=[f"services.{stage}.tasks" for stage in STAGES],
+        beat_schedule={
+            "thesaurus-recompute": {
+                "task": "paramine.thesaurus.recompute",
+                "schedule": settings.recompute_interval,
+                "options": {"queue": queue_name("thesaurus")},
+            }
+        },
     )
     return app
 

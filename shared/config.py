@@ -43,6 +43,7 @@ class Settings(BaseSettings):
     max_body_bytes: int = 25_000_000
     rate_limit_per_minute: int = 6_000
     metrics_dir: Path | None = None
+    recompute_interval: float = 3_600.0  # seconds between similarity-matrix recomputes
     html: HtmlLimits = HtmlLimits()
     queue: QueueSettings = QueueSettings()
 

@@ -104,6 +104,31 @@ class SentencePairs(Message):
     pairs: list[SentencePair]
 
 
+class ArticleIn(BaseModel):
+    """A news article of a day batch (Web: title, keywords, body; mobile: body)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str = Field(min_length=1, max_length=256)
+    date: str = Field(default="", max_length=64)
+    title: str = ""
+    body: str
+    keywords: list[str] = Field(default_factory=list, max_length=1_000)
+    url: str = Field(default="", max_length=4_096)
+
+
+class ArticleBatch(Message):
+    """A day batch of Web and mobile articles: sentence_align pairs articles, then sentences."""
+
+    job_id: str = Field(min_length=1, max_length=64)
+    web: list[ArticleIn] = Field(max_length=20_000)
+    mobile: list[ArticleIn] = Field(max_length=20_000)
+    lang: str = "ja"
+
+    @property
+    def batch_id(self) -> str:
+        return content_id(self.model_dump_json(exclude={"job_id"}), prefix="ab")
+
+
 class JapaneseSentences(Message):
     """Japanese sentences for the thesaurus stage's cooccurrence counts."""
 
@@ -112,21 +137,23 @@ class JapaneseSentences(Message):
     sentences: list[str]
 
 
-MESSAGE_TYPES: dict[str, type[Message]] = {
-    "tree_align": PagePair,
-    "sentence_align": ChunkPairs,
-    "paraphrase": SentencePairs,
-    "thesaurus": JapaneseSentences,
+MESSAGE_TYPES: dict[str, tuple[type[Message], ...]] = {
+    "tree_align": (PagePair,),
+    "sentence_align": (ChunkPairs, ArticleBatch),
+    "paraphrase": (SentencePairs,),
+    "thesaurus": (JapaneseSentences,),
 }
 
 
 def parse_message(stage: str, payload: Any) -> Message:
     """Validate a queue payload for ``stage``; bad payloads raise ``InvalidInput``."""
-    model = MESSAGE_TYPES.get(stage)
-    if model is None:
+    models = MESSAGE_TYPES.get(stage)
+    if models is None:
         raise InvalidInput(f"unknown stage {stage!r}")
     if not isinstance(payload, dict):
         raise InvalidInput(f"{stage} message must be a JSON object, got {type(payload).__name__}")
+    # A stage taking several message kinds tells them apart by their required fields.
+    model = next((m for m in models if _required_fields(m) <= payload.keys()), models[0])
     try:
         return model.model_validate(payload)
     except ValidationError as exc:
@@ -134,3 +161,7 @@ def parse_message(stage: str, payload: Any) -> Message:
             f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}" for err in exc.errors()
         )
         raise InvalidInput(f"{stage} message does not match schema v{SCHEMA_VERSION}: {details}") from None
+
+
+def _required_fields(model: type[Message]) -> set[str]:
+    return {name for name, field in model.model_fields.items() if field.is_required()}

@@ -10,6 +10,7 @@ from shared.config import get_settings
 from shared.ingest import Job, register_job
 from shared.metrics import stage_metrics
 from shared.pipeline import LocalRunner
+from shared.schemas import Message
 from shared.store import Store
 
 
@@ -32,6 +33,16 @@ def enqueue_job(store: Store, job: Job, source: str) -> None:
 
     runner = LocalRunner(all_handlers(), store, stage_metrics())
     runner.run("tree_align", (pair.model_dump(mode="json") for pair in job.pairs))
+
+
+def dispatch(store: Store, stage: str, message: Message) -> None:
+    """Queue one message for ``stage`` (distributed) or run it and what follows now (embedded)."""
+    if get_settings().redis_url:
+        _sender().send(stage, message)
+        return
+    from services.registry import all_handlers
+
+    LocalRunner(all_handlers(), store, stage_metrics()).run(stage, [message.model_dump(mode="json")])
 
 
 def retry_dead_letters(store: Store, ids: Sequence[str] | None) -> dict[str, int]:

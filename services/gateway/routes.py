@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response, status
@@ -13,7 +14,8 @@ from shared.errors import InvalidInput
 from shared.ingest import build_job
 from shared.inputs import PairSource, decode_html
 from shared.metrics import CONTENT_TYPE_LATEST, metrics_payload, stage_metrics
-from shared.schemas import Page
+from shared.ids import content_id
+from shared.schemas import ArticleBatch, ArticleIn, Page
 from shared.store import SentencePairQuery
 
 router = APIRouter()
@@ -169,6 +171,98 @@ async def ingest_page_pairs(request: Request, store: StoreDep, _key: IngestKey) 
         pair_ids=[pair.pair_id for pair in job.pairs],
         refused=[str(error) for error in job.refused],
     )
+
+
+class ArticleBatchIn(BaseModel):
+    """A day batch of Web and mobile news articles to pair (ALGORITHMS.md §2, Web/mobile)."""
+
+    model_config = ConfigDict(extra="forbid")
+    job_id: str | None = Field(default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:-]+$")
+    web: list[ArticleIn] = Field(min_length=1, max_length=20_000)
+    mobile: list[ArticleIn] = Field(min_length=1, max_length=20_000)
+
+
+class ArticleBatchAccepted(BaseModel):
+    job_id: str
+    batch_id: str
+    web: int
+    mobile: int
+
+
+@router.post("/v1/articles", status_code=status.HTTP_202_ACCEPTED, response_model=ArticleBatchAccepted)
+async def ingest_articles(batch: ArticleBatchIn, store: StoreDep, _key: IngestKey) -> ArticleBatchAccepted:
+    """Pair a day's Web and mobile articles, then their sentences; pairs go on to paraphrase."""
+    from fastapi.concurrency import run_in_threadpool
+
+    from services.gateway.dispatch import dispatch
+
+    draft = ArticleBatch(job_id="-", web=batch.web, mobile=batch.mobile)
+    message = draft.model_copy(update={"job_id": batch.job_id or content_id(draft.batch_id, prefix="job")})
+    store.record_job(message.job_id, [(message.batch_id, "", "")], source="articles")
+    stage_metrics().messages_in.labels("gateway").inc()
+    await run_in_threadpool(dispatch, store, "sentence_align", message)
+    return ArticleBatchAccepted(
+        job_id=message.job_id, batch_id=message.batch_id, web=len(batch.web), mobile=len(batch.mobile)
+    )
+
+
+@router.get("/v1/paraphrases/endings")
+def ending_paraphrases(
+    store: StoreDep,
+    noun: Annotated[str | None, Query(max_length=64)] = None,
+    top: Annotated[int, Query(ge=1, le=100)] = 10,
+    unit: Literal["char", "word"] = "char",
+) -> dict[str, list[dict[str, Any]]]:
+    """Sentence-ending paraphrases per action noun, ranked by Para = freq · log(n − 1)."""
+    from services.paraphrase import tables
+
+    table = tables.ending_paraphrases(_observations(store), unit=unit, top=top)
+    if noun is not None:
+        table = {noun: table.get(noun, [])}
+    return {key: [asdict(candidate) for candidate in value] for key, value in table.items()}
+
+
+@router.get("/v1/paraphrases/phrases")
+def phrase_paraphrases(
+    store: StoreDep,
+    q: Annotated[str | None, Query(max_length=256)] = None,
+    limit: Annotated[int, Query(ge=1, le=1_000)] = 50,
+) -> list[dict[str, Any]]:
+    """PPDB-style phrase paraphrases (phrase, paraphrase, count, p(e|f), p(f|e))."""
+    from services.paraphrase import tables
+
+    entries = tables.phrase_paraphrases(_observations(store))
+    if q:
+        entries = [e for e in entries if q in (e.phrase, e.paraphrase)]
+    return [asdict(entry) for entry in entries[:limit]]
+
+
+def _observations(store: Any) -> list[Any]:
+    from services.paraphrase.tables import Observation
+
+    return [
+        Observation(row["lang"], row["kind"], row["src_text"], row["tgt_text"])
+        for row in store.paraphrase_observations()
+    ]
+
+
+@router.get("/v1/thesaurus/similarity", responses={404: {"description": "no snapshot or unknown word"}})
+def thesaurus_similarity(
+    store: StoreDep,
+    a: Annotated[str, Query(min_length=1, max_length=64)],
+    b: Annotated[str, Query(min_length=1, max_length=64)],
+    thesaurus: Annotated[str | None, Query(max_length=64)] = None,
+) -> dict[str, Any]:
+    """Similarity of two words: max over their classes, from the newest similarity snapshot."""
+    from services.thesaurus import repository
+
+    store.ensure_schema()
+    repository.ensure_schema(store.engine)
+    answer = repository.similarity(store.engine, a, b, thesaurus_name=thesaurus)
+    if answer is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, "no similarity snapshot yet; run the recompute")
+    match = None if answer.match is None else asdict(answer.match)
+    return {"a": a, "b": b, "snapshot": answer.snapshot_id, "thesaurus": answer.thesaurus, "match": match}
 
 
 @router.get("/v1/jobs/{job_id}", response_model=JobOut, responses={404: {"description": "unknown job"}})

@@ -11,7 +11,14 @@ from typing import Any
 
 from shared.ids import content_id
 from shared.pipeline import Outgoing
-from shared.schemas import ChunkPairs, JapaneseSentences, SentencePair, SentencePairs
+from shared.schemas import (
+    ArticleBatch,
+    ChunkPairs,
+    JapaneseSentences,
+    PairContext,
+    SentencePair,
+    SentencePairs,
+)
 from shared.store import Store, site_of
 
 _NO_SPACE_LANGS = {"ja", "zh", "th"}
@@ -63,14 +70,69 @@ def sentence_pairs(message: ChunkPairs) -> list[SentencePair]:
     return pairs
 
 
-def handle(message: ChunkPairs, store: Store) -> list[Outgoing]:
+def article_sentence_pairs(message: ArticleBatch) -> list[tuple[PairContext, list[SentencePair]]]:
+    """Pair same-day Web and mobile articles (SimArticle), then their sentences (shared nouns).
+
+    A pairing that shares no noun is not a sentence pair. Score: n / (n + 1) for n shared
+    nouns, so more shared nouns read as more certain.
+    """
+    from services.sentence_align.articles import Article, pair_articles, pair_sentences
+
+    def article(item: object) -> Article:
+        data = item.model_dump()  # type: ignore[attr-defined]
+        return Article(**{**data, "keywords": tuple(data["keywords"])})
+
+    web = {item.id: article(item) for item in message.web}
+    mobile = {item.id: article(item) for item in message.mobile}
+    results: list[tuple[PairContext, list[SentencePair]]] = []
+    for pair in pair_articles(list(web.values()), list(mobile.values())):
+        web_article, mobile_article = web[pair.web_id], mobile[pair.mobile_id]
+        pair_id = content_id(message.batch_id, pair.web_id, pair.mobile_id, prefix="ap")
+        context = PairContext(
+            pair_id=pair_id,
+            job_id=message.job_id,
+            kind="pc-mobile",
+            src_url=web_article.url,
+            tgt_url=mobile_article.url,
+            src_lang=message.lang,
+            tgt_lang=message.lang,
+        )
+        sentences = [
+            SentencePair(
+                id=content_id(pair_id, str(index), prefix="sp"),
+                src=pairing.web_sentence,
+                tgt=pairing.mobile_sentence,
+                score=pairing.shared_nouns / (pairing.shared_nouns + 1),
+                bead=f"article:{pair.score:g}",
+                chunk=index,
+            )
+            for index, pairing in enumerate(pair_sentences(web_article, mobile_article))
+            if pairing.shared_nouns > 0
+        ]
+        results.append((context, sentences))
+    return results
+
+
+def handle(message: ChunkPairs | ArticleBatch, store: Store) -> list[Outgoing]:
     """Align sentences, store them (idempotently), and route them onwards."""
+    if isinstance(message, ArticleBatch):
+        outgoing: list[Outgoing] = []
+        for context, pairs in article_sentence_pairs(message):
+            # Rows are filed under the batch, the unit the job tracks.
+            outgoing.extend(_store_and_route(context, pairs, store, message.batch_id, "articles"))
+        store.record_progress(message.batch_id, "sentence_align", len(outgoing))
+        return outgoing
     context = message.context
-    pairs = sentence_pairs(message)
+    return _store_and_route(context, sentence_pairs(message), store, context.pair_id, "sentence_align")
+
+
+def _store_and_route(
+    context: PairContext, pairs: list[SentencePair], store: Store, row_pair_id: str, stage: str
+) -> list[Outgoing]:
     rows: list[dict[str, Any]] = [
         {
             "id": pair.id,
-            "pair_id": context.pair_id,
+            "pair_id": row_pair_id,
             "kind": context.kind,
             "src_url": context.src_url,
             "tgt_url": context.tgt_url,
@@ -85,7 +147,7 @@ def handle(message: ChunkPairs, store: Store) -> list[Outgoing]:
         }
         for position, pair in enumerate(pairs)
     ]
-    store.add_sentence_pairs(rows, pair_id=context.pair_id, stage="sentence_align")
+    store.add_sentence_pairs(rows, pair_id=context.pair_id, stage=stage)
     outgoing: list[Outgoing] = []
     if pairs and base_lang(context.src_lang) == base_lang(context.tgt_lang):
         outgoing.append(("paraphrase", SentencePairs(context=context, pairs=pairs)))

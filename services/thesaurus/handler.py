@@ -24,3 +24,14 @@ def handle(message: JapaneseSentences, store: Store) -> list[Outgoing]:
             store.engine, content_id(sentence, prefix="js"), extract_cooccurrences(sentence)
         )
     return []
+
+
+def recompute_snapshots(store: Store) -> list[int]:
+    """A new versioned similarity snapshot per imported thesaurus (the periodic task's work)."""
+    from services.thesaurus import repository
+
+    store.ensure_schema()
+    repository.ensure_schema(store.engine)
+    return [
+        repository.rebuild_snapshot(store.engine, name) for name in repository.thesaurus_names(store.engine)
+    ]

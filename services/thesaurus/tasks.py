@@ -1,9 +1,16 @@
-"""Celery task of the thesaurus stage: validate, call the handler, forward (see shared.worker)."""
+"""Celery tasks of the thesaurus stage: the stage task and the periodic similarity recompute."""
 
 from __future__ import annotations
 
-from services.thesaurus.handler import handle
+from services.thesaurus.handler import handle, recompute_snapshots
 from shared.celery_app import get_celery
-from shared.worker import define_stage_task
+from shared.worker import define_stage_task, worker_store
 
-process = define_stage_task(get_celery(), "thesaurus", handle)
+app = get_celery()
+process = define_stage_task(app, "thesaurus", handle)
+
+
+@app.task(name="paramine.thesaurus.recompute", acks_late=True)  # type: ignore[untyped-decorator]
+def recompute() -> list[int]:
+    """Rebuild the similarity snapshot of every imported thesaurus from stored observations."""
+    return recompute_snapshots(worker_store())

@@ -1,0 +1,71 @@
+"""Gateway routes in embedded mode (no Redis, SQLite): articles, paraphrase and thesaurus queries."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from services.gateway.app import create_app
+from shared.config import Settings, get_settings
+
+WEB_BODY = (
+    "強い冬型の気圧配置の影響で、東北地方では12日、各地で大雪となった。"
+    "気象庁によると、山形県では24時間で60センチを超える積雪を観測した。"
+    "この雪の影響で、JR東日本は新幹線の一部区間で運転を見合わせることを決定した。"
+    "高速道路では、東北自動車道の一部区間が通行止めとなった。\n\n"
+    "国土交通省は、不要不急の外出を控えるよう呼びかけている。"
+)
+MOBILE_BODY = (
+    "東北地方で12日、大雪。山形県では24時間で60センチを超える積雪を観測。"
+    "JR東日本は新幹線の一部区間で運転見合わせを決定。東北自動車道の一部区間が通行止め。"
+)
+OTHER_WEB = "プロ野球の来季の日程が発表された。開幕戦は3月に東京ドームで行われる。"
+
+
+@pytest.fixture
+def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
+    monkeypatch.setenv("PARAMINE_DATABASE_URL", f"sqlite:///{tmp_path / 'g.db'}")
+    monkeypatch.delenv("PARAMINE_REDIS_URL", raising=False)
+    monkeypatch.delenv("PARAMINE_API_KEY", raising=False)
+    get_settings.cache_clear()
+    yield TestClient(create_app(Settings()))
+    get_settings.cache_clear()
+
+
+def test_article_batch_pairs_articles_and_sentences(client: TestClient) -> None:
+    batch = {
+        "web": [
+            {"id": "w1", "date": "2026-01-12", "title": "東北で大雪、交通に影響", "body": WEB_BODY,
+             "keywords": ["大雪", "東北", "新幹線", "通行止め"], "url": "https://news.example.jp/w1"},
+            {"id": "w2", "date": "2026-01-12", "title": "プロ野球の日程", "body": OTHER_WEB},
+        ],
+        "mobile": [{"id": "m1", "date": "2026-01-12", "body": MOBILE_BODY, "url": "https://m.news.example.jp/m1"}],
+    }
+    accepted = client.post("/v1/articles", json=batch)
+    assert accepted.status_code == 202, accepted.text
+    job = client.get(f"/v1/jobs/{accepted.json()['job_id']}").json()
+    assert job["state"] == "done" and job["sentence_pairs"] >= 3
+    pairs = client.get("/v1/sentence-pairs", params={"job": job["job_id"]}).json()["items"]
+    by_mobile = {pair["tgt_text"]: pair["src_text"] for pair in pairs}
+    assert by_mobile["JR東日本は新幹線の一部区間で運転見合わせを決定。"].startswith("この雪の影響で")
+    assert all(pair["src_url"] == "https://news.example.jp/w1" for pair in pairs)
+    again = client.post("/v1/articles", json=batch).json()
+    assert again["job_id"] == job["job_id"]
+    assert client.get(f"/v1/jobs/{job['job_id']}").json()["sentence_pairs"] == job["sentence_pairs"]
+
+    endings = client.get("/v1/paraphrases/endings", params={"noun": "決定"}).json()
+    assert set(endings) == {"決定"}
+    phrases = client.get("/v1/paraphrases/phrases").json()
+    assert all(entry["phrase"] != entry["paraphrase"] for entry in phrases)
+
+
+def test_similarity_without_snapshot_is_404(client: TestClient) -> None:
+    response = client.get("/v1/thesaurus/similarity", params={"a": "人", "b": "男"})
+    assert response.status_code == 404 and "snapshot" in response.json()["detail"]
+
+
+def test_articles_need_both_sides(client: TestClient) -> None:
+    assert client.post("/v1/articles", json={"web": [], "mobile": []}).status_code == 422
