@@ -103,6 +103,7 @@ def banded_dp(
     width = 1
     for i in range(n + 1):
         width = max(width, band_high[i] - band_low[i] + 1)
+    has_extra = extra.shape[0] > 0
     score = np.full((4, width), np.inf)
     back = np.full((n + 1, width), -1, dtype=np.int8)
     for i in range(n + 1):
@@ -123,6 +124,10 @@ def banded_dp(
                     continue
                 previous = score[previous_i % 4, previous_j - band_low[previous_i]]
                 if previous == np.inf:
+                    continue
+                # Length costs are >= 0: without extra costs a bead whose prior alone cannot
+                # beat the best so far is skipped before its erfc is evaluated.
+                if not has_extra and previous + shape_cost[shape] >= best:
                     continue
                 total = previous + _bead_cost(
                     shape, i, j, src_cum, tgt_cum, shape_cost, ratio, variance,

@@ -53,7 +53,7 @@ class LengthModel:
 
 def sentence_length(sentence: str) -> int:
     """Length in characters, whitespace excluded (so layout does not count)."""
-    return sum(1 for char in sentence if not char.isspace())
+    return len("".join(sentence.split()))
 
 
 def cumulative_lengths(sentences: Sequence[str]) -> dp.IntArray:
