@@ -131,6 +131,27 @@ class TagTree:
         return path
 
 
+def tree_from_nodes(labels: list[str], parents: list[int], texts: list[str]) -> TagTree:
+    """A tag tree from pre-order node lists (for tests and generated pages).
+
+    ``parents[0]`` is -1; each later node's parent must be on the path from the root to the
+    previous node (that is what pre-order numbering means). ``#text`` nodes must be leaves.
+    """
+    if not labels or len(parents) != len(labels) or len(texts) != len(labels) or parents[0] != -1:
+        raise InvalidInput("a tag tree needs a root and one parent and text per node")
+    path: list[int] = [0]
+    for node in range(1, len(labels)):
+        while path and path[-1] != parents[node]:
+            path.pop()
+        if not path or labels[parents[node]] == TEXT_LABEL:
+            raise InvalidInput(f"node {node}: parent {parents[node]} breaks pre-order or is text")
+        path.append(node)
+    names: dict[str, int] = {}
+    ids = [names.setdefault(label, len(names)) for label in labels]
+    kinds = [NODE_TEXT if label == TEXT_LABEL else NODE_ELEMENT for label in labels]
+    return _assemble(ids, names, parents, kinds, texts)
+
+
 def _position(siblings: IntArray, node: int) -> int:
     return int(np.searchsorted(siblings, node))
 

@@ -1,0 +1,523 @@
+"""Compiled dynamic programs of the tree alignment (ALGORITHMS.md §1): Viterbi, inside, outside.
+
+Canonical derivations (each alignment counted once)
+---------------------------------------------------
+An alignment of two sibling forests F = f_1..f_p and G = g_1..g_q is read left to right as a
+sequence of *units* (Jiang, Wang & Zhang 1995, on sibling ranges):
+
+    DelF(f)          tree f deleted entirely                      Pr = prod Pr_del over T_f
+    DelG(g)          tree g deleted entirely
+    Pair(f, g)       f ~ g, children forests aligned               config (1): Pr(f,g) P(f.CF, g.CF)
+    SpanF(f, G[w..v]) f deleted, its children aligned with the
+                     sibling range g_w..g_v                      configs (2)/(5): Pr(f|NULL) ...
+    SpanG(g, F[w..t]) symmetric                                  configs (3)/(6)
+and the forest recursion (4) concatenates units. The recursion as written in the paper reaches
+one alignment (one set of node pairs) by several derivations; we fix a canonical one:
+
+    a. spans are *tight*: the first and last tree of a span's range contain an aligned node
+       (a wholly deleted tree at a span boundary is a DelF/DelG unit outside the span);
+    b. in a run of consecutive DelF/DelG units, all DelF come before all DelG;
+    c. when a deleted f and a deleted g cover exactly the same aligned pairs, f is the outer
+       one: SpanG(g, F[w..w]) requires the root of the single tree f_w not to be deleted.
+
+Every alignment with the ancestry and sibling-order constraints of JWZ tree alignment has
+exactly one such derivation; the brute-force tests enumerate alignment trees and compare.
+
+Scans
+-----
+A *scan* aligns a range of P's children with a range of Q's children, cell (a, b) meaning the
+first a F-trees and b G-trees of the ranges are consumed, with four states by the last unit:
+SB (super-block unit Pair/SpanF/SpanG, or the start), F (DelF), GSB and GF (DelG after SB or
+after DelF: rule b). Per node pair (P, Q) we run
+
+    FULL        all of P.CF with all of Q.CF             -> AF[P, Q]   (used by Pair(P, Q))
+    GT(w)       all of P.CF with Q.CF[w..], G-tight      -> SG[P, Q, w, v]  (SpanF(P, ...))
+    FT(w)       P.CF[w..] with all of Q.CF, F-tight      -> SF[P, Q, w, t]  (SpanG(Q, ...))
+    FT1(w)      P.CF[w..w] alone, F-tight, no SpanF(f_w) -> SF[P, Q, w, w]  (rule c)
+
+Both trees get a virtual super-root so the whole-tree alignment is AF[V1, V2]. Costs are
+negative natural logs; the semiring "plus" is min (Viterbi) or -logaddexp (inside).
+Time is O(|T1||T2|(deg T1 + deg T2)^2); memory is AF over internal node pairs plus SG/SF
+over internal node pairs times the triangular number of sibling ranges.
+"""
+
+# mypy: disable-error-code="no-untyped-def,untyped-decorator,misc"
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+VITERBI = 0
+INSIDE = 1
+
+ST_SB = 0
+ST_F = 1
+ST_GSB = 2
+ST_GF = 3
+
+SCAN_FULL = 0
+SCAN_GT = 1
+SCAN_FT = 2
+SCAN_FT1 = 3
+
+INF = math.inf
+
+
+@njit(cache=True)
+def _plus(a: float, b: float, mode: int) -> float:
+    # semiring sum on costs: min for Viterbi, -log(e^-a + e^-b) for inside
+    if a > b:
+        a, b = b, a
+    if mode == VITERBI or b == INF:
+        return a
+    return a - math.log1p(math.exp(a - b))
+
+
+@njit(cache=True)
+def _tri(w: int, v: int, n: int) -> int:
+    # index of the sibling range [w..v] (0 <= w <= v < n) among n(n+1)/2 ranges
+    return w * n - (w * (w - 1)) // 2 + (v - w)
+
+
+@njit(cache=True)
+def _pair_cost(f, g, kind1, kind2, lab1, lab2, tag_cost, tix1, tix2, text_cost):
+    # -log Pr(Nf, Ne) = -log Pr_tag - log Pr_text; text against element is forbidden (§1)
+    text_f = kind1[f] != 0
+    text_g = kind2[g] != 0
+    if text_f != text_g:
+        return INF
+    cost = tag_cost[lab1[f], lab2[g]]
+    if text_f:
+        cost += text_cost[tix1[f], tix2[g]]
+    return cost
+
+
+@njit(cache=True)
+def _children_deleted(node, ptr, idx, sub_del):
+    total = 0.0
+    for k in range(ptr[node], ptr[node + 1]):
+        total += sub_del[idx[k]]
+    return total
+
+
+@njit(cache=True)
+def _pair_unit(f, g, c):
+    # config (1): Pr(f, g) * P(f.CF, g.CF)
+    ptr1, idx1, ptr2, idx2, int1, int2 = c[0], c[1], c[2], c[3], c[4], c[5]
+    kind1, kind2, lab1, lab2, tag_cost = c[6], c[7], c[8], c[9], c[10]
+    tix1, tix2, text_cost, sub1, sub2, AF = c[11], c[12], c[13], c[16], c[17], c[18]
+    cost = _pair_cost(f, g, kind1, kind2, lab1, lab2, tag_cost, tix1, tix2, text_cost)
+    if cost == INF:
+        return INF
+    if int1[f] >= 0 and int2[g] >= 0:
+        return cost + AF[int1[f], int2[g]]
+    # a leaf against a subtree: the subtree's children are all deleted
+    return cost + _children_deleted(f, ptr1, idx1, sub1) + _children_deleted(g, ptr2, idx2, sub2)
+
+
+@njit(cache=True)
+def _span_f_unit(f, gp, w, v, c):
+    # configs (2)/(5): f deleted, f.CF aligned with gp.CF[w..v] (tight)
+    int1, ptr2, del1, SG, sg_row, sg_off = c[4], c[2], c[14], c[19], c[21], c[22]
+    if int1[f] < 0:
+        return INF
+    n = ptr2[gp + 1] - ptr2[gp]
+    return del1[f] + SG[sg_row[f] + sg_off[gp] + _tri(w, v, n)]
+
+
+@njit(cache=True)
+def _span_g_unit(g, fp, w, t, c):
+    # configs (3)/(6): g deleted, g.CF aligned with fp.CF[w..t] (tight)
+    int2, ptr1, del2, SF, sf_row, sf_off = c[5], c[0], c[15], c[20], c[23], c[24]
+    if int2[g] < 0:
+        return INF
+    m = ptr1[fp + 1] - ptr1[fp]
+    return del2[g] + SF[sf_row[g] + sf_off[fp] + _tri(w, t, m)]
+
+
+@njit(cache=True)
+def _total(X, a, b, mode):
+    return _plus(
+        _plus(X[ST_SB, a, b], X[ST_F, a, b], mode),
+        _plus(X[ST_GSB, a, b], X[ST_GF, a, b], mode),
+        mode,
+    )
+
+
+@njit(cache=True)
+def _scan(fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, mode, c, X):
+    """Fill X[state, a, b] for the forest fp.CF[f_lo:f_hi] against gp.CF[g_lo:g_hi]."""
+    ptr1, idx1, ptr2, idx2 = c[0], c[1], c[2], c[3]
+    sub1, sub2 = c[16], c[17]
+    M = f_hi - f_lo
+    N = g_hi - g_lo
+    X[:, : M + 1, : N + 1] = INF
+    X[ST_SB, 0, 0] = 0.0
+    for a in range(M + 1):
+        f = idx1[ptr1[fp] + f_lo + a - 1] if a > 0 else -1
+        for b in range(N + 1):
+            g = idx2[ptr2[gp] + g_lo + b - 1] if b > 0 else -1
+            if a > 0 and not (tight_f and a == 1):
+                # DelF after SB or DelF only (rule b)
+                X[ST_F, a, b] = sub1[f] + _plus(X[ST_SB, a - 1, b], X[ST_F, a - 1, b], mode)
+            if b > 0 and not (tight_g and b == 1):
+                X[ST_GSB, a, b] = sub2[g] + _plus(X[ST_SB, a, b - 1], X[ST_GSB, a, b - 1], mode)
+                X[ST_GF, a, b] = sub2[g] + _plus(X[ST_F, a, b - 1], X[ST_GF, a, b - 1], mode)
+            if a == 0 or b == 0:
+                continue
+            best = _total(X, a - 1, b - 1, mode) + _pair_unit(f, g, c)  # (4) with (1)
+            if not (no_span_first and a == 1):
+                for b0 in range(1, b + 1):  # (5): SpanF(f, G[b0..b])
+                    before = _total(X, a - 1, b0 - 1, mode)
+                    if before < INF:
+                        best = _plus(
+                            best, before + _span_f_unit(f, gp, g_lo + b0 - 1, g_lo + b - 1, c), mode
+                        )
+            for a0 in range(1, a + 1):  # (6): SpanG(g, F[a0..a])
+                before = _total(X, a0 - 1, b - 1, mode)
+                if before < INF:
+                    best = _plus(
+                        best, before + _span_g_unit(g, fp, f_lo + a0 - 1, f_lo + a - 1, c), mode
+                    )
+            X[ST_SB, a, b] = best
+    return M, N
+
+
+@njit(cache=True)
+def forward(order1, order2, mode, c, X):
+    """Fill AF, SG and SF for every internal node pair, children before parents."""
+    ptr1, ptr2, int1, int2 = c[0], c[2], c[4], c[5]
+    AF, SG, SF, sg_row, sg_off, sf_row, sf_off = c[18], c[19], c[20], c[21], c[22], c[23], c[24]
+    virtual1 = order1[-1]
+    virtual2 = order2[-1]
+    for fp in order1:
+        if int1[fp] < 0:
+            continue
+        m = ptr1[fp + 1] - ptr1[fp]
+        for gp in order2:
+            if int2[gp] < 0:
+                continue
+            n = ptr2[gp + 1] - ptr2[gp]
+            if (fp == virtual1) == (gp == virtual2):
+                _scan(fp, gp, 0, m, 0, n, False, False, False, mode, c, X)
+                AF[int1[fp], int2[gp]] = _total(X, m, n, mode)
+            if fp != virtual1:
+                base = sg_row[fp] + sg_off[gp]
+                for w in range(n):
+                    _scan(fp, gp, 0, m, w, n, False, True, False, mode, c, X)
+                    for b in range(1, n - w + 1):
+                        SG[base + _tri(w, w + b - 1, n)] = _plus(
+                            X[ST_SB, m, b], X[ST_F, m, b], mode
+                        )
+            if gp != virtual2:
+                base = sf_row[gp] + sf_off[fp]
+                for w in range(m):
+                    _scan(fp, gp, w, m, 0, n, True, False, False, mode, c, X)
+                    for a in range(2, m - w + 1):
+                        SF[base + _tri(w, w + a - 1, m)] = _plus(
+                            X[ST_SB, a, n], X[ST_GSB, a, n], mode
+                        )
+                    _scan(fp, gp, w, w + 1, 0, n, True, False, True, mode, c, X)
+                    SF[base + _tri(w, w, m)] = _plus(X[ST_SB, 1, n], X[ST_GSB, 1, n], mode)
+
+
+@njit(cache=True)
+def _close(term: float, target: float) -> bool:
+    # the traceback recomputes each candidate term exactly as the forward pass did
+    return term < INF and abs(term - target) <= 1e-9 * (1.0 + abs(target))
+
+
+@njit(cache=True)
+def _best_state(X, a, b, mask):
+    best = -1
+    for s in range(4):
+        if (mask >> s) & 1 and (best < 0 or X[s, a, b] < X[best, a, b]):
+            best = s
+    return best
+
+
+@njit(cache=True)
+def _push(tasks, row, fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, a, b, mask):
+    tasks[row, 0] = fp
+    tasks[row, 1] = gp
+    tasks[row, 2] = f_lo
+    tasks[row, 3] = f_hi
+    tasks[row, 4] = g_lo
+    tasks[row, 5] = g_hi
+    tasks[row, 6] = tight_f
+    tasks[row, 7] = tight_g
+    tasks[row, 8] = no_span_first
+    tasks[row, 9] = a
+    tasks[row, 10] = b
+    tasks[row, 11] = mask
+
+
+@njit(cache=True)
+def viterbi_pairs(V1, V2, c, X, pairs):
+    """Trace the optimal alignment back from AF[V1, V2]; returns the number of node pairs."""
+    ptr1, idx1, ptr2, idx2 = c[0], c[1], c[2], c[3]
+    # task: fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, end_a, end_b, mask
+    tasks = np.empty((pairs.shape[0] * 2 + 16, 12), dtype=np.int64)
+    n_tasks = 1
+    m0 = ptr1[V1 + 1] - ptr1[V1]
+    n0 = ptr2[V2 + 1] - ptr2[V2]
+    _push(tasks, 0, V1, V2, 0, m0, 0, n0, 0, 0, 0, m0, n0, 15)
+    n_pairs = 0
+    while n_tasks > 0:
+        n_tasks -= 1
+        fp, gp, f_lo, f_hi, g_lo, g_hi = (
+            tasks[n_tasks, 0],
+            tasks[n_tasks, 1],
+            tasks[n_tasks, 2],
+            tasks[n_tasks, 3],
+            tasks[n_tasks, 4],
+            tasks[n_tasks, 5],
+        )
+        tf, tg, nsf, a, b, mask = (
+            tasks[n_tasks, 6],
+            tasks[n_tasks, 7],
+            tasks[n_tasks, 8],
+            tasks[n_tasks, 9],
+            tasks[n_tasks, 10],
+            tasks[n_tasks, 11],
+        )
+        _scan(fp, gp, f_lo, f_hi, g_lo, g_hi, tf == 1, tg == 1, nsf == 1, VITERBI, c, X)
+        s = _best_state(X, a, b, mask)
+        while a > 0 or b > 0:
+            f = idx1[ptr1[fp] + f_lo + a - 1] if a > 0 else -1
+            g = idx2[ptr2[gp] + g_lo + b - 1] if b > 0 else -1
+            if s == ST_F:
+                a -= 1
+                s = _best_state(X, a, b, 3)
+                continue
+            if s in (ST_GSB, ST_GF):
+                b -= 1
+                s = _best_state(X, a, b, 5 if s == ST_GSB else 10)
+                continue
+            target = X[ST_SB, a, b]
+            found = False
+            if _close(_total(X, a - 1, b - 1, VITERBI) + _pair_unit(f, g, c), target):
+                pairs[n_pairs, 0] = f
+                pairs[n_pairs, 1] = g
+                n_pairs += 1
+                m = ptr1[f + 1] - ptr1[f]
+                n = ptr2[g + 1] - ptr2[g]
+                if m > 0 and n > 0:
+                    _push(tasks, n_tasks, f, g, 0, m, 0, n, 0, 0, 0, m, n, 15)
+                    n_tasks += 1
+                a -= 1
+                b -= 1
+                found = True
+            if not found and not (nsf == 1 and a == 1):
+                for b0 in range(1, b + 1):
+                    term = _total(X, a - 1, b0 - 1, VITERBI) + _span_f_unit(
+                        f, gp, g_lo + b0 - 1, g_lo + b - 1, c
+                    )
+                    if _close(term, target):
+                        m = ptr1[f + 1] - ptr1[f]
+                        n = ptr2[gp + 1] - ptr2[gp]
+                        _push(
+                            tasks, n_tasks, f, gp, 0, m, g_lo + b0 - 1, n, 0, 1, 0, m, b - b0 + 1, 3
+                        )
+                        n_tasks += 1
+                        a -= 1
+                        b = b0 - 1
+                        found = True
+                        break
+            if not found:
+                for a0 in range(1, a + 1):
+                    term = _total(X, a0 - 1, b - 1, VITERBI) + _span_g_unit(
+                        g, fp, f_lo + a0 - 1, f_lo + a - 1, c
+                    )
+                    if _close(term, target):
+                        m = ptr1[fp + 1] - ptr1[fp]
+                        w = f_lo + a0 - 1
+                        if a0 == a:
+                            _push(
+                                tasks,
+                                n_tasks,
+                                fp,
+                                g,
+                                w,
+                                w + 1,
+                                0,
+                                ptr2[g + 1] - ptr2[g],
+                                1,
+                                0,
+                                1,
+                                1,
+                                ptr2[g + 1] - ptr2[g],
+                                5,
+                            )
+                        else:
+                            _push(
+                                tasks,
+                                n_tasks,
+                                fp,
+                                g,
+                                w,
+                                m,
+                                0,
+                                ptr2[g + 1] - ptr2[g],
+                                1,
+                                0,
+                                0,
+                                a - a0 + 1,
+                                ptr2[g + 1] - ptr2[g],
+                                5,
+                            )
+                        n_tasks += 1
+                        a = a0 - 1
+                        b -= 1
+                        found = True
+                        break
+            if not found:
+                raise RuntimeError("tree alignment traceback found no matching derivation")
+            s = _best_state(X, a, b, 15)
+    return n_pairs
+
+
+@njit(cache=True)
+def _backward_scan(
+    fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, c, X, GX, grads
+):
+    """Reverse-mode pass of one inside scan: GX holds d logZ / d log X for the output cells."""
+    ptr1, idx1, ptr2, idx2, int1, int2 = c[0], c[1], c[2], c[3], c[4], c[5]
+    sub1, sub2, sg_row, sg_off, sf_row, sf_off = c[16], c[17], c[21], c[22], c[23], c[24]
+    g_AF, g_SG, g_SF, g_pair, g_sub1, g_sub2, g_del1, g_del2 = grads
+    M = f_hi - f_lo
+    N = g_hi - g_lo
+    mode = INSIDE
+    for a in range(M, -1, -1):
+        f = idx1[ptr1[fp] + f_lo + a - 1] if a > 0 else -1
+        for b in range(N, -1, -1):
+            g = idx2[ptr2[gp] + g_lo + b - 1] if b > 0 else -1
+            # GX[4] holds the adjoint of the cell total; spread it over the four states
+            tot = _total(X, a, b, mode)
+            if GX[4, a, b] != 0.0 and tot < INF:
+                for s in range(4):
+                    if X[s, a, b] < INF:
+                        GX[s, a, b] += GX[4, a, b] * math.exp(tot - X[s, a, b])
+            gs = GX[ST_F, a, b]
+            if gs != 0.0 and X[ST_F, a, b] < INF:
+                inner = X[ST_F, a, b] - sub1[f]
+                g_sub1[f] += gs
+                for s in (ST_SB, ST_F):
+                    if X[s, a - 1, b] < INF:
+                        GX[s, a - 1, b] += gs * math.exp(inner - X[s, a - 1, b])
+            for s_here, s_a, s_b in ((ST_GSB, ST_SB, ST_GSB), (ST_GF, ST_F, ST_GF)):
+                gs = GX[s_here, a, b]
+                if gs != 0.0 and X[s_here, a, b] < INF:
+                    inner = X[s_here, a, b] - sub2[g]
+                    g_sub2[g] += gs
+                    for s in (s_a, s_b):
+                        if X[s, a, b - 1] < INF:
+                            GX[s, a, b - 1] += gs * math.exp(inner - X[s, a, b - 1])
+            gs = GX[ST_SB, a, b]
+            if a == 0 or b == 0 or gs == 0.0 or X[ST_SB, a, b] == INF:
+                continue
+            cell = X[ST_SB, a, b]
+            unit = _pair_unit(f, g, c)
+            term = _total(X, a - 1, b - 1, mode) + unit
+            if term < INF:
+                share = gs * math.exp(cell - term)
+                GX[4, a - 1, b - 1] += share
+                g_pair[f, g] += share
+                if int1[f] >= 0 and int2[g] >= 0:
+                    g_AF[int1[f], int2[g]] += share
+                else:
+                    for k in range(ptr1[f], ptr1[f + 1]):
+                        g_sub1[idx1[k]] += share
+                    for k in range(ptr2[g], ptr2[g + 1]):
+                        g_sub2[idx2[k]] += share
+            if not (no_span_first and a == 1) and int1[f] >= 0:
+                n = ptr2[gp + 1] - ptr2[gp]
+                for b0 in range(1, b + 1):
+                    term = _total(X, a - 1, b0 - 1, mode) + _span_f_unit(
+                        f, gp, g_lo + b0 - 1, g_lo + b - 1, c
+                    )
+                    if term < INF:
+                        share = gs * math.exp(cell - term)
+                        GX[4, a - 1, b0 - 1] += share
+                        g_del1[f] += share
+                        g_SG[sg_row[f] + sg_off[gp] + _tri(g_lo + b0 - 1, g_lo + b - 1, n)] += share
+            if int2[g] >= 0:
+                m = ptr1[fp + 1] - ptr1[fp]
+                for a0 in range(1, a + 1):
+                    term = _total(X, a0 - 1, b - 1, mode) + _span_g_unit(
+                        g, fp, f_lo + a0 - 1, f_lo + a - 1, c
+                    )
+                    if term < INF:
+                        share = gs * math.exp(cell - term)
+                        GX[4, a0 - 1, b - 1] += share
+                        g_del2[g] += share
+                        g_SF[sf_row[g] + sf_off[fp] + _tri(f_lo + a0 - 1, f_lo + a - 1, m)] += share
+
+
+@njit(cache=True)
+def outside(order1, order2, c, X, GX, grads):
+    """Propagate d logZ / d log(value) from AF[V1, V2] down to every unit (outside pass)."""
+    ptr1, ptr2, int1, int2 = c[0], c[2], c[4], c[5]
+    SG, SF, sg_row, sg_off, sf_row, sf_off = c[19], c[20], c[21], c[22], c[23], c[24]
+    g_AF, g_SG, g_SF = grads[0], grads[1], grads[2]
+    virtual1 = order1[-1]
+    virtual2 = order2[-1]
+    g_AF[int1[virtual1], int2[virtual2]] = 1.0
+    for i in range(order1.shape[0] - 1, -1, -1):
+        fp = order1[i]
+        if int1[fp] < 0:
+            continue
+        m = ptr1[fp + 1] - ptr1[fp]
+        for j in range(order2.shape[0] - 1, -1, -1):
+            gp = order2[j]
+            if int2[gp] < 0:
+                continue
+            n = ptr2[gp + 1] - ptr2[gp]
+            if (fp == virtual1) == (gp == virtual2) and g_AF[int1[fp], int2[gp]] != 0.0:
+                _scan(fp, gp, 0, m, 0, n, False, False, False, INSIDE, c, X)
+                GX[:, : m + 1, : n + 1] = 0.0
+                GX[4, m, n] = g_AF[int1[fp], int2[gp]]
+                _backward_scan(fp, gp, 0, m, 0, n, False, False, False, c, X, GX, grads)
+            if fp != virtual1:
+                base = sg_row[fp] + sg_off[gp]
+                for w in range(n):
+                    _scan(fp, gp, 0, m, w, n, False, True, False, INSIDE, c, X)
+                    GX[:, : m + 1, : n - w + 1] = 0.0
+                    any_grad = False
+                    for b in range(1, n - w + 1):
+                        gv = g_SG[base + _tri(w, w + b - 1, n)]
+                        out = SG[base + _tri(w, w + b - 1, n)]
+                        if gv != 0.0 and out < INF:
+                            any_grad = True
+                            for s in (ST_SB, ST_F):
+                                if X[s, m, b] < INF:
+                                    GX[s, m, b] += gv * math.exp(out - X[s, m, b])
+                    if any_grad:
+                        _backward_scan(fp, gp, 0, m, w, n, False, True, False, c, X, GX, grads)
+            if gp != virtual2:
+                base = sf_row[gp] + sf_off[fp]
+                for w in range(m):
+                    _scan(fp, gp, w, m, 0, n, True, False, False, INSIDE, c, X)
+                    GX[:, : m - w + 1, : n + 1] = 0.0
+                    any_grad = False
+                    for a in range(2, m - w + 1):
+                        gv = g_SF[base + _tri(w, w + a - 1, m)]
+                        out = SF[base + _tri(w, w + a - 1, m)]
+                        if gv != 0.0 and out < INF:
+                            any_grad = True
+                            for s in (ST_SB, ST_GSB):
+                                if X[s, a, n] < INF:
+                                    GX[s, a, n] += gv * math.exp(out - X[s, a, n])
+                    if any_grad:
+                        _backward_scan(fp, gp, w, m, 0, n, True, False, False, c, X, GX, grads)
+                    gv = g_SF[base + _tri(w, w, m)]
+                    out = SF[base + _tri(w, w, m)]
+                    if gv != 0.0 and out < INF:
+                        _scan(fp, gp, w, w + 1, 0, n, True, False, True, INSIDE, c, X)
+                        GX[:, :2, : n + 1] = 0.0
+                        for s in (ST_SB, ST_GSB):
+                            if X[s, 1, n] < INF:
+                                GX[s, 1, n] += gv * math.exp(out - X[s, 1, n])
+                        _backward_scan(fp, gp, w, w + 1, 0, n, True, False, True, c, X, GX, grads)

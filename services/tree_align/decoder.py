@@ -1,0 +1,221 @@
+"""Exact tree alignment of two tag trees (ALGORITHMS.md §1): Viterbi decoding and posteriors.
+
+The dynamic programs themselves (canonical derivations, scans over sibling ranges) live in
+``_dp.py`` and are compiled with numba; this module builds their flat inputs from two
+:class:`TagTree` objects and a :class:`TreeModel`, bounds memory, and wraps the results.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from services.tree_align.html_tree import TagTree
+from services.tree_align.model import TreeModel
+from shared.errors import InputTooLarge
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+# Tables of one alignment (AF, SG, SF and, for posteriors, their adjoints) may not exceed this.
+DEFAULT_MAX_TABLE_BYTES = 1_500_000_000
+
+
+@dataclass(frozen=True)
+class TreeAlignment:
+    """The optimal alignment: node pairs (source id, target id) in document order, and its cost."""
+
+    pairs: IntArray  # shape (k, 2)
+    cost: float  # -log of the alignment's probability
+    src_size: int
+    tgt_size: int
+    seconds: float
+
+    def deleted_src(self) -> IntArray:
+        """Source nodes aligned to NULL."""
+        keep = np.ones(self.src_size, dtype=bool)
+        keep[self.pairs[:, 0]] = False
+        return np.flatnonzero(keep)
+
+    def deleted_tgt(self) -> IntArray:
+        """Target nodes aligned to NULL."""
+        keep = np.ones(self.tgt_size, dtype=bool)
+        keep[self.pairs[:, 1]] = False
+        return np.flatnonzero(keep)
+
+
+@dataclass(frozen=True)
+class Posteriors:
+    """Inside-outside results: log P(Tf, Te) and expected counts of every event."""
+
+    log_likelihood: float  # log of the inside probability of the two whole trees
+    pair: FloatArray  # [x, y] = E[x ~ y] = alpha * beta / P(Tf, Te)
+    deleted_src: FloatArray  # [x] = E[x ~ NULL]
+    deleted_tgt: FloatArray  # [y] = E[NULL ~ y]
+
+
+@dataclass
+class _Side:
+    """One tree with a virtual super-root appended, in the flat form the kernels read."""
+
+    ptr: npt.NDArray[np.int32]
+    idx: npt.NDArray[np.int32]
+    order: npt.NDArray[np.int32]
+    internal: npt.NDArray[np.int32]  # dense index among internal nodes, -1 for leaves
+    kinds: npt.NDArray[np.int8]
+    labels: npt.NDArray[np.int32]  # model label ids
+    text_index: npt.NDArray[np.int32]  # index among text leaves, -1 for elements
+    deletion: FloatArray  # -log Pr_del of the node
+    subtree_deletion: FloatArray  # sum of deletion over the subtree
+    range_offset: npt.NDArray[np.int64]  # offset of the node's sibling-range block
+    ranges: int  # total number of sibling ranges over internal nodes
+    size: int  # real nodes (without the virtual root)
+
+
+def _side(tree: TagTree, label_ids: npt.NDArray[np.int32], log_del: FloatArray) -> _Side:
+    size = tree.size
+    virtual = size
+    ptr = np.append(tree.child_ptr, tree.child_ptr[-1] + 1).astype(np.int32)
+    idx = np.append(tree.child_idx, 0).astype(np.int32)
+    order = np.append(tree.postorder, virtual).astype(np.int32)
+    degree = np.diff(ptr)
+    is_internal = degree > 0
+    internal = np.where(is_internal, np.cumsum(is_internal) - 1, -1).astype(np.int32)
+    kinds = np.append(tree.kinds, 0).astype(np.int8)
+    labels = np.append(label_ids[tree.labels], 0).astype(np.int32)
+    is_text = kinds != 0
+    text_index = np.where(is_text, np.cumsum(is_text) - 1, -1).astype(np.int32)
+    deletion = np.append(-log_del[label_ids[tree.labels]], 0.0)
+    # subtree of x is the pre-order range [x, subtree_end[x])
+    prefix = np.concatenate(([0.0], np.cumsum(deletion[:size])))
+    subtree = np.append(prefix[tree.subtree_end] - prefix[:size], 0.0)
+    ranges_per_node = np.where(is_internal, degree.astype(np.int64) * (degree + 1) // 2, 0)
+    range_offset = np.concatenate(([0], np.cumsum(ranges_per_node)[:-1])).astype(np.int64)
+    return _Side(
+        ptr, idx, order, internal, kinds, labels, text_index, deletion, subtree,
+        range_offset, int(ranges_per_node.sum()), size,
+    )  # fmt: skip
+
+
+def _table_sizes(src: _Side, tgt: _Side) -> tuple[int, int, int]:
+    n_int1 = int((src.internal >= 0).sum())
+    n_int2 = int((tgt.internal >= 0).sum())
+    return n_int1 * n_int2, n_int1 * tgt.ranges, n_int2 * src.ranges
+
+
+def _context(
+    src_tree: TagTree,
+    tgt_tree: TagTree,
+    model: TreeModel,
+    *,
+    with_adjoints: bool,
+    max_table_bytes: int,
+) -> tuple[tuple[object, ...], _Side, _Side]:
+    src = _side(src_tree, model.label_ids(src_tree.label_names), model.log_del_src)
+    tgt = _side(tgt_tree, model.label_ids(tgt_tree.label_names), model.log_del_tgt)
+    af_size, sg_size, sf_size = _table_sizes(src, tgt)
+    cells = (af_size + sg_size + sf_size) * (2 if with_adjoints else 1)
+    if with_adjoints:
+        cells += (src.size + 1) * (tgt.size + 1)
+    if 8 * cells > max_table_bytes:
+        raise InputTooLarge(
+            f"tree alignment of {src.size:,} x {tgt.size:,} nodes needs {8 * cells / 1e9:.1f} GB "
+            f"of tables (limit {max_table_bytes / 1e9:.1f} GB)"
+        )
+    src_texts = [" ".join(src_tree.texts[i].split()) for i in src_tree.text_leaves()]
+    tgt_texts = [" ".join(tgt_tree.texts[i].split()) for i in tgt_tree.text_leaves()]
+    text_cost = np.ascontiguousarray(
+        model.text_model.pair_costs(src_texts, tgt_texts), dtype=np.float64
+    )
+    if text_cost.size == 0:
+        text_cost = np.zeros((1, 1))
+    n_int1 = int((src.internal >= 0).sum())
+    n_int2 = int((tgt.internal >= 0).sum())
+    sg_row = np.maximum(src.internal, 0).astype(np.int64) * tgt.ranges
+    sf_row = np.maximum(tgt.internal, 0).astype(np.int64) * src.ranges
+    context = (
+        src.ptr, src.idx, tgt.ptr, tgt.idx, src.internal, tgt.internal, src.kinds, tgt.kinds,
+        src.labels, tgt.labels, np.ascontiguousarray(model.pair_cost_matrix()),
+        src.text_index, tgt.text_index, text_cost, src.deletion, tgt.deletion,
+        src.subtree_deletion, tgt.subtree_deletion,
+        np.full((max(n_int1, 1), max(n_int2, 1)), np.inf),
+        np.full(max(sg_size, 1), np.inf), np.full(max(sf_size, 1), np.inf),
+        sg_row, tgt.range_offset, sf_row, src.range_offset,
+    )  # fmt: skip
+    return context, src, tgt
+
+
+def _scan_buffer(src: _Side, tgt: _Side, planes: int) -> FloatArray:
+    max_deg1 = int(np.diff(src.ptr).max())
+    max_deg2 = int(np.diff(tgt.ptr).max())
+    return np.empty((planes, max_deg1 + 1, max_deg2 + 1))
+
+
+def align_trees(
+    src: TagTree,
+    tgt: TagTree,
+    model: TreeModel,
+    *,
+    max_table_bytes: int = DEFAULT_MAX_TABLE_BYTES,
+) -> TreeAlignment:
+    """The most probable alignment of two tag trees (exact Viterbi over configurations 1-6)."""
+    from services.tree_align import _dp
+
+    started = time.perf_counter()
+    context, side1, side2 = _context(
+        src, tgt, model, with_adjoints=False, max_table_bytes=max_table_bytes
+    )
+    scan = _scan_buffer(side1, side2, 4)
+    _dp.forward(side1.order, side2.order, _dp.VITERBI, context, scan)
+    af = context[18]
+    assert isinstance(af, np.ndarray)
+    cost = float(af[side1.internal[side1.size], side2.internal[side2.size]])
+    pairs = np.empty((side1.size + side2.size + 2, 2), dtype=np.int64)
+    count = _dp.viterbi_pairs(side1.size, side2.size, context, scan, pairs)
+    found = pairs[:count]
+    found = found[np.argsort(found[:, 0], kind="stable")]
+    return TreeAlignment(found, cost, side1.size, side2.size, time.perf_counter() - started)
+
+
+def posteriors(
+    src: TagTree,
+    tgt: TagTree,
+    model: TreeModel,
+    *,
+    max_table_bytes: int = DEFAULT_MAX_TABLE_BYTES,
+) -> Posteriors:
+    """Inside and outside probabilities: log P(Tf, Te) and the expected count of every event."""
+    from services.tree_align import _dp
+
+    context, side1, side2 = _context(
+        src, tgt, model, with_adjoints=True, max_table_bytes=max_table_bytes
+    )
+    scan = _scan_buffer(side1, side2, 4)
+    _dp.forward(side1.order, side2.order, _dp.INSIDE, context, scan)
+    af, sg, sf = context[18], context[19], context[20]
+    assert isinstance(af, np.ndarray) and isinstance(sg, np.ndarray) and isinstance(sf, np.ndarray)
+    log_z = -float(af[side1.internal[side1.size], side2.internal[side2.size]])
+    n1, n2 = side1.size + 1, side2.size + 1
+    grads = (
+        np.zeros_like(af), np.zeros_like(sg), np.zeros_like(sf), np.zeros((n1, n2)),
+        np.zeros(n1), np.zeros(n2), np.zeros(n1), np.zeros(n2),
+    )  # fmt: skip
+    adjoint = np.zeros((5, scan.shape[1], scan.shape[2]))
+    _dp.outside(side1.order, side2.order, context, scan, adjoint, grads)
+    pair, g_sub1, g_sub2, g_del1, g_del2 = grads[3], grads[4], grads[5], grads[6], grads[7]
+    return Posteriors(
+        log_likelihood=log_z,
+        pair=pair[: side1.size, : side2.size],
+        deleted_src=g_del1[: side1.size] + _down_sum(src, g_sub1[: side1.size]),
+        deleted_tgt=g_del2[: side2.size] + _down_sum(tgt, g_sub2[: side2.size]),
+    )
+
+
+def _down_sum(tree: TagTree, subtree_counts: FloatArray) -> FloatArray:
+    """Node x is deleted once for every used whole-subtree deletion of an ancestor-or-self."""
+    total = subtree_counts.copy()
+    for node in range(1, tree.size):  # pre-order: parents first
+        total[node] += total[tree.parent[node]]
+    return total
