@@ -6,6 +6,7 @@ from fastapi import FastAPI
 
 from services.gateway.routes import router
 from services.gateway.security import BodySizeLimit, RateLimiter
+from services.gateway.viewer import router as viewer_router
 from shared.config import Settings, get_settings
 
 
@@ -15,5 +16,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="paramine gateway", version="0.1.0")
     app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute)
     app.include_router(router)
+    app.include_router(viewer_router)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     return app

@@ -1,0 +1,278 @@
+"""The alignment viewer at ``/ui/``: jobs, page pairs side by side, paraphrase and thesaurus tables.
+
+Server-rendered with Jinja2 (autoescape on: crawled text is hostile) plus a little vanilla JS
+that highlights a clicked bead on both sides. Reads the store's tables with SQLAlchemy Core.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import jinja2
+import sqlalchemy as sa
+from fastapi import APIRouter, HTTPException, Query, Request, status
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
+from fastapi.templating import Jinja2Templates
+
+from services.gateway.deps import StoreDep
+from services.gateway.exports import router as exports_router
+from shared.store import Store, job_pairs, jobs, sentence_pairs
+
+_HERE = Path(__file__).parent
+_STATIC = {"viewer.js": "text/javascript", "viewer.css": "text/css"}
+BEAD_COLOURS = 8
+
+templates = Jinja2Templates(
+    env=jinja2.Environment(
+        loader=jinja2.FileSystemLoader(_HERE / "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+)
+
+router = APIRouter(include_in_schema=False)
+# The download endpoints ride along with the viewer so the app registers one router for both.
+router.include_router(exports_router)
+
+_BEAD = re.compile(r"^\[([\d,\s]*)\]:\[([\d,\s]*)\]")
+
+
+def bead_type(bead: str) -> str:
+    """``"[0, 1]:[2]"`` → ``"2-1"``; beads of other aligners (``article:…``) → their prefix."""
+    match = _BEAD.match(bead)
+    if match is None:
+        return bead.split(":", 1)[0] or "?"
+    sizes = (len([i for i in side.split(",") if i.strip()]) for side in match.groups())
+    return "-".join(str(size) for size in sizes)
+
+
+@dataclass(frozen=True)
+class BeadRow:
+    """One stored sentence pair as the pair view shows it."""
+
+    position: int
+    colour: int
+    bead: str
+    bead_type: str
+    score: float
+    src_text: str
+    tgt_text: str
+
+
+def list_jobs(store: Store, limit: int = 200) -> list[dict[str, Any]]:
+    """Newest jobs first, with their page-pair and sentence-pair counts."""
+    pair_count = (
+        sa.select(sa.func.count()).where(job_pairs.c.job_id == jobs.c.job_id).scalar_subquery()
+    )
+    sentence_count = (
+        sa.select(sa.func.count())
+        .select_from(sentence_pairs)
+        .where(
+            sentence_pairs.c.pair_id.in_(
+                sa.select(job_pairs.c.pair_id).where(job_pairs.c.job_id == jobs.c.job_id)
+            )
+        )
+        .scalar_subquery()
+    )
+    statement = (
+        sa.select(
+            jobs.c.job_id,
+            jobs.c.created_at,
+            jobs.c.source,
+            pair_count.label("pairs"),
+            sentence_count.label("sentence_pairs"),
+        )
+        .order_by(jobs.c.created_at.desc(), jobs.c.job_id)
+        .limit(limit)
+    )
+    with store.begin() as conn:
+        return [dict(row._mapping) for row in conn.execute(statement)]
+
+
+def list_job_pairs(store: Store, job_id: str) -> list[dict[str, Any]]:
+    """A job's page pairs with their sentence-pair count and mean score."""
+    statement = (
+        sa.select(
+            job_pairs.c.pair_id,
+            job_pairs.c.src_url,
+            job_pairs.c.tgt_url,
+            sa.func.count(sentence_pairs.c.id).label("sentence_pairs"),
+            sa.func.avg(sentence_pairs.c.score).label("mean_score"),
+        )
+        .select_from(
+            job_pairs.outerjoin(sentence_pairs, sentence_pairs.c.pair_id == job_pairs.c.pair_id)
+        )
+        .where(job_pairs.c.job_id == job_id)
+        .group_by(job_pairs.c.pair_id, job_pairs.c.src_url, job_pairs.c.tgt_url)
+        .order_by(job_pairs.c.src_url, job_pairs.c.pair_id)
+    )
+    with store.begin() as conn:
+        return [dict(row._mapping) for row in conn.execute(statement)]
+
+
+def pair_rows(store: Store, pair_id: str) -> list[dict[str, Any]]:
+    """Every stored sentence pair of one page pair, in page order."""
+    statement = (
+        sa.select(sentence_pairs)
+        .where(sentence_pairs.c.pair_id == pair_id)
+        .order_by(sentence_pairs.c.position)
+    )
+    with store.begin() as conn:
+        return [dict(row._mapping) for row in conn.execute(statement)]
+
+
+def _pair_urls(store: Store, pair_id: str) -> tuple[str, str] | None:
+    statement = sa.select(job_pairs.c.src_url, job_pairs.c.tgt_url).where(
+        job_pairs.c.pair_id == pair_id
+    )
+    with store.begin() as conn:
+        row = conn.execute(statement).first()
+    return None if row is None else (row.src_url, row.tgt_url)
+
+
+def _page(request: Request, name: str, **context: Any) -> HTMLResponse:
+    return templates.TemplateResponse(request, name, context)
+
+
+@router.get("/ui", response_class=RedirectResponse)
+def ui_root() -> RedirectResponse:
+    return RedirectResponse("/ui/")
+
+
+@router.get("/ui/", response_class=HTMLResponse)
+def jobs_page(request: Request, store: StoreDep) -> HTMLResponse:
+    """Every job, newest first."""
+    return _page(request, "jobs.html", jobs=list_jobs(store))
+
+
+@router.get("/ui/jobs/{job_id}", response_class=HTMLResponse)
+def job_page(request: Request, store: StoreDep, job_id: str) -> HTMLResponse:
+    """A job's page pairs."""
+    status_ = store.job_status(job_id)
+    if status_ is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no job {job_id!r}")
+    return _page(request, "job.html", job=status_, pairs=list_job_pairs(store, job_id))
+
+
+@router.get("/ui/pairs/{pair_id}", response_class=HTMLResponse)
+def pair_page(
+    request: Request,
+    store: StoreDep,
+    pair_id: str,
+    min_score: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
+    bead: Annotated[str | None, Query(max_length=16, description="bead type, e.g. 1-2")] = None,
+) -> HTMLResponse:
+    """Both sides of a page pair, beads in matching colours, with score and bead-type filters."""
+    stored = pair_rows(store, pair_id)
+    urls = _pair_urls(store, pair_id)
+    if not stored and urls is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no page pair {pair_id!r}")
+    rows = [
+        BeadRow(
+            position=int(row["position"]),
+            colour=int(row["position"]) % BEAD_COLOURS,
+            bead=str(row["bead"]),
+            bead_type=bead_type(str(row["bead"])),
+            score=float(row["score"]),
+            src_text=str(row["src_text"]),
+            tgt_text=str(row["tgt_text"]),
+        )
+        for row in stored
+    ]
+    bead_types = sorted({row.bead_type for row in rows})
+    shown = [
+        row
+        for row in rows
+        if (min_score is None or row.score >= min_score) and (not bead or row.bead_type == bead)
+    ]
+    first = stored[0] if stored else None
+    return _page(
+        request,
+        "pair.html",
+        pair_id=pair_id,
+        src_url=urls[0] if urls else (first["src_url"] if first else ""),
+        tgt_url=urls[1] if urls else (first["tgt_url"] if first else ""),
+        src_lang=first["src_lang"] if first else "",
+        tgt_lang=first["tgt_lang"] if first else "",
+        kind=first["kind"] if first else "",
+        rows=shown,
+        total=len(rows),
+        bead_types=bead_types,
+        min_score=min_score,
+        bead=bead or "",
+    )
+
+
+@router.get("/ui/paraphrases", response_class=HTMLResponse)
+def paraphrases_page(
+    request: Request,
+    store: StoreDep,
+    q: Annotated[str, Query(max_length=256)] = "",
+    unit: Literal["char", "word"] = "char",
+    top: Annotated[int, Query(ge=1, le=100)] = 10,
+) -> HTMLResponse:
+    """Ending paraphrases per action noun and the phrase table, filtered by a search string."""
+    from services.gateway.routes import ending_paraphrases, phrase_paraphrases
+
+    endings = ending_paraphrases(store, None, top, unit)
+    phrases = phrase_paraphrases(store, None, 1_000)
+    if q:
+        endings = {noun: cands for noun, cands in endings.items() if q in noun}
+        phrases = [e for e in phrases if q in e["phrase"] or q in e["paraphrase"]]
+    return _page(
+        request, "paraphrases.html", q=q, unit=unit, top=top, endings=endings, phrases=phrases
+    )
+
+
+@router.get("/ui/thesaurus", response_class=HTMLResponse)
+def thesaurus_page(
+    request: Request,
+    store: StoreDep,
+    q: Annotated[str, Query(max_length=64)] = "",
+    a: Annotated[str, Query(max_length=64)] = "",
+    b: Annotated[str, Query(max_length=64)] = "",
+    limit: Annotated[int, Query(ge=1, le=1_000)] = 200,
+) -> HTMLResponse:
+    """Words of the newest snapshot's thesaurus with their classes, and a similarity lookup."""
+    from services.thesaurus import repository
+
+    store.ensure_schema()
+    repository.ensure_schema(store.engine)
+    snapshot_id = repository.latest_snapshot_id(store.engine)
+    words: list[dict[str, Any]] = []
+    answer: dict[str, Any] | None = None
+    thesaurus_name = ""
+    if snapshot_id is not None:
+        snapshot = repository.load_snapshot(store.engine, snapshot_id)
+        tree = snapshot.thesaurus
+        thesaurus_name = tree.name
+        matching = sorted(word for word in tree.words if q in word) if q else []
+        for word in matching[:limit]:
+            classes = [(tree.class_ids[node], tree.labels[node]) for node in tree.words[word]]
+            words.append({"word": word, "classes": classes})
+        if a and b:
+            found = repository.similarity(store.engine, a, b, thesaurus_name=tree.name)
+            match = None if found is None or found.match is None else asdict(found.match)
+            answer = {"a": a, "b": b, "match": match}
+    return _page(
+        request,
+        "thesaurus.html",
+        snapshot_id=snapshot_id,
+        thesaurus=thesaurus_name,
+        q=q,
+        a=a,
+        b=b,
+        words=words,
+        answer=answer,
+    )
+
+
+@router.get("/ui/static/{name}")
+def static_file(name: str) -> FileResponse:
+    """The viewer's script and stylesheet (a fixed list: no path is taken from the request)."""
+    if name not in _STATIC:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, "no such file")
+    return FileResponse(_HERE / "static" / name, media_type=_STATIC[name])
