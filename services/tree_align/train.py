@@ -55,8 +55,8 @@ def expected_counts(src: TagTree, tgt: TagTree, model: TreeModel) -> ExpectedCou
     np.add.at(pair, (labels1[:, None], labels2[None, :]), post.pair)
     return ExpectedCounts(
         pair,
-        np.bincount(labels1, weights=post.deleted_src, minlength=size),
-        np.bincount(labels2, weights=post.deleted_tgt, minlength=size),
+        np.bincount(labels1, weights=post.deleted_src, minlength=size).astype(np.float64),
+        np.bincount(labels2, weights=post.deleted_tgt, minlength=size).astype(np.float64),
         post.log_likelihood,
     )
 

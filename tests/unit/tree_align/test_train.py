@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import csv
 import gzip
+import itertools
 
 import numpy as np
 
@@ -36,7 +37,7 @@ def test_em_log_likelihood_never_decreases_on_real_pages() -> None:
     result = train(pairs, max_iterations=4, tol=-1.0)
     history = result.log_likelihoods
     assert len(history) == 4
-    assert all(later >= earlier - 1e-6 for earlier, later in zip(history, history[1:]))
+    assert all(later >= earlier - 1e-6 for earlier, later in itertools.pairwise(history))
     assert history[-1] > history[0]
 
 
