@@ -10,17 +10,19 @@ from celery.signals import worker_process_shutdown
 from shared.celery_app import get_celery, queue_name
 
 
-@worker_process_shutdown.connect
+@worker_process_shutdown.connect  # type: ignore[untyped-decorator]
 def _mark_dead(pid: int | None = None, **_: object) -> None:
     # Prefork children leave per-process metric files; mark them so gauges stay correct.
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         from prometheus_client import multiprocess
 
-        multiprocess.mark_process_dead(pid or os.getpid())
+        multiprocess.mark_process_dead(pid or os.getpid())  # type: ignore[no-untyped-call]
 
 
-def run_worker(stage: str, *, concurrency: int, metrics_host: str, metrics_port: int, loglevel: str) -> None:
-    """Consume ``paramine.<stage>`` until stopped (SIGTERM: warm shutdown, unacked work requeued)."""
+def run_worker(
+    stage: str, *, concurrency: int, metrics_host: str, metrics_port: int, loglevel: str
+) -> None:
+    """Consume ``paramine.<stage>`` until stopped (SIGTERM: warm shutdown)."""
     if metrics_port:
         from prometheus_client import start_http_server
 

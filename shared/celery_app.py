@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 
 from celery import Celery
-from kombu import Queue
+from kombu.entity import Queue
 
 from shared.config import Settings, get_settings
 from shared.schemas import STAGES
@@ -37,7 +37,7 @@ def make_celery(settings: Settings) -> Celery:
         task_time_limit=queue.hard_time_limit,
         broker_transport_options={"visibility_timeout": queue.visibility_timeout},
         broker_connection_retry_on_startup=True,
-        task_queues=[Queue(queue_name(stage)) for stage in STAGES],
+        task_queues=[Queue(queue_name(stage)) for stage in STAGES],  # type: ignore[no-untyped-call]
         task_default_queue=queue_name(STAGES[0]),
         task_routes={
             **{task_name(stage): {"queue": queue_name(stage)} for stage in STAGES},

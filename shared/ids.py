@@ -1,4 +1,4 @@
-"""Content-derived identifiers: the same content always gets the same id, so writes are idempotent."""
+"""Content-derived identifiers: the same content always gets the same id."""
 
 from __future__ import annotations
 

@@ -32,9 +32,11 @@ def build_job(items: Iterable[PairSource | InvalidInput], job_id: str | None = N
             refused.append(item)
             continue
         try:
-            drafts.append(PagePair.model_validate(
-                {"job_id": "-", "kind": item.kind, "src": item.src, "tgt": item.tgt}
-            ))
+            drafts.append(
+                PagePair.model_validate(
+                    {"job_id": "-", "kind": item.kind, "src": item.src, "tgt": item.tgt}
+                )
+            )
         except ValidationError as exc:
             refused.append(InvalidInput(f"{item.origin}: {exc.errors()[0]['msg']}"))
     if job_id is None:

@@ -22,7 +22,9 @@ import charset_normalizer
 from shared.errors import InvalidInput
 from shared.schemas import Page
 
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_:.\-]+)""", re.IGNORECASE)
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_:.\-]+)""", re.IGNORECASE
+)
 _HTML_LANG = re.compile(r"""<html[^>]*\blang\s*=\s*["']?([A-Za-z]{2,3})""", re.IGNORECASE)
 _BOMS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
 _HTML_FILE = re.compile(r"^(?P<id>.+)\.(?P<variant>[A-Za-z]{2,3}(?:-(?:pc|mobile))?)\.html?$")
@@ -79,7 +81,7 @@ def html_language(html: str) -> str | None:
 
 # -- directories of <id>.<lang>.html --------------------------------------------------------
 def pairs_from_html_dir(directory: Path) -> Iterator[PairSource]:
-    """Pair ``<id>.<lang>.html`` files by id; ``<id>.ja-pc.html``/``<id>.ja-mobile.html`` are PC/mobile."""
+    """Pair ``<id>.<lang>.html`` files by id; ``<id>.ja-pc.html`` + ``<id>.ja-mobile.html`` too."""
     groups: dict[str, dict[str, Path]] = defaultdict(dict)
     for path in sorted(directory.iterdir()):
         match = _HTML_FILE.match(path.name)
@@ -112,7 +114,7 @@ def _file_page(path: Path) -> Page:
 
 # -- JSONL manifests ------------------------------------------------------------------------
 def pairs_from_jsonl(path: Path) -> Iterator[PairSource | InvalidInput]:
-    """``{"id", "src": {"url","lang","html"}, "tgt": {...}, "kind"}`` per line; bad lines yield errors."""
+    """One ``{"id", "src", "tgt", "kind"}`` page-pair record per line; bad lines: errors."""
     with _open_text(path) as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
@@ -149,7 +151,9 @@ def pages_from_warc(path: Path) -> Iterator[Page]:
     from fastwarc.warc import ArchiveIterator, WarcRecordType
 
     with path.open("rb") as stream:
-        for record in ArchiveIterator(stream, record_types=WarcRecordType.response, parse_http=True):
+        for record in ArchiveIterator(
+            stream, record_types=WarcRecordType.response, parse_http=True
+        ):
             content_type = (record.http_content_type or "").lower()
             if "html" not in content_type:
                 continue
@@ -158,7 +162,7 @@ def pages_from_warc(path: Path) -> Iterator[Page]:
                 html = decode_html(record.reader.read(), declared=record.http_charset)
             except InvalidInput:
                 continue
-            lang = html_language(html) or _url_language(url)
+            lang = html_language(html) or _url_language(str(url))
             if lang:
                 yield Page(url=url, lang=lang, html=html)
 
@@ -173,7 +177,9 @@ def pair_pages(pages: Iterable[Page], options: PairingOptions) -> Iterator[PairS
         for line in options.pairs_file.read_text(encoding="utf-8").splitlines():
             fields = line.split()
             if len(fields) >= 2 and fields[0] in sources and fields[1] in targets:
-                yield PairSource(sources[fields[0]], targets[fields[1]], "translation", str(options.pairs_file))
+                yield PairSource(
+                    sources[fields[0]], targets[fields[1]], "translation", str(options.pairs_file)
+                )
         return
     key = _url_key_function(options)
     target_by_key: dict[str, Page] = {}

@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -55,7 +56,10 @@ class StageMetrics:
                 registry=registry,
             ),
             messages_retried=Counter(
-                "paramine_messages_retried", "Retries of transient failures", ["stage"], registry=registry
+                "paramine_messages_retried",
+                "Retries of transient failures",
+                ["stage"],
+                registry=registry,
             ),
             latency=Histogram(
                 "paramine_stage_latency_seconds",
@@ -104,7 +108,7 @@ def collecting_registry() -> CollectorRegistry:
         from prometheus_client import multiprocess
 
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
         return registry
     return REGISTRY
 
@@ -112,3 +116,33 @@ def collecting_registry() -> CollectorRegistry:
 def metrics_payload() -> bytes:
     """The text exposition of every metric this process (or process group) has."""
     return generate_latest(collecting_registry())
+
+
+class QueueDepthCollector:
+    """``paramine_queue_depth{queue}``: messages waiting in each stage queue, read at scrape."""
+
+    def __init__(self, redis_url: str, queues: list[str]) -> None:
+        self.redis_url = redis_url
+        self.queues = queues
+
+    def collect(self) -> Iterator[Any]:
+        import redis
+        from prometheus_client.core import GaugeMetricFamily
+
+        family = GaugeMetricFamily(
+            "paramine_queue_depth", "Messages waiting in a stage queue", labels=["queue"]
+        )
+        try:
+            client = redis.Redis.from_url(self.redis_url, socket_timeout=2)
+            for queue in self.queues:
+                family.add_metric([queue], float(client.llen(queue)))
+        except redis.RedisError:
+            return  # an unreachable broker shows as missing samples (alert: absent())
+        yield family
+
+
+def queue_depth_payload(redis_url: str, queues: list[str]) -> bytes:
+    """Exposition text of the queue-depth gauge alone."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(QueueDepthCollector(redis_url, queues))
+    return generate_latest(registry)

@@ -8,7 +8,7 @@ them on the stages' Redis queues (distributed mode). Nothing else differs betwee
 from __future__ import annotations
 
 import time
-from collections import Counter, deque
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -52,7 +52,7 @@ class RunSummary:
     received: Counter[str] = field(default_factory=Counter)
     emitted: Counter[str] = field(default_factory=Counter)
     failed: Counter[str] = field(default_factory=Counter)
-    seconds: Counter[str] = field(default_factory=Counter)
+    seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     failures: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -74,7 +74,9 @@ class LocalRunner:
         self.transient_attempts = transient_attempts
         self.on_message = on_message
 
-    def run(self, stage: str, payloads: Iterable[Any], summary: RunSummary | None = None) -> RunSummary:
+    def run(
+        self, stage: str, payloads: Iterable[Any], summary: RunSummary | None = None
+    ) -> RunSummary:
         """Process each payload and everything it leads to before taking the next one."""
         summary = summary or RunSummary()
         for payload in payloads:
@@ -91,7 +93,9 @@ class LocalRunner:
         try:
             for attempt in range(1, self.transient_attempts + 1):
                 try:
-                    outgoing = run_stage(stage, payload, self.handlers[stage], self.store, self.metrics)
+                    outgoing = run_stage(
+                        stage, payload, self.handlers[stage], self.store, self.metrics
+                    )
                     summary.emitted[stage] += len(outgoing)
                     return outgoing
                 except TransientError as exc:
@@ -103,7 +107,7 @@ class LocalRunner:
                 except InvalidInput as exc:
                     self._dead_letter(stage, payload, exc, attempt, summary)
                     return []
-                except Exception as exc:  # noqa: BLE001 - a bug must not stop the batch; it is recorded
+                except Exception as exc:
                     self._dead_letter(stage, payload, exc, attempt, summary)
                     return []
             return []
@@ -120,7 +124,11 @@ class LocalRunner:
         summary.failures.append((stage, reason))
         self.metrics.messages_failed.labels(stage, exc.__class__.__name__).inc()
         self.store.record_dead_letter(
-            stage=stage, payload=payload, error_type=exc.__class__.__name__, reason=reason, attempts=attempts
+            stage=stage,
+            payload=payload,
+            error_type=exc.__class__.__name__,
+            reason=reason,
+            attempts=attempts,
         )
 
 

@@ -23,7 +23,7 @@ class Message(BaseModel):
     """Base of every queue message: strict fields, explicit version."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[1] = 1
 
 
 class Page(BaseModel):
@@ -158,9 +158,12 @@ def parse_message(stage: str, payload: Any) -> Message:
         return model.model_validate(payload)
     except ValidationError as exc:
         details = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}" for err in exc.errors()
+            f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}"
+            for err in exc.errors()
         )
-        raise InvalidInput(f"{stage} message does not match schema v{SCHEMA_VERSION}: {details}") from None
+        raise InvalidInput(
+            f"{stage} message does not match schema v{SCHEMA_VERSION}: {details}"
+        ) from None
 
 
 def _required_fields(model: type[Message]) -> set[str]:

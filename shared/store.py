@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -177,8 +178,8 @@ class Store:
                 metadata.create_all(self.engine)
             self._schema_ready = True
 
-    def _guard(self) -> _TransientGuard:
-        return _TransientGuard()
+    def _guard(self) -> AbstractContextManager[None]:
+        return _transient_guard()
 
     def begin(self) -> Any:
         self.ensure_schema()
@@ -201,10 +202,19 @@ class Store:
             insert_ignoring_conflicts(
                 conn,
                 pair_progress,
-                [{"pair_id": pair_id, "stage": stage, "outputs": outputs, "updated_at": time.time()}],
+                [
+                    {
+                        "pair_id": pair_id,
+                        "stage": stage,
+                        "outputs": outputs,
+                        "updated_at": time.time(),
+                    }
+                ],
             )
 
-    def add_sentence_pairs(self, rows: Sequence[dict[str, Any]], *, pair_id: str, stage: str) -> int:
+    def add_sentence_pairs(
+        self, rows: Sequence[dict[str, Any]], *, pair_id: str, stage: str
+    ) -> int:
         """Store sentence pairs and mark the page pair done for ``stage`` in one transaction."""
         now = time.time()
         with self._guard(), self.begin() as conn:
@@ -236,7 +246,11 @@ class Store:
         job_id: str | None = None,
     ) -> str:
         """Keep a message that cannot be processed, with why; the same message is kept once."""
-        text = payload if isinstance(payload, str) else json.dumps(payload, sort_keys=True, default=str)
+        text = (
+            payload
+            if isinstance(payload, str)
+            else json.dumps(payload, sort_keys=True, default=str)
+        )
         letter_id = content_id(stage, text, prefix="dl")
         if job_id is None and isinstance(payload, dict):
             candidate = payload.get("job_id") or (payload.get("context") or {}).get("job_id")
@@ -258,26 +272,41 @@ class Store:
     # -- reads ----------------------------------------------------------------------------
     def job_status(self, job_id: str) -> JobStatus | None:
         with self._guard(), self.begin() as conn:
-            if conn.execute(sa.select(jobs.c.job_id).where(jobs.c.job_id == job_id)).first() is None:
+            if (
+                conn.execute(sa.select(jobs.c.job_id).where(jobs.c.job_id == job_id)).first()
+                is None
+            ):
                 return None
             pair_ids = sa.select(job_pairs.c.pair_id).where(job_pairs.c.job_id == job_id)
             total = conn.scalar(sa.select(sa.func.count()).select_from(pair_ids.subquery())) or 0
-            completed = conn.scalar(
-                sa.select(sa.func.count())
-                .select_from(pair_progress)
-                .where(pair_progress.c.stage == "sentence_align", pair_progress.c.pair_id.in_(pair_ids))
-            ) or 0
-            failed = conn.scalar(
-                sa.select(sa.func.count(sa.distinct(dead_letters.c.id))).where(
-                    dead_letters.c.job_id == job_id,
-                    dead_letters.c.stage.in_(("tree_align", "sentence_align")),
+            completed = (
+                conn.scalar(
+                    sa.select(sa.func.count())
+                    .select_from(pair_progress)
+                    .where(
+                        pair_progress.c.stage == "sentence_align",
+                        pair_progress.c.pair_id.in_(pair_ids),
+                    )
                 )
-            ) or 0
-            n_sentences = conn.scalar(
-                sa.select(sa.func.count())
-                .select_from(sentence_pairs)
-                .where(sentence_pairs.c.pair_id.in_(pair_ids))
-            ) or 0
+                or 0
+            )
+            failed = (
+                conn.scalar(
+                    sa.select(sa.func.count(sa.distinct(dead_letters.c.id))).where(
+                        dead_letters.c.job_id == job_id,
+                        dead_letters.c.stage.in_(("tree_align", "sentence_align")),
+                    )
+                )
+                or 0
+            )
+            n_sentences = (
+                conn.scalar(
+                    sa.select(sa.func.count())
+                    .select_from(sentence_pairs)
+                    .where(sentence_pairs.c.pair_id.in_(pair_ids))
+                )
+                or 0
+            )
         return JobStatus(job_id, int(total), int(completed), int(failed), int(n_sentences))
 
     def list_sentence_pairs(self, query: SentencePairQuery) -> list[dict[str, Any]]:
@@ -298,18 +327,28 @@ class Store:
         if query.min_score is not None:
             statement = statement.where(table.c.score >= query.min_score)
         statement = (
-            statement.order_by(table.c.pair_id, table.c.position).limit(query.limit).offset(query.offset)
+            statement.order_by(table.c.pair_id, table.c.position)
+            .limit(query.limit)
+            .offset(query.offset)
         )
         with self._guard(), self.begin() as conn:
             return [dict(row._mapping) for row in conn.execute(statement)]
 
-    def iter_sentence_pairs(self, query: SentencePairQuery, *, batch: int = 1_000) -> Iterator[dict[str, Any]]:
+    def iter_sentence_pairs(
+        self, query: SentencePairQuery, *, batch: int = 1_000
+    ) -> Iterator[dict[str, Any]]:
         """All pairs matching the filters, in pages (for exports of any size)."""
         offset = query.offset
         while True:
             page = self.list_sentence_pairs(
                 SentencePairQuery(
-                    query.job_id, query.site, query.src_lang, query.tgt_lang, query.min_score, batch, offset
+                    query.job_id,
+                    query.site,
+                    query.src_lang,
+                    query.tgt_lang,
+                    query.min_score,
+                    batch,
+                    offset,
                 )
             )
             yield from page
@@ -324,7 +363,9 @@ class Store:
         with self._guard(), self.begin() as conn:
             return [dict(row._mapping) for row in conn.execute(statement)]
 
-    def list_dead_letters(self, *, stage: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+    def list_dead_letters(
+        self, *, stage: str | None = None, limit: int = 100
+    ) -> list[dict[str, Any]]:
         statement = sa.select(dead_letters).order_by(dead_letters.c.created_at).limit(limit)
         if stage:
             statement = statement.where(dead_letters.c.stage == stage)
@@ -336,32 +377,30 @@ class Store:
         if ids is not None:
             statement = statement.where(dead_letters.c.id.in_(list(ids)))
         with self._guard(), self.begin() as conn:
-            return max(conn.execute(statement).rowcount, 0)
+            deleted: int = conn.execute(statement).rowcount
+        return max(deleted, 0)
 
     def count_jobs(self) -> int:
         return self.count(jobs)
 
     def count(self, table: sa.Table) -> int:
         with self._guard(), self.begin() as conn:
-            return int(conn.scalar(sa.select(sa.func.count()).select_from(table)) or 0)
+            count: int = conn.scalar(sa.select(sa.func.count()).select_from(table)) or 0
+        return int(count)
 
 
-class _TransientGuard:
+@contextmanager
+def _transient_guard() -> Iterator[None]:
     """Turn connection-level database failures into ``TransientError`` (retried by workers)."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
-        if exc is not None and isinstance(exc, sa.exc.OperationalError | sa.exc.InterfaceError):
-            if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated or _is_connection_error(exc):
-                raise TransientError(f"database unavailable: {str(exc.orig)[:300]}") from exc
-        return False
+    try:
+        yield
+    except (sa.exc.OperationalError, sa.exc.InterfaceError) as exc:
+        if exc.connection_invalidated or _is_connection_error(exc):
+            raise TransientError(f"database unavailable: {str(exc.orig)[:300]}") from exc
+        raise
 
 
 def _is_connection_error(exc: BaseException) -> bool:
     text = str(exc).lower()
-    return any(
-        needle in text
-        for needle in ("connection", "could not connect", "server closed", "database is locked", "terminating")
-    )
+    needles = ("connection", "could not connect", "server closed", "database is locked", "terminat")
+    return any(needle in text for needle in needles)

@@ -48,7 +48,7 @@ def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
 
     queue_settings = get_settings().queue
 
-    @app.task(  # type: ignore[misc]
+    @app.task(  # type: ignore[untyped-decorator]
         bind=True,
         name=task_name(stage),
         acks_late=True,
@@ -81,7 +81,7 @@ def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
             raise self.retry(exc=exc, countdown=countdown) from None
         except (InvalidInput, SoftTimeLimitExceeded) as exc:
             return give_up(exc)
-        except Exception as exc:  # noqa: BLE001 - a bug in one message must not stop the queue
+        except Exception as exc:
             log.exception("%s failed on a message; dead-lettering it", stage)
             return give_up(exc)
         sender = CelerySender(app)
@@ -93,11 +93,17 @@ def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
 
 
 def _dead_letter(store: Store, stage: str, payload: Any, exc: BaseException, attempts: int) -> None:
-    reason = describe_error(exc) if not isinstance(exc, SoftTimeLimitExceeded) else (
-        "TimeLimitExceeded: the message took longer than the soft time limit"
+    reason = (
+        describe_error(exc)
+        if not isinstance(exc, SoftTimeLimitExceeded)
+        else ("TimeLimitExceeded: the message took longer than the soft time limit")
     )
     stage_metrics().messages_failed.labels(stage, exc.__class__.__name__).inc()
     # If the store itself is down this raises TransientError and the broker redelivers.
     store.record_dead_letter(
-        stage=stage, payload=payload, error_type=exc.__class__.__name__, reason=reason, attempts=attempts
+        stage=stage,
+        payload=payload,
+        error_type=exc.__class__.__name__,
+        reason=reason,
+        attempts=attempts,
     )

@@ -42,7 +42,9 @@ def dispatch(store: Store, stage: str, message: Message) -> None:
         return
     from services.registry import all_handlers
 
-    LocalRunner(all_handlers(), store, stage_metrics()).run(stage, [message.model_dump(mode="json")])
+    LocalRunner(all_handlers(), store, stage_metrics()).run(
+        stage, [message.model_dump(mode="json")]
+    )
 
 
 def retry_dead_letters(store: Store, ids: Sequence[str] | None) -> dict[str, int]:

@@ -11,10 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from services.gateway.deps import AdminKey, IngestKey, SettingsDep, StoreDep
 from shared.errors import InvalidInput
+from shared.ids import content_id
 from shared.ingest import build_job
 from shared.inputs import PairSource, decode_html
 from shared.metrics import CONTENT_TYPE_LATEST, metrics_payload, stage_metrics
-from shared.ids import content_id
 from shared.schemas import ArticleBatch, ArticleIn, Page
 from shared.store import SentencePairQuery
 
@@ -35,7 +35,9 @@ class IngestRequest(BaseModel):
     """A batch of page pairs; ``job_id`` groups them (default: derived from their content)."""
 
     model_config = ConfigDict(extra="forbid")
-    job_id: str | None = Field(default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:-]+$")
+    job_id: str | None = Field(
+        default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:-]+$"
+    )
     pairs: list[dict[str, Any]] = Field(min_length=1, max_length=10_000)
 
 
@@ -109,7 +111,12 @@ async def _ingest_request(request: Request) -> IngestRequest:
         if content_type.startswith("multipart/form-data"):
             form = await request.form()
             src_file, tgt_file = form.get("src_file"), form.get("tgt_file")
-            if src_file is None or tgt_file is None or isinstance(src_file, str) or isinstance(tgt_file, str):
+            if (
+                src_file is None
+                or tgt_file is None
+                or isinstance(src_file, str)
+                or isinstance(tgt_file, str)
+            ):
                 raise InvalidInput("multipart ingest needs src_file and tgt_file uploads")
             pair = {
                 "kind": str(form.get("kind") or "translation"),
@@ -131,9 +138,13 @@ async def _ingest_request(request: Request) -> IngestRequest:
             body = {"job_id": body.pop("job_id", None), "pairs": [body]}
         return IngestRequest.model_validate(body)
     except ValidationError as exc:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, exc.errors(include_url=False)) from None
+        raise HTTPException(
+            status.HTTP_422_UNPROCESSABLE_CONTENT, exc.errors(include_url=False)
+        ) from None
     except (ValueError, UnicodeDecodeError, InvalidInput) as exc:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, f"malformed body: {exc}") from None
+        raise HTTPException(
+            status.HTTP_422_UNPROCESSABLE_CONTENT, f"malformed body: {exc}"
+        ) from None
 
 
 @router.post(
@@ -154,7 +165,9 @@ async def ingest_page_pairs(request: Request, store: StoreDep, _key: IngestKey) 
     for number, raw in enumerate(ingest.pairs):
         try:
             pair = PagePairIn.model_validate(raw)
-            items.append(PairSource(pair.src, pair.tgt, pair.kind, origin=pair.id or f"pairs[{number}]"))
+            items.append(
+                PairSource(pair.src, pair.tgt, pair.kind, origin=pair.id or f"pairs[{number}]")
+            )
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
@@ -177,7 +190,9 @@ class ArticleBatchIn(BaseModel):
     """A day batch of Web and mobile news articles to pair (ALGORITHMS.md §2, Web/mobile)."""
 
     model_config = ConfigDict(extra="forbid")
-    job_id: str | None = Field(default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:-]+$")
+    job_id: str | None = Field(
+        default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:-]+$"
+    )
     web: list[ArticleIn] = Field(min_length=1, max_length=20_000)
     mobile: list[ArticleIn] = Field(min_length=1, max_length=20_000)
 
@@ -189,20 +204,29 @@ class ArticleBatchAccepted(BaseModel):
     mobile: int
 
 
-@router.post("/v1/articles", status_code=status.HTTP_202_ACCEPTED, response_model=ArticleBatchAccepted)
-async def ingest_articles(batch: ArticleBatchIn, store: StoreDep, _key: IngestKey) -> ArticleBatchAccepted:
+@router.post(
+    "/v1/articles", status_code=status.HTTP_202_ACCEPTED, response_model=ArticleBatchAccepted
+)
+async def ingest_articles(
+    batch: ArticleBatchIn, store: StoreDep, _key: IngestKey
+) -> ArticleBatchAccepted:
     """Pair a day's Web and mobile articles, then their sentences; pairs go on to paraphrase."""
     from fastapi.concurrency import run_in_threadpool
 
     from services.gateway.dispatch import dispatch
 
     draft = ArticleBatch(job_id="-", web=batch.web, mobile=batch.mobile)
-    message = draft.model_copy(update={"job_id": batch.job_id or content_id(draft.batch_id, prefix="job")})
+    message = draft.model_copy(
+        update={"job_id": batch.job_id or content_id(draft.batch_id, prefix="job")}
+    )
     store.record_job(message.job_id, [(message.batch_id, "", "")], source="articles")
     stage_metrics().messages_in.labels("gateway").inc()
     await run_in_threadpool(dispatch, store, "sentence_align", message)
     return ArticleBatchAccepted(
-        job_id=message.job_id, batch_id=message.batch_id, web=len(batch.web), mobile=len(batch.mobile)
+        job_id=message.job_id,
+        batch_id=message.batch_id,
+        web=len(batch.web),
+        mobile=len(batch.mobile),
     )
 
 
@@ -246,7 +270,9 @@ def _observations(store: Any) -> list[Any]:
     ]
 
 
-@router.get("/v1/thesaurus/similarity", responses={404: {"description": "no snapshot or unknown word"}})
+@router.get(
+    "/v1/thesaurus/similarity", responses={404: {"description": "no snapshot or unknown word"}}
+)
 def thesaurus_similarity(
     store: StoreDep,
     a: Annotated[str, Query(min_length=1, max_length=64)],
@@ -260,12 +286,22 @@ def thesaurus_similarity(
     repository.ensure_schema(store.engine)
     answer = repository.similarity(store.engine, a, b, thesaurus_name=thesaurus)
     if answer is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, "no similarity snapshot yet; run the recompute")
+        raise HTTPException(
+            status.HTTP_404_NOT_FOUND, "no similarity snapshot yet; run the recompute"
+        )
     match = None if answer.match is None else asdict(answer.match)
-    return {"a": a, "b": b, "snapshot": answer.snapshot_id, "thesaurus": answer.thesaurus, "match": match}
+    return {
+        "a": a,
+        "b": b,
+        "snapshot": answer.snapshot_id,
+        "thesaurus": answer.thesaurus,
+        "match": match,
+    }
 
 
-@router.get("/v1/jobs/{job_id}", response_model=JobOut, responses={404: {"description": "unknown job"}})
+@router.get(
+    "/v1/jobs/{job_id}", response_model=JobOut, responses={404: {"description": "unknown job"}}
+)
 def get_job(job_id: str, store: StoreDep) -> JobOut:
     """Progress of a job: pairs, completed, failed, sentence pairs stored."""
     job = store.job_status(job_id)
@@ -293,15 +329,22 @@ def list_sentence_pairs(
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
 ) -> SentencePairPage:
     """Stored sentence pairs, paged, filtered by job, site, languages and score."""
-    rows = store.list_sentence_pairs(SentencePairQuery(job, site, src_lang, tgt_lang, min_score, limit, offset))
+    rows = store.list_sentence_pairs(
+        SentencePairQuery(job, site, src_lang, tgt_lang, min_score, limit, offset)
+    )
     items = [SentencePairOut.model_validate(row) for row in rows]
     return SentencePairPage(
-        items=items, limit=limit, offset=offset, next_offset=offset + limit if len(items) == limit else None
+        items=items,
+        limit=limit,
+        offset=offset,
+        next_offset=offset + limit if len(items) == limit else None,
     )
 
 
 @router.get("/v1/dead-letters")
-def list_dead_letters(store: StoreDep, _admin: AdminKey, stage: str | None = None) -> list[dict[str, Any]]:
+def list_dead_letters(
+    store: StoreDep, _admin: AdminKey, stage: str | None = None
+) -> list[dict[str, Any]]:
     """Messages that could not be processed, with their reasons (admin key)."""
     return [
         {key: row[key] for key in ("id", "stage", "job_id", "error_type", "reason", "attempts")}
@@ -315,7 +358,7 @@ def healthz(store: StoreDep, settings: SettingsDep) -> dict[str, str]:
     health = {"status": "ok", "database": "ok", "broker": "embedded"}
     try:
         store.count_jobs()
-    except Exception as exc:  # noqa: BLE001 - health reports the failure instead of raising
+    except Exception as exc:
         health.update(status="degraded", database=f"error: {exc.__class__.__name__}")
     if settings.redis_url:
         import redis
@@ -329,6 +372,13 @@ def healthz(store: StoreDep, settings: SettingsDep) -> dict[str, str]:
 
 
 @router.get("/metrics", response_class=Response)
-def metrics() -> Response:
-    """Prometheus text exposition of the gateway's (and its processes') metrics."""
-    return Response(content=metrics_payload(), media_type=CONTENT_TYPE_LATEST)
+def metrics(settings: SettingsDep) -> Response:
+    """Prometheus text exposition of the gateway's metrics, plus queue depths when distributed."""
+    payload = metrics_payload()
+    if settings.redis_url:
+        from shared.celery_app import queue_name
+        from shared.metrics import queue_depth_payload
+        from shared.schemas import STAGES
+
+        payload += queue_depth_payload(settings.redis_url, [queue_name(stage) for stage in STAGES])
+    return Response(content=payload, media_type=CONTENT_TYPE_LATEST)

@@ -79,7 +79,10 @@ class BodySizeLimit:
             + str(self.max_bytes).encode()
             + b' bytes (PARAMINE_MAX_BODY_BYTES)"}'
         )
-        headers: list[Any] = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        headers: list[Any] = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+        ]
         await send({"type": "http.response.start", "status": 413, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 

@@ -123,7 +123,9 @@ def handle(message: ChunkPairs | ArticleBatch, store: Store) -> list[Outgoing]:
         store.record_progress(message.batch_id, "sentence_align", len(outgoing))
         return outgoing
     context = message.context
-    return _store_and_route(context, sentence_pairs(message), store, context.pair_id, "sentence_align")
+    return _store_and_route(
+        context, sentence_pairs(message), store, context.pair_id, "sentence_align"
+    )
 
 
 def _store_and_route(
@@ -161,7 +163,9 @@ def _store_and_route(
         outgoing.append(
             (
                 "thesaurus",
-                JapaneseSentences(source_id=context.pair_id, job_id=context.job_id, sentences=japanese),
+                JapaneseSentences(
+                    source_id=context.pair_id, job_id=context.job_id, sentences=japanese
+                ),
             )
         )
     return outgoing

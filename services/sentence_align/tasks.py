@@ -1,4 +1,4 @@
-"""Celery task of the sentence_align stage: validate, call the handler, forward (see shared.worker)."""
+"""Celery task of the sentence_align stage (see shared.worker)."""
 
 from __future__ import annotations
 

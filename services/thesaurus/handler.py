@@ -33,5 +33,6 @@ def recompute_snapshots(store: Store) -> list[int]:
     store.ensure_schema()
     repository.ensure_schema(store.engine)
     return [
-        repository.rebuild_snapshot(store.engine, name) for name in repository.thesaurus_names(store.engine)
+        repository.rebuild_snapshot(store.engine, name)
+        for name in repository.thesaurus_names(store.engine)
     ]

@@ -24,7 +24,7 @@ def pair_context(message: PagePair) -> PairContext:
 def chunk_pairs(message: PagePair, *, flat: bool = False) -> ChunkPairs:
     """Parse both pages and align their trees (or, ``flat``, take each page's whole text)."""
     from services.tree_align.align import align_page_texts
-    from services.tree_align.html_tree import ParseLimits, parse_html, page_text
+    from services.tree_align.html_tree import ParseLimits, page_text, parse_html
 
     limits = get_settings().html
     parse_limits = ParseLimits(

@@ -19,7 +19,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 PARAMINE = str(Path(sys.executable).with_name("paramine"))
 REDIS_URL = os.environ.get("PARAMINE_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
-POSTGRES_ADMIN_URL = os.environ.get("PARAMINE_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+POSTGRES_ADMIN_URL = os.environ.get(
+    "PARAMINE_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
+)
 STAGES = ("tree_align", "sentence_align", "paraphrase", "thesaurus")
 
 
@@ -36,7 +38,9 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def wait_for_http(url: str, timeout: float = 60.0, process: subprocess.Popen[bytes] | None = None) -> None:
+def wait_for_http(
+    url: str, timeout: float = 60.0, process: subprocess.Popen[bytes] | None = None
+) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process is not None and process.poll() is not None:
@@ -96,7 +100,12 @@ class Cluster:
 def start_paramine(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     handle = log.open("wb")
     return subprocess.Popen(
-        [PARAMINE, *args], env=env, stdout=handle, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True
+        [PARAMINE, *args],
+        env=env,
+        stdout=handle,
+        stderr=subprocess.STDOUT,
+        cwd=REPO,
+        start_new_session=True,
     )
 
 
@@ -111,7 +120,9 @@ def stop(process: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
 
 
 @pytest.fixture(scope="session")
-def cluster(redis_url: str, postgres_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+def cluster(
+    redis_url: str, postgres_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Cluster]:
     logs = tmp_path_factory.mktemp("cluster-logs")
     env = {
         **os.environ,
@@ -130,7 +141,15 @@ def cluster(redis_url: str, postgres_url: str, tmp_path_factory: pytest.TempPath
             metrics_dir.mkdir()
             stage_env = {**env, "PARAMINE_METRICS_DIR": str(metrics_dir)}
             result.processes[stage] = start_paramine(
-                ["worker", "--stage", stage, "--concurrency", "1", "--metrics-port", str(metrics_port)],
+                [
+                    "worker",
+                    "--stage",
+                    stage,
+                    "--concurrency",
+                    "1",
+                    "--metrics-port",
+                    str(metrics_port),
+                ],
                 stage_env,
                 logs / f"{stage}.log",
             )

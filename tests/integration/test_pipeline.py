@@ -76,8 +76,12 @@ def table_counts(database_url: str) -> dict[str, int]:
         }
 
 
-def test_gateway_pairs_land_in_postgres_and_match_embedded_mode(cluster: Cluster, tmp_path: Path) -> None:
-    response = httpx.post(f"{cluster.gateway}/v1/page-pairs", json={"pairs": sample_pairs()}, headers=KEY, timeout=60)
+def test_gateway_pairs_land_in_postgres_and_match_embedded_mode(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    response = httpx.post(
+        f"{cluster.gateway}/v1/page-pairs", json={"pairs": sample_pairs()}, headers=KEY, timeout=60
+    )
     assert response.status_code == 202, response.text
     accepted = response.json()
     assert accepted["accepted"] == 4 and accepted["refused"] == []
@@ -94,7 +98,12 @@ def test_gateway_pairs_land_in_postgres_and_match_embedded_mode(cluster: Cluster
     env["PARAMINE_DATABASE_URL"] = sqlite_url
     result = subprocess.run(
         [PARAMINE, "process", str(SAMPLES), "--out", str(tmp_path / "out"), "--json"],
-        env=env, capture_output=True, text=True, timeout=300, check=True, cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+        cwd=REPO,
     )
     report = json.loads(result.stdout)
     assert report["job_id"] == accepted["job_id"]
@@ -111,11 +120,15 @@ def test_resubmission_and_redelivery_create_no_duplicates(cluster: Cluster) -> N
 
     database_url = cluster.env["PARAMINE_DATABASE_URL"]
     body = {"pairs": sample_pairs()}
-    first = httpx.post(f"{cluster.gateway}/v1/page-pairs", json=body, headers=KEY, timeout=60).json()
+    first = httpx.post(
+        f"{cluster.gateway}/v1/page-pairs", json=body, headers=KEY, timeout=60
+    ).json()
     wait_for_job(cluster, first["job_id"])
     wait_for_idle_queues(cluster)
     before = table_counts(database_url)
-    again = httpx.post(f"{cluster.gateway}/v1/page-pairs", json=body, headers=KEY, timeout=60).json()
+    again = httpx.post(
+        f"{cluster.gateway}/v1/page-pairs", json=body, headers=KEY, timeout=60
+    ).json()
     assert again["job_id"] == first["job_id"]
     wait_for_idle_queues(cluster)
     assert table_counts(database_url) == before
@@ -125,7 +138,9 @@ def test_resubmission_and_redelivery_create_no_duplicates(cluster: Cluster) -> N
     chunks = chunk_pairs(message).model_dump(mode="json")
     app = Celery(broker=cluster.env["PARAMINE_REDIS_URL"], set_as_current=False)
     for _ in range(2):
-        app.send_task("paramine.sentence_align.process", args=[chunks], queue="paramine.sentence_align")
+        app.send_task(
+            "paramine.sentence_align.process", args=[chunks], queue="paramine.sentence_align"
+        )
     wait_for_idle_queues(cluster)
     assert table_counts(database_url) == before
 
@@ -134,8 +149,19 @@ def test_bad_inputs_end_as_clear_errors_while_the_batch_completes(cluster: Clust
     database_url = cluster.env["PARAMINE_DATABASE_URL"]
     good = sample_pairs()[0]
     good = {**good, "src": {**good["src"], "url": "https://example.org/en/fresh"}}
-    malformed_page = {**good, "src": {**good["src"], "url": "https://example.org/en/garbage", "html": "\x00\x01\x02" * 50}}
-    bad_schema = {"kind": "translation", "src": {"url": "x", "html": "<p>no language</p>"}, "tgt": good["tgt"]}
+    malformed_page = {
+        **good,
+        "src": {
+            **good["src"],
+            "url": "https://example.org/en/garbage",
+            "html": "\x00\x01\x02" * 50,
+        },
+    }
+    bad_schema = {
+        "kind": "translation",
+        "src": {"url": "x", "html": "<p>no language</p>"},
+        "tgt": good["tgt"],
+    }
     response = httpx.post(
         f"{cluster.gateway}/v1/page-pairs",
         json={"pairs": [good, malformed_page, bad_schema]},
@@ -153,20 +179,33 @@ def test_bad_inputs_end_as_clear_errors_while_the_batch_completes(cluster: Clust
     from celery import Celery
 
     app = Celery(broker=cluster.env["PARAMINE_REDIS_URL"], set_as_current=False)
-    app.send_task("paramine.tree_align.process", args=[{"job_id": "j1", "src": 3}], queue="paramine.tree_align")
+    app.send_task(
+        "paramine.tree_align.process",
+        args=[{"job_id": "j1", "src": 3}],
+        queue="paramine.tree_align",
+    )
     wait_for_idle_queues(cluster)
     letters = Store(database_url).list_dead_letters(limit=1_000)
     reasons = {letter["stage"]: letter["reason"] for letter in letters}
-    assert any("does not match schema" in letter["reason"] and letter["stage"] == "tree_align" for letter in letters)
+    assert any(
+        "does not match schema" in letter["reason"] and letter["stage"] == "tree_align"
+        for letter in letters
+    )
     assert "ingest" in reasons and "lang" in reasons["ingest"]
     garbage = [letter for letter in letters if "garbage" in letter["payload"]]
     assert len(garbage) == 1 and garbage[0]["error_type"] in {"InvalidInput", "InputTooLarge"}
 
     too_big = httpx.post(
-        f"{cluster.gateway}/v1/page-pairs", content=b"x" * 2_100_000, headers={**KEY, "content-type": "application/json"}
+        f"{cluster.gateway}/v1/page-pairs",
+        content=b"x" * 2_100_000,
+        headers={**KEY, "content-type": "application/json"},
     )
     assert too_big.status_code == 413 and "limit" in too_big.json()["detail"]
-    malformed = httpx.post(f"{cluster.gateway}/v1/page-pairs", content=b"{not json", headers={**KEY, "content-type": "application/json"})
+    malformed = httpx.post(
+        f"{cluster.gateway}/v1/page-pairs",
+        content=b"{not json",
+        headers={**KEY, "content-type": "application/json"},
+    )
     assert malformed.status_code == 422
     unauthorised = httpx.post(f"{cluster.gateway}/v1/page-pairs", json={"pairs": [good]})
     assert unauthorised.status_code == 401
@@ -175,6 +214,7 @@ def test_bad_inputs_end_as_clear_errors_while_the_batch_completes(cluster: Clust
 def test_metrics_show_per_stage_counters(cluster: Cluster) -> None:
     gateway = httpx.get(f"{cluster.gateway}/metrics", timeout=10).text
     assert _sample(gateway, "paramine_messages_in_total", "gateway") > 0
+    assert 'paramine_queue_depth{queue="paramine.tree_align"} 0.0' in gateway
     for stage in STAGES:
         text = httpx.get(cluster.worker_metrics[stage], timeout=10).text
         assert _sample(text, "paramine_messages_in_total", stage) > 0, stage
@@ -185,7 +225,7 @@ def test_metrics_show_per_stage_counters(cluster: Cluster) -> None:
 
 def _sample(text: str, name: str, stage: str) -> float:
     total = 0.0
-    for match in re.finditer(rf'^{name}\{{([^}}]*)\}} (\S+)$', text, re.MULTILINE):
+    for match in re.finditer(rf"^{name}\{{([^}}]*)\}} (\S+)$", text, re.MULTILINE):
         if f'stage="{stage}"' in match.group(1):
             total += float(match.group(2))
     return total

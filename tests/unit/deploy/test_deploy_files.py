@@ -37,6 +37,8 @@ def test_promtool_accepts_the_config() -> None:
         pytest.skip("promtool not installed (Debian package prometheus; .ci/run installs it)")
     result = subprocess.run(
         [promtool, "check", "config", str(REPO / "deploy/prometheus/prometheus.yml")],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -1,4 +1,4 @@
-"""Gateway routes in embedded mode (no Redis, SQLite): articles, paraphrase and thesaurus queries."""
+"""Gateway routes in embedded mode (no Redis, SQLite): articles, paraphrases, thesaurus."""
 
 from __future__ import annotations
 
@@ -38,11 +38,24 @@ def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClie
 def test_article_batch_pairs_articles_and_sentences(client: TestClient) -> None:
     batch = {
         "web": [
-            {"id": "w1", "date": "2026-01-12", "title": "東北で大雪、交通に影響", "body": WEB_BODY,
-             "keywords": ["大雪", "東北", "新幹線", "通行止め"], "url": "https://news.example.jp/w1"},
+            {
+                "id": "w1",
+                "date": "2026-01-12",
+                "title": "東北で大雪、交通に影響",
+                "body": WEB_BODY,
+                "keywords": ["大雪", "東北", "新幹線", "通行止め"],
+                "url": "https://news.example.jp/w1",
+            },
             {"id": "w2", "date": "2026-01-12", "title": "プロ野球の日程", "body": OTHER_WEB},
         ],
-        "mobile": [{"id": "m1", "date": "2026-01-12", "body": MOBILE_BODY, "url": "https://m.news.example.jp/m1"}],
+        "mobile": [
+            {
+                "id": "m1",
+                "date": "2026-01-12",
+                "body": MOBILE_BODY,
+                "url": "https://m.news.example.jp/m1",
+            }
+        ],
     }
     accepted = client.post("/v1/articles", json=batch)
     assert accepted.status_code == 202, accepted.text
@@ -50,7 +63,9 @@ def test_article_batch_pairs_articles_and_sentences(client: TestClient) -> None:
     assert job["state"] == "done" and job["sentence_pairs"] >= 3
     pairs = client.get("/v1/sentence-pairs", params={"job": job["job_id"]}).json()["items"]
     by_mobile = {pair["tgt_text"]: pair["src_text"] for pair in pairs}
-    assert by_mobile["JR東日本は新幹線の一部区間で運転見合わせを決定。"].startswith("この雪の影響で")
+    assert by_mobile["JR東日本は新幹線の一部区間で運転見合わせを決定。"].startswith(
+        "この雪の影響で"
+    )
     assert all(pair["src_url"] == "https://news.example.jp/w1" for pair in pairs)
     again = client.post("/v1/articles", json=batch).json()
     assert again["job_id"] == job["job_id"]

@@ -40,15 +40,27 @@ def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TestClient:
 
 
 def test_ingest_checks_key_size_schema_and_rate(client: TestClient) -> None:
-    pair = {"src": {"lang": "en", "html": "<p>Hello.</p>"}, "tgt": {"lang": "de", "html": "<p>Hallo.</p>"}}
+    pair = {
+        "src": {"lang": "en", "html": "<p>Hello.</p>"},
+        "tgt": {"lang": "de", "html": "<p>Hallo.</p>"},
+    }
     assert client.post("/v1/page-pairs", json={"pairs": [pair]}).status_code == 401
-    assert client.post("/v1/page-pairs", json={"pairs": [pair]}, headers={"X-API-Key": "k2"}).status_code == 401
-    big = client.post("/v1/page-pairs", content=b"{" + b" " * 2000 + b"}", headers={"X-API-Key": "k1"})
+    assert (
+        client.post(
+            "/v1/page-pairs", json={"pairs": [pair]}, headers={"X-API-Key": "k2"}
+        ).status_code
+        == 401
+    )
+    big = client.post(
+        "/v1/page-pairs", content=b"{" + b" " * 2000 + b"}", headers={"X-API-Key": "k1"}
+    )
     assert big.status_code == 413
     bad = client.post("/v1/page-pairs", json={"pairs": []}, headers={"X-API-Key": "k1"})
     assert bad.status_code == 422
     statuses = [
-        client.post("/v1/page-pairs", json={"pairs": [pair]}, headers={"X-API-Key": "k1"}).status_code
+        client.post(
+            "/v1/page-pairs", json={"pairs": [pair]}, headers={"X-API-Key": "k1"}
+        ).status_code
         for _ in range(3)
     ]
     assert statuses == [202, 202, 429]  # the 422 above used the first of three tokens

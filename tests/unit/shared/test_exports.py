@@ -8,15 +8,27 @@ from pathlib import Path
 from shared.exports import jsonl_lines, tsv_lines, write_moses
 
 ROWS = [
-    {"id": f"sp{i}", "pair_id": "pp", "src_url": "u1", "tgt_url": "u2", "src_lang": "en", "tgt_lang": "de",
-     "score": 0.5 + i / 10, "bead": f"[{i}]:[{i}]", "src_text": f"line\t{i}\nwrapped", "tgt_text": f"Zeile {i}"}
+    {
+        "id": f"sp{i}",
+        "pair_id": "pp",
+        "src_url": "u1",
+        "tgt_url": "u2",
+        "src_lang": "en",
+        "tgt_lang": "de",
+        "score": 0.5 + i / 10,
+        "bead": f"[{i}]:[{i}]",
+        "src_text": f"line\t{i}\nwrapped",
+        "tgt_text": f"Zeile {i}",
+    }
     for i in range(3)
 ]
 
 
 def test_jsonl_round_trips_text_exactly() -> None:
     records = [json.loads(line) for line in jsonl_lines(ROWS)]
-    assert [(r["id"], r["src"], r["tgt"]) for r in records] == [(r["id"], r["src_text"], r["tgt_text"]) for r in ROWS]
+    assert [(r["id"], r["src"], r["tgt"]) for r in records] == [
+        (r["id"], r["src_text"], r["tgt_text"]) for r in ROWS
+    ]
 
 
 def test_tsv_and_moses_keep_one_pair_per_line(tmp_path: Path) -> None:

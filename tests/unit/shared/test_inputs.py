@@ -35,21 +35,34 @@ def test_sample_directory_gives_translation_and_pc_mobile_pairs() -> None:
 
 
 def test_jsonl_bad_lines_become_errors_and_the_rest_flows(tmp_path: Path) -> None:
-    good = {"id": "1", "kind": "translation", "src": {"url": "a", "lang": "en", "html": "<p>x</p>"},
-            "tgt": {"url": "b", "lang": "fr", "html": "<p>y</p>"}}
+    good = {
+        "id": "1",
+        "kind": "translation",
+        "src": {"url": "a", "lang": "en", "html": "<p>x</p>"},
+        "tgt": {"url": "b", "lang": "fr", "html": "<p>y</p>"},
+    }
     manifest = tmp_path / "pairs.jsonl"
-    manifest.write_text(json.dumps(good) + "\n{broken\n" + json.dumps({**good, "kind": "poem"}) + "\n")
+    manifest.write_text(
+        json.dumps(good) + "\n{broken\n" + json.dumps({**good, "kind": "poem"}) + "\n"
+    )
     job = build_job(read_page_pairs([manifest]))
     assert len(job.pairs) == 1 and len(job.refused) == 2
     assert "pairs.jsonl:2" in str(job.refused[0])
 
 
 def test_url_language_stripping_pairs_common_schemes() -> None:
-    assert strip_language("https://x.org/en/about", "en") == strip_language("https://x.org/de/about", "de")
-    assert strip_language("https://x.org/a?lang=en", "en") == strip_language("https://x.org/a?lang=fr", "fr")
+    assert strip_language("https://x.org/en/about", "en") == strip_language(
+        "https://x.org/de/about", "de"
+    )
+    assert strip_language("https://x.org/a?lang=en", "en") == strip_language(
+        "https://x.org/a?lang=fr", "fr"
+    )
     assert strip_language("https://en.x.org/a", "en") == strip_language("https://fr.x.org/a", "fr")
-    pages = [Page(url="https://x.org/en/a", lang="en", html="a"), Page(url="https://x.org/de/a", lang="de", html="b"),
-             Page(url="https://x.org/de/b", lang="de", html="c")]
+    pages = [
+        Page(url="https://x.org/en/a", lang="en", html="a"),
+        Page(url="https://x.org/de/a", lang="de", html="b"),
+        Page(url="https://x.org/de/b", lang="de", html="c"),
+    ]
     pairs = list(pair_pages(pages, PairingOptions("en", "de")))
     assert [(p.src.url, p.tgt.url) for p in pairs] == [("https://x.org/en/a", "https://x.org/de/a")]
 
@@ -63,7 +76,11 @@ def test_real_lett_file_pairs_by_url_key() -> None:
         if fields[1] and fields[2]:
             gold.add((fields[1], fields[2]))
     options = PairingOptions("en", "de", url_key=r"/(\d+)-\d-")
-    found = {(p.src.url, p.tgt.url) for p in read_page_pairs([lett], options) if isinstance(p, PairSource)}
+    found = {
+        (p.src.url, p.tgt.url)
+        for p in read_page_pairs([lett], options)
+        if isinstance(p, PairSource)
+    }
     assert found and found <= gold
     assert len(found) >= len(gold) - 1
 

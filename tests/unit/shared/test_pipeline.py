@@ -34,7 +34,12 @@ class Recorder:
             self.flaky_calls += 1
             if self.flaky_calls < 3:
                 raise TransientError("db down")
-        return [("thesaurus", JapaneseSentences(source_id="s", job_id="j", sentences=[message.src.html]))]
+        return [
+            (
+                "thesaurus",
+                JapaneseSentences(source_id="s", job_id="j", sentences=[message.src.html]),
+            )
+        ]
 
     def thesaurus(self, message: JapaneseSentences, store: Store) -> list[Outgoing]:
         self.seen.append(message.sentences)
@@ -51,7 +56,14 @@ def test_failures_are_dead_lettered_and_the_rest_flows(tmp_path: Path) -> None:
         StageMetrics.create(registry),
         transient_attempts=3,
     )
-    payloads = [_pair("ok1"), _pair("bad"), {"job_id": "j"}, _pair("bug"), _pair("flaky"), _pair("ok2")]
+    payloads = [
+        _pair("ok1"),
+        _pair("bad"),
+        {"job_id": "j"},
+        _pair("bug"),
+        _pair("flaky"),
+        _pair("ok2"),
+    ]
     summary = runner.run("tree_align", payloads)
     assert recorder.seen == [["ok1"], ["flaky"], ["ok2"]]
     assert summary.received["tree_align"] == 6 and summary.failed["tree_align"] == 3
@@ -59,7 +71,9 @@ def test_failures_are_dead_lettered_and_the_rest_flows(tmp_path: Path) -> None:
     assert reasons[0].startswith("InvalidInput: page is bad")
     assert any("does not match schema" in r for r in reasons)
     assert any(r.startswith("RuntimeError: boom") for r in reasons)
-    assert registry.get_sample_value("paramine_messages_retried_total", {"stage": "tree_align"}) == 2
+    assert (
+        registry.get_sample_value("paramine_messages_retried_total", {"stage": "tree_align"}) == 2
+    )
     assert registry.get_sample_value("paramine_messages_in_total", {"stage": "thesaurus"}) == 3
 
 
@@ -69,8 +83,12 @@ def test_transient_errors_that_persist_end_as_dead_letters(tmp_path: Path) -> No
     def always_down(message: PagePair, store: Store) -> list[Outgoing]:
         raise TransientError("still down")
 
-    runner = LocalRunner({"tree_align": always_down}, store, StageMetrics.create(CollectorRegistry()),
-                         transient_attempts=2)
+    runner = LocalRunner(
+        {"tree_align": always_down},
+        store,
+        StageMetrics.create(CollectorRegistry()),
+        transient_attempts=2,
+    )
     runner.run("tree_align", [_pair("x")])
     (letter,) = store.list_dead_letters()
     assert letter["attempts"] == 2 and "still down" in letter["reason"]

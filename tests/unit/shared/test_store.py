@@ -45,26 +45,43 @@ def test_job_status_counts_completed_failed_and_sentences(store: Store) -> None:
     assert status is not None and status.state == "running" and status.pairs == 2
     store.add_sentence_pairs([_row(0), _row(1)], pair_id="pp1", stage="sentence_align")
     store.record_dead_letter(
-        stage="tree_align", payload={"job_id": "job1", "x": 1}, error_type="InvalidInput", reason="bad", attempts=1
+        stage="tree_align",
+        payload={"job_id": "job1", "x": 1},
+        error_type="InvalidInput",
+        reason="bad",
+        attempts=1,
     )
     status = store.job_status("job1")
     assert status is not None
-    assert (status.completed, status.failed, status.sentence_pairs, status.state) == (1, 1, 2, "done-with-errors")
+    assert (status.completed, status.failed, status.sentence_pairs, status.state) == (
+        1,
+        1,
+        2,
+        "done-with-errors",
+    )
     assert store.job_status("nope") is None
 
 
 def test_dead_letter_of_the_same_message_is_kept_once_with_its_reason(store: Store) -> None:
     for _ in range(3):
-        store.record_dead_letter(stage="paraphrase", payload={"a": 1}, error_type="X", reason="why", attempts=2)
+        store.record_dead_letter(
+            stage="paraphrase", payload={"a": 1}, error_type="X", reason="why", attempts=2
+        )
     letters = store.list_dead_letters()
-    assert len(letters) == 1 and letters[0]["reason"] == "why" and letters[0]["stage"] == "paraphrase"
+    assert (
+        len(letters) == 1 and letters[0]["reason"] == "why" and letters[0]["stage"] == "paraphrase"
+    )
     assert store.delete_dead_letters() == 1 and store.list_dead_letters() == []
 
 
 def test_listing_filters_and_pages(store: Store) -> None:
     store.record_job("job1", [("pp1", "a", "b")], source="t")
-    store.add_sentence_pairs([_row(i, score=i / 10) for i in range(10)], pair_id="pp1", stage="sentence_align")
-    store.add_sentence_pairs([_row(i, pair_id="pp9") for i in range(3)], pair_id="pp9", stage="sentence_align")
+    store.add_sentence_pairs(
+        [_row(i, score=i / 10) for i in range(10)], pair_id="pp1", stage="sentence_align"
+    )
+    store.add_sentence_pairs(
+        [_row(i, pair_id="pp9") for i in range(3)], pair_id="pp9", stage="sentence_align"
+    )
     assert len(store.list_sentence_pairs(SentencePairQuery(job_id="job1", limit=100))) == 10
     assert len(store.list_sentence_pairs(SentencePairQuery(min_score=0.55))) == 4
     paged = list(store.iter_sentence_pairs(SentencePairQuery(job_id="job1"), batch=3))
