@@ -36,7 +36,10 @@ class ExportFormat(str, Enum):
     jsonl = "jsonl"
     moses = "moses"
     tsv = "tsv"
+    tmx = "tmx"
     ppdb = "ppdb"
+    thesaurus_csv = "thesaurus-csv"
+    thesaurus_npz = "thesaurus-npz"
 
 
 InputPaths = Annotated[list[Path], typer.Argument(help="HTML pair directories, .jsonl, .lett(.gz), .warc(.gz)")]
@@ -227,7 +230,10 @@ def submit(
 
 @app.command()
 def export(
-    format: Annotated[ExportFormat, typer.Option("--format", help="jsonl, moses or tsv")] = ExportFormat.jsonl,
+    format: Annotated[
+        ExportFormat,
+        typer.Option("--format", help="jsonl, moses, tsv, tmx; ppdb; thesaurus-csv, thesaurus-npz"),
+    ] = ExportFormat.jsonl,
     out: Annotated[Path, typer.Option(help="output file (moses: prefix of the two files)")] = Path(
         "sentence_pairs"
     ),
@@ -235,15 +241,46 @@ def export(
     site: Annotated[str | None, typer.Option(help="only pairs from this host")] = None,
     src_lang: Annotated[str | None, typer.Option("--src-lang")] = None,
     tgt_lang: Annotated[str | None, typer.Option("--tgt-lang")] = None,
-    min_score: Annotated[float | None, typer.Option(help="only pairs scoring at least this")] = None,
+    min_score: Annotated[float | None, typer.Option(help="only pairs scoring this or more")] = None,
+    since: Annotated[
+        str | None, typer.Option(help="only pairs stored since (unix seconds or ISO date)")
+    ] = None,
+    thesaurus: Annotated[
+        str | None, typer.Option(help="thesaurus-*: that thesaurus' newest snapshot")
+    ] = None,
 ) -> None:
-    """Export stored sentence pairs from the store PARAMINE_DATABASE_URL names."""
+    """Export stored sentence pairs, paraphrases or similarities from PARAMINE_DATABASE_URL."""
+    from services.gateway.exports import created_since, parse_since
     from shared.config import get_settings
-    from shared.exports import jsonl_lines, tsv_lines, write_lines, write_moses
+    from shared.exports import jsonl_lines, tsv_lines, write_lines, write_moses, write_tmx
     from shared.store import SentencePairQuery, Store
 
     store = Store(get_settings().database_url)
-    rows = store.iter_sentence_pairs(SentencePairQuery(job, site, src_lang, tgt_lang, min_score))
+    try:
+        after = parse_since(since)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--since") from None
+    query = SentencePairQuery(job, site, src_lang, tgt_lang, min_score)
+    rows = created_since(store.iter_sentence_pairs(query), after)
+    if format in (ExportFormat.thesaurus_csv, ExportFormat.thesaurus_npz):
+        from services.gateway.exports import latest_similarity, similarity_csv_lines
+        from shared.exports import similarity_npz_bytes
+
+        store.ensure_schema()
+        matrix = latest_similarity(store.engine, thesaurus)
+        if matrix is None:
+            console.print("[red]no similarity snapshot[/red]: run `paramine thesaurus build` first")
+            raise typer.Exit(1)
+        if format is ExportFormat.thesaurus_npz:
+            out.write_bytes(
+                similarity_npz_bytes(matrix.class_ids, matrix.labels, matrix.values, matrix.rounds)
+            )
+            size = len(matrix.class_ids)
+            console.print(f"{size}×{size} similarity matrix → {out}")
+        else:
+            count = write_lines(similarity_csv_lines(matrix), out) - 1
+            console.print(f"{count} defined class pairs → {out}")
+        return
     if format is ExportFormat.ppdb:
         from services.paraphrase import tables
         from services.paraphrase.phrases import format_ppdb
@@ -252,12 +289,16 @@ def export(
             tables.Observation(row["lang"], row["kind"], row["src_text"], row["tgt_text"])
             for row in store.paraphrase_observations()
         ]
-        count = write_lines((line + "\n" for line in format_ppdb(tables.phrase_paraphrases(observations))), out)
+        table = format_ppdb(tables.phrase_paraphrases(observations))
+        count = write_lines((line + "\n" for line in table), out)
         console.print(f"{count} paraphrase pairs → {out}")
         return
     if format is ExportFormat.moses:
         src_path, tgt_path, count = write_moses(rows, out)
         console.print(f"{count} pairs → {src_path}, {tgt_path}")
+    elif format is ExportFormat.tmx:
+        count = write_tmx(rows, out, srclang=src_lang)
+        console.print(f"{count} translation units → {out}")
     else:
         lines = jsonl_lines(rows) if format is ExportFormat.jsonl else tsv_lines(rows)
         count = write_lines(lines, out)
