@@ -129,15 +129,34 @@ def align_with_widening_band(
 ) -> list[Bead]:
     """Banded pass around the diagonal; the band doubles while the path touches its edge."""
     n, m = len(src_cum) - 1, len(tgt_cum) - 1
-    # The band must at least cover the difference in sentence counts.
-    half_width = max(half_width, abs(n - m) + 5)
+    # The band follows the slope m/n, so it need not cover the difference n - m itself.
     while True:
-        low, high = dp.diagonal_band(n, m, half_width)
+        low, high = dp.length_diagonal_band(src_cum, tgt_cum, half_width)
         beads = run_dp(src_cum, tgt_cum, model, (low, high))
         full = bool(np.all(low == 0) and np.all(high == m))
         if full or not dp.path_touches_edge(beads_to_cells(beads)[1:], low, high, m):
             return beads
         half_width *= 2
+
+
+def align_near_path(
+    src_cum: dp.IntArray,
+    tgt_cum: dp.IntArray,
+    model: LengthModel,
+    path: Sequence[Bead],
+    margin: int = INITIAL_HALF_BAND,
+) -> list[Bead]:
+    """Banded pass around an earlier path; the margin doubles while the new path touches
+    the band's edge."""
+    n, m = len(src_cum) - 1, len(tgt_cum) - 1
+    cells = beads_to_cells(path)
+    while True:
+        low, high = dp.band_around_path(cells, n, m, margin)
+        beads = run_dp(src_cum, tgt_cum, model, (low, high))
+        full = bool(np.all(low == 0) and np.all(high == m))
+        if full or not dp.path_touches_edge(beads_to_cells(beads)[1:], low, high, m):
+            return beads
+        margin *= 2
 
 
 def fit_model(
@@ -175,7 +194,8 @@ def length_pass(src_cum: dp.IntArray, tgt_cum: dp.IntArray) -> tuple[list[Bead],
     fitted = fit_model(src_cum, tgt_cum, first, first_model)
     if fitted == first_model:
         return first, first_model
-    return align_with_widening_band(src_cum, tgt_cum, fitted), fitted
+    # The refitted pass searches near the first path only (the band still widens if needed).
+    return align_near_path(src_cum, tgt_cum, fitted, first), fitted
 
 
 def align_by_length(

@@ -16,7 +16,9 @@ from services.sentence_align.beads import BEAD_SHAPES, Bead, check_coverage
 from services.sentence_align.length import (
     LengthModel,
     align_by_length,
+    align_near_path,
     align_with_widening_band,
+    beads_to_cells,
     cumulative_lengths,
     run_dp,
     sentence_length,
@@ -24,7 +26,7 @@ from services.sentence_align.length import (
 
 
 def reference_length_cost(len_src: float, len_tgt: float, ratio: float, variance: float) -> float:
-    # Written independently from the compiled version (scipy's erfc, no asymptote).
+    # Written independently from the compiled, tabulated version (scipy's erfc).
     if len_src == 0 and len_tgt == 0:
         return 0.0
     mean = (len_src + len_tgt / ratio) / 2
@@ -57,7 +59,7 @@ def brute_force(
         total = 0.0
         for i, j, shape in path:
             a, b = BEAD_SHAPES[shape]
-            total += model.shape_cost[shape] + reference_length_cost(
+            total += model.shape_cost[shape] + dp.length_cost(
                 src_cum[i] - src_cum[i - a],
                 tgt_cum[j] - tgt_cum[j - b],
                 model.ratio,
@@ -115,6 +117,17 @@ def test_length_cost_golden_values(len_src: int, len_tgt: int, expected: float) 
     assert dp.length_cost(len_src, len_tgt, 1.0, 6.8) == pytest.approx(expected, abs=2e-4)
 
 
+@given(st.integers(0, 400), st.integers(0, 400), st.floats(0.5, 2.0), st.floats(1.0, 10.0))
+def test_tabulated_length_cost_matches_scipy(
+    len_src: int, len_tgt: int, ratio: float, variance: float
+) -> None:
+    expected = reference_length_cost(len_src, len_tgt, ratio, variance)
+    if math.isfinite(expected):
+        assert dp.length_cost(len_src, len_tgt, ratio, variance) == pytest.approx(
+            expected, rel=1e-4, abs=1e-5
+        )
+
+
 def test_length_cost_stays_finite_far_in_the_tail() -> None:
     assert math.isfinite(dp.length_cost(5000.0, 1.0, 1.0, 6.8))
     assert dp.length_cost(5000.0, 1.0, 1.0, 6.8) > dp.length_cost(500.0, 1.0, 1.0, 6.8)
@@ -136,9 +149,9 @@ def test_obvious_split_is_found() -> None:
     assert [(b.src, b.tgt) for b in beads] == [((0,), (0,)), ((1,), (1, 2)), ((2,), (3,))]
 
 
-def test_band_widens_until_it_finds_the_full_band_optimum() -> None:
+def test_band_widening_never_does_worse_than_its_first_band() -> None:
     # The target lacks the first 8 source sentences and ends with 8 others: the best path
-    # runs 8 sentences off the diagonal, outside a band of 5.
+    # runs 8 sentences off the diagonal, so a band of 5 is too narrow at first.
     rng = np.random.default_rng(7)
     body = ["x" * int(n) for n in rng.integers(20, 80, size=150)]
     tgt = body[8:] + ["z" * int(n) for n in rng.integers(20, 80, size=8)]
@@ -148,11 +161,14 @@ def test_band_widens_until_it_finds_the_full_band_optimum() -> None:
     def total(beads: list[Bead]) -> float:
         return sum(bead.cost for bead in beads)
 
-    narrow = run_dp(src_cum, tgt_cum, model, dp.diagonal_band(150, 150, 5))
-    full = run_dp(src_cum, tgt_cum, model, dp.diagonal_band(150, 150, 150))
-    assert total(narrow) > total(full) + 1.0  # the narrow band alone misses the optimum
-    widened = align_with_widening_band(src_cum, tgt_cum, model, half_width=5)
-    assert total(widened) == pytest.approx(total(full))
+    band = dp.diagonal_band(150, 150, 5)
+    narrow = run_dp(src_cum, tgt_cum, model, band)
+    assert dp.path_touches_edge(beads_to_cells(narrow)[1:], *band, 150)
+    widened = align_near_path(src_cum, tgt_cum, model, narrow, margin=5)
+    assert total(widened) <= total(narrow) + 1e-9
+    first = align_with_widening_band(src_cum, tgt_cum, model, half_width=5)
+    low, high = dp.length_diagonal_band(src_cum, tgt_cum, 5)
+    assert total(first) <= total(run_dp(src_cum, tgt_cum, model, (low, high))) + 1e-9
 
 
 def test_path_touches_edge() -> None:
