@@ -1,0 +1,149 @@
+"""Streaming download endpoints: every format parses back to the stored pairs; filters apply."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sqlalchemy as sa
+from fastapi.testclient import TestClient
+
+from services.gateway.app import create_app
+from services.gateway.exports import parse_since
+from shared.config import Settings, get_settings
+from shared.exports import read_tmx
+from shared.store import Store, sentence_pairs
+from tests.unit.gateway.test_viewer import ROWS, fill, save_tiny_snapshot
+from tests.unit.shared.test_exports_tmx import assert_tmx_14b
+
+EXPECTED = [(row["src_text"], row["tgt_text"]) for row in ROWS]
+
+
+@pytest.fixture
+def store_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    url = f"sqlite:///{tmp_path / 'exports.db'}"
+    monkeypatch.setenv("PARAMINE_DATABASE_URL", url)
+    monkeypatch.delenv("PARAMINE_REDIS_URL", raising=False)
+    get_settings.cache_clear()
+    fill(Store(url))
+    yield url
+    get_settings.cache_clear()
+
+
+@pytest.fixture
+def client(store_url: str) -> TestClient:
+    return TestClient(create_app(Settings()))
+
+
+def download(client: TestClient, path: str, **params: object) -> bytes:
+    response = client.get(path, params=params)
+    assert response.status_code == 200, response.text
+    assert response.headers["content-disposition"].startswith("attachment;")
+    return response.content
+
+
+def test_tmx_download_is_valid_and_round_trips(client: TestClient) -> None:
+    data = download(client, "/v1/exports/sentence-pairs", format="tmx")
+    assert_tmx_14b(data)
+    assert [(u["src"], u["tgt"]) for u in read_tmx(io.BytesIO(data))] == EXPECTED
+
+
+def test_jsonl_tsv_and_moses_downloads_round_trip(client: TestClient) -> None:
+    records = [
+        json.loads(line)
+        for line in download(client, "/v1/exports/sentence-pairs", format="jsonl").splitlines()
+    ]
+    assert [(r["src"], r["tgt"]) for r in records] == EXPECTED
+    tsv = download(client, "/v1/exports/sentence-pairs", format="tsv").decode()
+    table = list(csv.reader(io.StringIO(tsv), delimiter="\t", quoting=csv.QUOTE_NONE))
+    assert [(r[0], r[1]) for r in table[1:]] == EXPECTED
+    src = download(client, "/v1/exports/sentence-pairs", format="moses-src").decode().splitlines()
+    tgt = download(client, "/v1/exports/sentence-pairs", format="moses-tgt").decode().splitlines()
+    assert list(zip(src, tgt, strict=True)) == EXPECTED
+
+
+def test_filters_by_score_site_language_and_date(client: TestClient, store_url: str) -> None:
+    def pairs(**params: object) -> list[str]:
+        data = download(client, "/v1/exports/sentence-pairs", format="jsonl", **params)
+        return [json.loads(line)["src"] for line in data.splitlines()]
+
+    assert pairs(min_score=0.5) == ["Opening hours.", "One long sentence."]
+    assert pairs(site="other.org") == [] and len(pairs(site="example.org")) == 3
+    assert pairs(src_lang="fr") == [] and len(pairs(src_lang="en", tgt_lang="de")) == 3
+    # Back-date one row: a `since` between the two dates keeps only the newer rows.
+    with Store(store_url).begin() as conn:
+        conn.execute(
+            sa.update(sentence_pairs)
+            .where(sentence_pairs.c.id == "sp-0")
+            .values(created_at=1_000_000_000.0)  # 2001-09-09
+        )
+    assert len(pairs(since="2010-01-01")) == 2
+    assert len(pairs(since="999999999")) == 3
+    assert pairs(since=str(time.time() + 3600)) == []
+    bad = client.get("/v1/exports/sentence-pairs", params={"since": "yesterday"})
+    assert bad.status_code == 422 and "ISO 8601" in bad.text
+    assert client.get("/v1/exports/sentence-pairs", params={"format": "xml"}).status_code == 422
+
+
+def test_parse_since() -> None:
+    assert parse_since(None) is None and parse_since("") is None
+    assert parse_since("86400") == 86400.0
+    assert parse_since("1970-01-02") == 86400.0
+    assert parse_since("1970-01-01T01:00:00+01:00") == 0.0
+    with pytest.raises(ValueError):
+        parse_since("nan")
+
+
+def test_ppdb_download(client: TestClient, store_url: str) -> None:
+    assert download(client, "/v1/exports/paraphrases.ppdb") == b""
+    Store(store_url).add_paraphrase_observations(
+        [
+            {
+                "id": "o1",
+                "kind": "pc-mobile",
+                "lang": "en",
+                "src_text": "the big dog",
+                "tgt_text": "the large dog",
+            },
+            {
+                "id": "o2",
+                "kind": "pc-mobile",
+                "lang": "en",
+                "src_text": "a big house",
+                "tgt_text": "a large house",
+            },
+        ]
+    )
+    lines = download(client, "/v1/exports/paraphrases.ppdb").decode().splitlines()
+    fields = [line.split(" ||| ") for line in lines]
+    assert all(len(f) == 5 and f[0] == "[X]" for f in fields)
+    assert ["big", "large"] in [f[1:3] for f in fields]
+
+
+def test_thesaurus_similarity_downloads(client: TestClient, store_url: str) -> None:
+    missing = client.get("/v1/exports/thesaurus-similarity")
+    assert missing.status_code == 404
+    save_tiny_snapshot(store_url)
+    table = list(
+        csv.reader(io.StringIO(download(client, "/v1/exports/thesaurus-similarity").decode()))
+    )
+    assert table[0] == ["class_a", "class_b", "label_a", "label_b", "similarity", "round"]
+    # the snapshot's SIM: a-a 2.0 (corpus), a-v 0.5 (round 1), v-v undefined
+    assert [(r[0], r[1], float(r[4]), int(r[5])) for r in table[1:]] == [
+        ("a", "a", 2.0, 0),
+        ("a", "v", 0.5, 1),
+    ]
+    assert table[2][2:4] == ["animals", "vehicles"]
+    npz = download(client, "/v1/exports/thesaurus-similarity", format="npz")
+    with np.load(io.BytesIO(npz)) as data:
+        assert data["class_ids"].tolist() == ["a", "v"]
+        np.testing.assert_array_equal(
+            data["values"], np.array([[2.0, 0.5], [0.5, np.nan]], np.float32)
+        )
+        np.testing.assert_array_equal(data["rounds"], [[0, 1], [1, -1]])

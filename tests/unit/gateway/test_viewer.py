@@ -1,0 +1,217 @@
+"""The /ui/ viewer on a temp SQLite store: jobs, pair view, filters, escaping, tables."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+from services.gateway.app import create_app
+from services.gateway.viewer import bead_type
+from services.thesaurus import repository
+from services.thesaurus.similarity import SimilarityModel
+from services.thesaurus.thesauri import Thesaurus
+from shared.config import Settings, get_settings
+from shared.store import Store
+
+HOSTILE = "<script>alert('x')</script><img src=x onerror=alert(1)>"
+JOB = "job-viewer"
+PAIR = "pp-viewer"
+OTHER_PAIR = "pp-empty"
+
+
+def sentence_row(position: int, src: str, tgt: str, score: float, bead: str) -> dict[str, Any]:
+    return {
+        "id": f"sp-{position}",
+        "pair_id": PAIR,
+        "kind": "translation",
+        "src_url": "https://example.org/en/page",
+        "tgt_url": "https://example.org/de/page",
+        "site": "example.org",
+        "src_lang": "en",
+        "tgt_lang": "de",
+        "src_text": src,
+        "tgt_text": tgt,
+        "score": score,
+        "bead": bead,
+        "position": position,
+    }
+
+
+ROWS = [
+    sentence_row(0, "Opening hours.", "Öffnungszeiten.", 0.9, "[0]:[0]"),
+    sentence_row(1, HOSTILE, "Harmlos.", 0.2, "[1]:[1]"),
+    sentence_row(2, "One long sentence.", "Zwei Sätze. Hier.", 0.7, "[2]:[2, 3]"),
+]
+
+
+def fill(store: Store) -> None:
+    store.record_job(
+        JOB,
+        [
+            (PAIR, "https://example.org/en/page", "https://example.org/de/page"),
+            (OTHER_PAIR, "https://example.org/en/x", "https://example.org/de/x"),
+        ],
+        source=HOSTILE,
+    )
+    store.add_sentence_pairs(ROWS, pair_id=PAIR, stage="sentence_align")
+
+
+@pytest.fixture
+def store_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    url = f"sqlite:///{tmp_path / 'viewer.db'}"
+    monkeypatch.setenv("PARAMINE_DATABASE_URL", url)
+    monkeypatch.delenv("PARAMINE_REDIS_URL", raising=False)
+    monkeypatch.delenv("PARAMINE_API_KEY", raising=False)
+    get_settings.cache_clear()
+    fill(Store(url))
+    yield url
+    get_settings.cache_clear()
+
+
+@pytest.fixture
+def client(store_url: str) -> TestClient:
+    return TestClient(create_app(Settings()))
+
+
+def beads_on(html: str, side: str) -> list[tuple[str, str]]:
+    """(data-bead, colour class) of every bead in one side's section."""
+    section = html.split(f'id="{side}"', 1)[1].split("</section>", 1)[0]
+    return re.findall(r'class="bead (c\d)" data-bead="(\d+)"', section)
+
+
+@pytest.mark.parametrize(
+    ("bead", "expected"),
+    [
+        ("[0]:[0]", "1-1"),
+        ("[0, 1]:[2]", "2-1"),
+        ("[4]:[5, 6, 7]", "1-3"),
+        ("article:0.8", "article"),
+    ],
+)
+def test_bead_type(bead: str, expected: str) -> None:
+    assert bead_type(bead) == expected
+
+
+def test_jobs_page_lists_the_job_with_counts_and_escapes_its_source(client: TestClient) -> None:
+    page = client.get("/ui/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert f'href="/ui/jobs/{JOB}"' in page.text
+    row = page.text.split(f">{JOB}</a>", 1)[1].split("</tr>", 1)[0]
+    assert re.findall(r'class="num">(\d+)<', row) == ["2", "3"]
+    assert HOSTILE not in page.text and "&lt;script&gt;" in page.text
+    assert client.get("/ui", follow_redirects=False).headers["location"] == "/ui/"
+
+
+def test_job_page_lists_page_pairs(client: TestClient) -> None:
+    page = client.get(f"/ui/jobs/{JOB}")
+    assert page.status_code == 200
+    assert re.findall(r'class="pair-link" href="/ui/pairs/([^"]+)"', page.text) == [
+        PAIR,
+        OTHER_PAIR,
+    ]
+    assert client.get("/ui/jobs/nope").status_code == 404
+
+
+def test_pair_page_shows_both_sides_with_matching_beads(client: TestClient) -> None:
+    page = client.get(f"/ui/pairs/{PAIR}")
+    assert page.status_code == 200
+    src, tgt = beads_on(page.text, "src-side"), beads_on(page.text, "tgt-side")
+    assert src == tgt == [("c0", "0"), ("c1", "1"), ("c2", "2")]
+    assert "Öffnungszeiten." in page.text and "Zwei Sätze. Hier." in page.text
+    # crawled text is escaped, never markup
+    assert "<script>alert" not in page.text and "<img src=x" not in page.text
+    assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in page.text
+    assert "3 of 3 beads shown" in page.text
+    assert "neither the crawled HTML nor the aligned tree nodes" in page.text
+
+
+def test_pair_page_filters_by_score_and_bead_type(client: TestClient) -> None:
+    by_score = client.get(f"/ui/pairs/{PAIR}", params={"min_score": 0.5}).text
+    assert [b for _, b in beads_on(by_score, "src-side")] == ["0", "2"]
+    by_type = client.get(f"/ui/pairs/{PAIR}", params={"bead": "1-2"}).text
+    assert [b for _, b in beads_on(by_type, "tgt-side")] == ["2"]
+    assert "1 of 3 beads shown" in by_type
+    assert '<option value="1-2" selected>' in by_type
+    assert client.get(f"/ui/pairs/{PAIR}", params={"min_score": 2}).status_code == 422
+
+
+def test_pair_without_sentences_and_unknown_pair(client: TestClient) -> None:
+    empty = client.get(f"/ui/pairs/{OTHER_PAIR}")
+    assert empty.status_code == 200 and "0 of 0 beads shown" in empty.text
+    assert client.get("/ui/pairs/unknown").status_code == 404
+
+
+def test_static_files_are_a_fixed_list(client: TestClient) -> None:
+    script = client.get("/ui/static/viewer.js")
+    assert script.status_code == 200 and 'classList.add("active")' in script.text
+    assert client.get("/ui/static/viewer.css").status_code == 200
+    assert client.get("/ui/static/..%2Fviewer.py").status_code == 404
+    assert client.get("/ui/static/app.py").status_code == 404
+
+
+def test_paraphrase_page_searches_the_phrase_table(client: TestClient, store_url: str) -> None:
+    Store(store_url).add_paraphrase_observations(
+        [
+            {
+                "id": "o1",
+                "kind": "pc-mobile",
+                "lang": "en",
+                "src_text": "the big dog",
+                "tgt_text": "the large dog",
+            },
+            {
+                "id": "o2",
+                "kind": "pc-mobile",
+                "lang": "en",
+                "src_text": "a big house",
+                "tgt_text": "a large house",
+            },
+        ]
+    )
+    page = client.get("/ui/paraphrases")
+    assert page.status_code == 200
+    phrases = re.findall(
+        r"<tr><td>([^<]*)</td><td>([^<]*)</td>", page.text.split('id="phrases"', 1)[1]
+    )
+    assert ("big", "large") in phrases
+    searched = client.get("/ui/paraphrases", params={"q": "house"}).text
+    found = re.findall(
+        r"<tr><td>([^<]*)</td><td>([^<]*)</td>", searched.split('id="phrases"', 1)[1]
+    )
+    assert found and all("house" in a or "house" in b for a, b in found)
+    none = client.get("/ui/paraphrases", params={"q": HOSTILE}).text
+    assert "No phrase paraphrases for" in none and "<script>alert" not in none
+
+
+def save_tiny_snapshot(url: str) -> None:
+    engine = Store(url).engine
+    repository.ensure_schema(engine)
+    tree = Thesaurus.build(
+        "tiny",
+        [("root", None, "root"), ("a", "root", "animals"), ("v", "root", "vehicles")],
+        [("犬", "a"), ("猫", "a"), ("車", "v")],
+    )
+    model = SimilarityModel(
+        tree.leaf_ids,
+        np.array([[2.0, 0.5], [0.5, np.nan]], dtype=np.float32),
+        np.array([[0, 1], [1, -1]], dtype=np.int8),
+        np.array([3.0, 1.0]),
+        4.0,
+    )
+    repository.save_snapshot(engine, model, tree, {"note": "test"})
+
+
+def test_thesaurus_page_without_and_with_a_snapshot(client: TestClient, store_url: str) -> None:
+    assert "No similarity snapshot yet" in client.get("/ui/thesaurus").text
+    save_tiny_snapshot(store_url)
+    page = client.get("/ui/thesaurus", params={"q": "犬", "a": "犬", "b": "車"}).text
+    assert "thesaurus <b>tiny</b>" in page
+    words = page.split('id="words"', 1)[1]
+    assert "<td>犬</td>" in words and "<td>猫</td>" not in words and "animals" in words
+    assert "<b>0.5000</b>" in page and "estimation round 1" in page
