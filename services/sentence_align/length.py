@@ -128,7 +128,7 @@ def align_with_widening_band(
     half_width: int = INITIAL_HALF_BAND,
 ) -> list[Bead]:
     """Banded pass around the diagonal; the band doubles while the path touches its edge."""
-    n, m = len(src_cum) - 1, len(tgt_cum) - 1
+    m = len(tgt_cum) - 1
     # The band follows the slope m/n, so it need not cover the difference n - m itself.
     while True:
         low, high = dp.length_diagonal_band(src_cum, tgt_cum, half_width)
