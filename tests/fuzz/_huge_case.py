@@ -1,0 +1,57 @@
+"""Run one oversized-input case in a fresh process and print its outcome and peak memory (JSON)."""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+
+
+def page(case: str) -> bytes | str:
+    if case == "50mb":
+        return "<html><body>" + "<p>" + "word " * 10_000_000 + "</p></body></html>"
+    if case == "million_elements":
+        return "<html><body>" + "<b>x</b>" * 1_000_000 + "</body></html>"
+    if case == "deep_nesting":
+        return "<div>" * 100_000 + "deep" + "</div>" * 100_000
+    if case == "binary":
+        import random
+
+        return random.Random(3).randbytes(5_000_000)
+    if case == "wrong_encoding":
+        return b'<meta charset="utf-8"><p>' + ("日本語の文です。" * 200_000).encode("shift_jis")
+    raise SystemExit(f"unknown case {case}")
+
+
+def run(case: str) -> dict[str, object]:
+    from shared.errors import InvalidInput
+
+    try:
+        if case == "100k_sentences":
+            from services.sentence_align.handler import sentence_pairs
+            from shared.schemas import ChunkPairs
+
+            text = " ".join(f"Sentence number {i} is here." for i in range(100_000))
+            context = {
+                "pair_id": "pp", "job_id": "j", "kind": "translation", "src_url": "",
+                "tgt_url": "", "src_lang": "en", "tgt_lang": "fr",
+            }  # fmt: skip
+            message = ChunkPairs(context=context, chunks=[{"src_text": text, "tgt_text": text}])
+            result: object = len(sentence_pairs(message))
+        else:
+            from services.tree_align.html_tree import parse_html
+
+            result = parse_html(page(case)).size
+        outcome = "ok"
+    except InvalidInput as exc:
+        outcome, result = "refused", f"{exc.__class__.__name__}: {exc}"
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"case": case, "outcome": outcome, "result": result, "peak_mb": peak_mb}
+
+
+if __name__ == "__main__":
+    started = time.perf_counter()
+    answer = run(sys.argv[1])
+    answer["seconds"] = time.perf_counter() - started
+    print(json.dumps(answer))

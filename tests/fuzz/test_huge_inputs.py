@@ -1,0 +1,59 @@
+"""Oversized and hostile pages in a fresh process each: a clear error or a bounded success,
+with the process's peak resident memory (getrusage) asserted under a generous bound."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+# case: (allowed outcomes, peak memory bound in MB)
+CASES = {
+    "50mb": ({"refused"}, 1_000),
+    "million_elements": ({"refused"}, 1_500),
+    "deep_nesting": ({"ok", "refused"}, 500),
+    "binary": ({"refused"}, 500),
+    "wrong_encoding": ({"ok", "refused"}, 500),
+}
+
+
+def run_case(case: str, timeout: float) -> dict[str, object]:
+    completed = subprocess.run(
+        [sys.executable, "-m", "tests.fuzz._huge_case", case],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-2_000:]
+    answer: dict[str, object] = json.loads(completed.stdout.strip().splitlines()[-1])
+    return answer
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_hostile_page_gets_a_clear_error_or_bounded_success(case: str) -> None:
+    outcomes, bound_mb = CASES[case]
+    answer = run_case(case, timeout=120)
+    assert answer["outcome"] in outcomes, answer
+    if answer["outcome"] == "refused":
+        assert str(answer["result"]).startswith(("InvalidInput", "InputTooLarge")), answer
+    assert float(str(answer["peak_mb"])) < bound_mb, answer
+
+
+def test_deep_nesting_is_flattened_to_a_bounded_tree() -> None:
+    answer = run_case("deep_nesting", timeout=120)
+    assert answer["outcome"] == "refused" or int(str(answer["result"])) <= 1_001, answer
+
+
+@pytest.mark.slow
+def test_a_hundred_thousand_sentence_document_aligns_within_bounded_memory() -> None:
+    # About 100 s on the shared 2-core machine: near the worker's 120 s soft limit, where a
+    # worker would dead-letter it with a TimeLimitExceeded reason instead.
+    answer = run_case("100k_sentences", timeout=400)
+    assert answer["outcome"] in {"ok", "refused"}, answer
+    assert float(str(answer["peak_mb"])) < 2_000, answer
