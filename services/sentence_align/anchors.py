@@ -14,6 +14,7 @@ import heapq
 import math
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -26,9 +27,10 @@ from shared.errors import InputTooLarge, InvalidInput
 FloatMatrix = npt.NDArray[np.float64]
 SimilarityFilter = Literal["after", "during"]
 
-# Defaults estimated on the dev documents of benchmarks/bam_anchors.py (Edinburgh++ train and
-# MSRP train paraphrase pairs), never on its test documents.
-DEFAULT_THRESHOLD_D = 0.05
+# Defaults chosen on the dev documents of benchmarks/bam_anchors.py (English: Edinburgh++ train
+# and MSRP train paraphrase pairs), never on its test documents. D hardly matters once the
+# similarity filter runs during selection; the filter threshold does.
+DEFAULT_THRESHOLD_D = 0.2
 DEFAULT_SIMILARITY_THRESHOLD = 0.5
 # lambda = LAMBDA_SCALE / max(m, n): one sentence of position error (about 1/n of the text) is
 # worth LAMBDA_SCALE units of length/context mismatch, whatever the text length. The paper
@@ -97,21 +99,26 @@ def alignment_scores(
     return scores
 
 
-def _letters(sentence: str) -> Counter[str]:
-    return Counter(ch for ch in sentence if not ch.isspace())
+def _char_ngrams(sentence: str, n: int) -> Counter[str]:
+    letters = "".join(ch for ch in sentence if not ch.isspace())
+    if 0 < len(letters) < n:
+        return Counter([letters])  # a sentence shorter than n is one gram
+    return Counter(letters[k : k + n] for k in range(len(letters) - n + 1))
 
 
-def char_similarity(a: str, b: str) -> float:
-    """sim = 2 * |chars(a) & chars(b)| / (|a| + |b|), multiset overlap of non-space characters.
+def char_similarity(a: str, b: str, n: int = 1) -> float:
+    """sim = 2 * |grams(a) & grams(b)| / (|grams(a)| + |grams(b)|), multiset overlap.
 
-    ALGORITHMS.md §2 BAM similarity filter: no word segmentation, so it works for Chinese and
-    Japanese as well as for space-separated languages (spaces are not counted).
+    ALGORITHMS.md §2 BAM similarity filter with n = 1: characters, no word segmentation, so
+    it works for Chinese and Japanese as well as for space-separated languages (spaces are
+    not counted). n = 2 (character bigrams) is a project option: single letters of unrelated
+    English sentences overlap too much (see benchmarks/results/bam_anchors.md).
     """
-    chars_a, chars_b = _letters(a), _letters(b)
-    total = chars_a.total() + chars_b.total()
+    grams_a, grams_b = _char_ngrams(a, n), _char_ngrams(b, n)
+    total = grams_a.total() + grams_b.total()
     if total == 0:
         return 0.0
-    return 2.0 * (chars_a & chars_b).total() / total
+    return 2.0 * (grams_a & grams_b).total() / total
 
 
 class _NonCrossingAnchors:
@@ -141,11 +148,11 @@ class _NonCrossingAnchors:
 class SimilarityCheck:
     """Callable similarity filter sim(s_i, t_j) >= threshold over two sentence lists."""
 
-    def __init__(self, src: Sequence[str], tgt: Sequence[str], threshold: float) -> None:
-        self.src, self.tgt, self.threshold = src, tgt, threshold
+    def __init__(self, src: Sequence[str], tgt: Sequence[str], threshold: float, n: int) -> None:
+        self.src, self.tgt, self.threshold, self.n = src, tgt, threshold, n
 
     def __call__(self, i: int, j: int) -> bool:
-        return char_similarity(self.src[i], self.tgt[j]) >= self.threshold
+        return char_similarity(self.src[i], self.tgt[j], self.n) >= self.threshold
 
 
 def greedy_anchors(
@@ -174,15 +181,32 @@ def greedy_anchors(
     return anchors.pairs()
 
 
-def _check_parameters(
-    threshold_d: float, similarity_threshold: float, similarity_filter: str
-) -> None:
-    if similarity_filter not in ("after", "during"):
-        raise InvalidInput(f"similarity_filter must be 'after' or 'during': {similarity_filter}")
-    if not math.isfinite(threshold_d):
-        raise InvalidInput(f"threshold D must be finite, got {threshold_d}")
-    if not 0.0 <= similarity_threshold <= 1.0:
-        raise InvalidInput(f"similarity threshold must be in [0, 1], got {similarity_threshold}")
+@dataclass(frozen=True)
+class AnchorOptions:
+    """How anchors are chosen beyond D, the similarity threshold and lambda.
+
+    ``last_anchor``: the last sentences form an anchor by default (paper section 3.3).
+    ``similarity_filter``: "after" filters the greedy anchors afterwards (paper section 4);
+    "during" (project default) skips dissimilar candidates so they block no later anchor.
+    ``char_ngram``: 1 compares characters (paper); 2 (project default) character bigrams.
+    The paper's setting is ``AnchorOptions(similarity_filter="after", char_ngram=1)``; the
+    defaults won on dev (benchmarks/results/bam_anchors.md): wrong candidates that pass on
+    position and length alone otherwise block the right ones, and single letters of English
+    sentences overlap too much to tell paraphrases from neighbours.
+    """
+
+    last_anchor: bool = True
+    similarity_filter: SimilarityFilter = "during"
+    char_ngram: int = 2
+
+    def __post_init__(self) -> None:
+        if self.similarity_filter not in ("after", "during"):
+            raise InvalidInput(f"similarity_filter must be 'after' or 'during': {self}")
+        if self.char_ngram < 1:
+            raise InvalidInput(f"char_ngram must be >= 1, got {self.char_ngram}")
+
+
+DEFAULT_OPTIONS = AnchorOptions()
 
 
 def _select(
@@ -191,24 +215,21 @@ def _select(
     threshold_d: float,
     similarity_threshold: float,
     lam: float | None,
-    last_anchor: bool,
-    similarity_filter: SimilarityFilter,
+    options: AnchorOptions,
 ) -> tuple[list[tuple[int, int]], FloatMatrix]:
-    _check_parameters(threshold_d, similarity_threshold, similarity_filter)
+    if not math.isfinite(threshold_d):
+        raise InvalidInput(f"threshold D must be finite, got {threshold_d}")
+    if not 0.0 <= similarity_threshold <= 1.0:
+        raise InvalidInput(f"similarity threshold must be in [0, 1], got {similarity_threshold}")
     scores = alignment_scores(src, tgt, lam=lam)
     if not src or not tgt:
         return [], scores
-    similar = SimilarityCheck(src, tgt, similarity_threshold)
+    similar = SimilarityCheck(src, tgt, similarity_threshold, options.char_ngram)
     # The paper aligns the last sentences by default so both texts have as many fragments.
-    initial = [(len(src) - 1, len(tgt) - 1)] if last_anchor else []
-    if similarity_filter == "during":
-        # Project variant: a dissimilar candidate is skipped and does not block later anchors.
+    initial = [(len(src) - 1, len(tgt) - 1)] if options.last_anchor else []
+    if options.similarity_filter == "during":
         initial = [(i, j) for i, j in initial if similar(i, j)]
         return greedy_anchors(scores, threshold_d, initial=initial, accept=similar), scores
-    if similarity_filter != "after":
-        raise InvalidInput(
-            f"similarity_filter must be 'after' or 'during', got {similarity_filter}"
-        )
     # Paper: candidate anchors are selected first, then only the similar ones stay.
     candidates = greedy_anchors(scores, threshold_d, initial=initial)
     return [(i, j) for i, j in candidates if similar(i, j)], scores
@@ -221,13 +242,10 @@ def select_anchors(
     threshold_d: float = DEFAULT_THRESHOLD_D,
     similarity_threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
     lam: float | None = None,
-    last_anchor: bool = True,
-    similarity_filter: SimilarityFilter = "after",
+    options: AnchorOptions = DEFAULT_OPTIONS,
 ) -> list[tuple[int, int]]:
     """Alignment anchors (0-based 1-1 pairs, sorted, non-crossing) of two versions of one text."""
-    anchors, _ = _select(
-        src, tgt, threshold_d, similarity_threshold, lam, last_anchor, similarity_filter
-    )
+    anchors, _ = _select(src, tgt, threshold_d, similarity_threshold, lam, options)
     return anchors
 
 
@@ -244,16 +262,13 @@ def align_monolingual(
     threshold_d: float = DEFAULT_THRESHOLD_D,
     similarity_threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
     lam: float | None = None,
-    last_anchor: bool = True,
-    similarity_filter: SimilarityFilter = "after",
+    options: AnchorOptions = DEFAULT_OPTIONS,
 ) -> list[Bead]:
     """Align two versions of one text: BAM anchors (1-1 beads, cost P[i,j]) + length DP between.
 
     Every sentence of both sides appears in exactly one bead, in order.
     """
-    anchors, scores = _select(
-        src, tgt, threshold_d, similarity_threshold, lam, last_anchor, similarity_filter
-    )
+    anchors, scores = _select(src, tgt, threshold_d, similarity_threshold, lam, options)
     beads: list[Bead] = []
     next_i = next_j = 0
     for i, j in [*anchors, (len(src), len(tgt))]:

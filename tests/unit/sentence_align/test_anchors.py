@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from services.sentence_align.anchors import (
+    AnchorOptions,
     align_monolingual,
     alignment_scores,
     char_similarity,
@@ -86,6 +87,19 @@ def test_char_similarity_hand_computed(a: str, b: str, expected: float) -> None:
     assert char_similarity(a, b) == pytest.approx(expected)
 
 
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ("abca", "aab", 2 / 5),  # bigrams ab bc ca / aa ab: one shared of 3 + 2
+        ("ab c", "abc", 1.0),  # spaces removed before taking bigrams
+        ("a", "a", 1.0),  # shorter than a bigram: the whole sentence is one gram
+        ("a", "b", 0.0),
+    ],
+)
+def test_char_bigram_similarity_hand_computed(a: str, b: str, expected: float) -> None:
+    assert char_similarity(a, b, 2) == pytest.approx(expected)
+
+
 score_matrices = st.integers(1, 6).flatmap(
     lambda m: st.integers(1, 6).flatmap(
         lambda n: st.lists(st.integers(0, 5), min_size=m * n, max_size=m * n).map(
@@ -119,16 +133,35 @@ def test_greedy_anchors_with_veto_match_oracle(scores, threshold, vetoed) -> Non
 sentences = st.lists(st.text("abcdefgh ", min_size=1, max_size=12), min_size=1, max_size=12)
 
 
-@given(src=sentences, tgt=sentences, filter_mode=st.sampled_from(["after", "during"]))
-def test_selected_anchors_never_cross(src, tgt, filter_mode) -> None:
+@given(
+    src=sentences,
+    tgt=sentences,
+    filter_mode=st.sampled_from(["after", "during"]),
+    ngram=st.integers(1, 3),
+)
+def test_selected_anchors_never_cross(src, tgt, filter_mode, ngram) -> None:
     anchors = select_anchors(
-        src, tgt, threshold_d=0.5, similarity_threshold=0.3, similarity_filter=filter_mode
+        src,
+        tgt,
+        threshold_d=0.5,
+        similarity_threshold=0.3,
+        options=AnchorOptions(similarity_filter=filter_mode, char_ngram=ngram),
     )
     assert anchors == sorted(anchors)
     for k, a in enumerate(anchors):
         for b in anchors[k + 1 :]:
             assert a[0] < b[0] and a[1] < b[1]
-        assert char_similarity(src[a[0]], tgt[a[1]]) >= 0.3
+        assert char_similarity(src[a[0]], tgt[a[1]], ngram) >= 0.3
+
+
+def test_filter_during_selection_lets_a_blocked_similar_pair_through() -> None:
+    # lam = 0: P[0,0] = |10/24 - 1/2| < P[1,0] = |22/24 - 1/2|, but only (1, 0) is similar.
+    src, tgt = ["a" * 20, "wxyz"], ["wxyz"]
+    kwargs = {"threshold_d": 1.0, "similarity_threshold": 0.5, "lam": 0.0}
+    after = AnchorOptions(last_anchor=False, similarity_filter="after")
+    during = AnchorOptions(last_anchor=False, similarity_filter="during")
+    assert select_anchors(src, tgt, options=after, **kwargs) == []  # (0,0) blocked it, then went
+    assert select_anchors(src, tgt, options=during, **kwargs) == [(1, 0)]
 
 
 def test_identity_texts_anchor_every_sentence() -> None:
@@ -140,7 +173,9 @@ def test_last_pair_is_an_anchor_by_default() -> None:
     src = ["Completely different words.", "xyzzy quux", "The final line of text."]
     tgt = ["Nothing alike here at all!", "The final line of the text."]
     assert (2, 1) in select_anchors(src, tgt, threshold_d=-1.0)
-    assert select_anchors(src, tgt, threshold_d=-1.0, last_anchor=False) == []
+    assert (
+        select_anchors(src, tgt, threshold_d=-1.0, options=AnchorOptions(last_anchor=False)) == []
+    )
 
 
 def test_similarity_filter_drops_dissimilar_anchor() -> None:
@@ -156,7 +191,6 @@ def test_similarity_filter_drops_dissimilar_anchor() -> None:
         {"threshold_d": float("nan")},
         {"similarity_threshold": 1.5},
         {"lam": -1.0},
-        {"similarity_filter": "never"},
     ],
 )
 def test_invalid_parameters_are_rejected(kwargs) -> None:
@@ -164,14 +198,28 @@ def test_invalid_parameters_are_rejected(kwargs) -> None:
         select_anchors(["a"], ["a"], **kwargs)
 
 
+@pytest.mark.parametrize("kwargs", [{"similarity_filter": "never"}, {"char_ngram": 0}])
+def test_invalid_options_are_rejected(kwargs) -> None:
+    with pytest.raises(InvalidInput):
+        AnchorOptions(**kwargs)
+
+
 @given(src=sentences, tgt=sentences, filter_mode=st.sampled_from(["after", "during"]))
 def test_align_monolingual_covers_every_sentence_once_in_order(src, tgt, filter_mode) -> None:
     beads = align_monolingual(
-        src, tgt, threshold_d=0.5, similarity_threshold=0.3, similarity_filter=filter_mode
+        src,
+        tgt,
+        threshold_d=0.5,
+        similarity_threshold=0.3,
+        options=AnchorOptions(similarity_filter=filter_mode),
     )
     check_coverage(beads, len(src), len(tgt))
     anchors = select_anchors(
-        src, tgt, threshold_d=0.5, similarity_threshold=0.3, similarity_filter=filter_mode
+        src,
+        tgt,
+        threshold_d=0.5,
+        similarity_threshold=0.3,
+        options=AnchorOptions(similarity_filter=filter_mode),
     )
     assert set(anchors) <= {(b.src[0], b.tgt[0]) for b in beads if b.shape == (1, 1)}
 
