@@ -235,7 +235,7 @@ NAMESPACE = "paramine"
 
 
 def k8s_docs() -> list[dict[str, Any]]:
-    docs = []
+    docs: list[dict[str, Any]] = []
     for path in sorted(K8S.glob("*.yaml")):
         docs.extend(doc for doc in yaml.safe_load_all(path.read_text()) if doc)
     return docs
