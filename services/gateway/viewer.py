@@ -10,6 +10,7 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import quote
 
 import jinja2
 import sqlalchemy as sa
@@ -146,6 +147,12 @@ def ui_root() -> RedirectResponse:
 def jobs_page(request: Request, store: StoreDep) -> HTMLResponse:
     """Every job, newest first."""
     return _page(request, "jobs.html", jobs=list_jobs(store))
+
+
+@router.get("/ui/pair", response_class=RedirectResponse)
+def pair_lookup(id: Annotated[str, Query(min_length=1, max_length=64)]) -> RedirectResponse:
+    """The jobs page's "open page pair" form: go to that pair's view."""
+    return RedirectResponse(f"/ui/pairs/{quote(id.strip(), safe='')}", status_code=303)
 
 
 @router.get("/ui/jobs/{job_id}", response_class=HTMLResponse)

@@ -141,6 +141,13 @@ def test_pair_page_filters_by_score_and_bead_type(client: TestClient) -> None:
     assert client.get(f"/ui/pairs/{PAIR}", params={"min_score": 2}).status_code == 422
 
 
+def test_pair_lookup_redirects_to_the_pair(client: TestClient) -> None:
+    found = client.get("/ui/pair", params={"id": f" {PAIR} "}, follow_redirects=False)
+    assert found.status_code == 303 and found.headers["location"] == f"/ui/pairs/{PAIR}"
+    odd = client.get("/ui/pair", params={"id": "a/../b?c"}, follow_redirects=False)
+    assert odd.headers["location"] == "/ui/pairs/a%2F..%2Fb%3Fc"
+
+
 def test_pair_without_sentences_and_unknown_pair(client: TestClient) -> None:
     empty = client.get(f"/ui/pairs/{OTHER_PAIR}")
     assert empty.status_code == 200 and "0 of 0 beads shown" in empty.text
