@@ -20,17 +20,28 @@ PAIRS = [
 
 
 def _message(pairs: list[tuple[str, str]]) -> SentencePairs:
-    context = PairContext(pair_id="pp", job_id="j", kind="pc-mobile", src_url="a", tgt_url="b",
-                          src_lang="ja", tgt_lang="ja")
+    context = PairContext(
+        pair_id="pp",
+        job_id="j",
+        kind="pc-mobile",
+        src_url="a",
+        tgt_url="b",
+        src_lang="ja",
+        tgt_lang="ja",
+    )
     return SentencePairs(
         context=context,
-        pairs=[SentencePair(id=content_id(w, m), src=w, tgt=m, score=1.0, bead="[0]:[0]") for w, m in pairs],
+        pairs=[
+            SentencePair(id=content_id(w, m), src=w, tgt=m, score=1.0, bead="[0]:[0]")
+            for w, m in pairs
+        ],
     )
 
 
 def _tables(store: Store) -> tuple[object, object]:
     observations = [
-        tables.Observation(r["lang"], r["kind"], r["src_text"], r["tgt_text"]) for r in store.paraphrase_observations()
+        tables.Observation(r["lang"], r["kind"], r["src_text"], r["tgt_text"])
+        for r in store.paraphrase_observations()
     ]
     return tables.ending_paraphrases(observations), tables.phrase_paraphrases(observations)
 
