@@ -1,0 +1,51 @@
+"""No parser resolves entities or touches the network: XXE pages and TMX files stay inert."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from services.tree_align.html_tree import page_text, parse_html
+from shared.errors import InvalidInput
+from shared.exports import read_tmx
+
+
+def secret_file(tmp_path: Path) -> Path:
+    path = tmp_path / "secret.txt"
+    path.write_text("TOP-SECRET-CONTENT", encoding="utf-8")
+    return path
+
+
+def test_an_external_entity_in_html_is_not_resolved(tmp_path: Path) -> None:
+    secret = secret_file(tmp_path)
+    page = (
+        f'<?xml version="1.0"?><!DOCTYPE html [<!ENTITY xxe SYSTEM "file://{secret}">'
+        '<!ENTITY inner "INTERNAL-ENTITY-TEXT">]>'
+        "<html><body><p>before &xxe; &inner; after</p></body></html>"
+    )
+    try:
+        tree = parse_html(page)
+    except InvalidInput:
+        return
+    text = " ".join(page_text(tree))
+    assert "TOP-SECRET-CONTENT" not in text and "INTERNAL-ENTITY-TEXT" not in text
+    assert "before" in text
+
+
+def test_a_network_entity_in_html_is_not_fetched() -> None:
+    page = '<!DOCTYPE html [<!ENTITY net SYSTEM "http://127.0.0.1:9/x">]><p>a &net; b</p>'
+    tree = parse_html(page)
+    assert "a" in " ".join(page_text(tree))
+
+
+def test_tmx_with_external_entity_is_not_resolved(tmp_path: Path) -> None:
+    secret = secret_file(tmp_path)
+    tmx = tmp_path / "hostile.tmx"
+    tmx.write_text(
+        f'<?xml version="1.0"?><!DOCTYPE tmx [<!ENTITY xxe SYSTEM "file://{secret}">]>'
+        '<tmx version="1.4"><header/><body><tu>'
+        '<tuv xml:lang="en"><seg>a &xxe; b</seg></tuv><tuv xml:lang="fr"><seg>c</seg></tuv>'
+        "</tu></body></tmx>",
+        encoding="utf-8",
+    )
+    units = read_tmx(tmx)
+    assert all("TOP-SECRET-CONTENT" not in unit["src"] for unit in units)
