@@ -32,6 +32,7 @@ DEFAULT_SHAPE_PROBABILITY: dict[tuple[int, int], float] = {
 }
 DEFAULT_VARIANCE = 6.8
 INITIAL_HALF_BAND = 20
+REFIT_MARGIN = 8  # the refitted pass stays near the first path (widens if it must)
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,7 @@ def align_near_path(
     tgt_cum: dp.IntArray,
     model: LengthModel,
     path: Sequence[Bead],
-    margin: int = INITIAL_HALF_BAND,
+    margin: int = REFIT_MARGIN,
 ) -> list[Bead]:
     """Banded pass around an earlier path; the margin doubles while the new path touches
     the band's edge."""
