@@ -56,6 +56,7 @@ ST_SB = 0
 ST_F = 1
 ST_GSB = 2
 ST_GF = 3
+ST_TOT = 4
 
 SCAN_FULL = 0
 SCAN_GT = 1
@@ -77,11 +78,12 @@ def _plus(a: float, b: float, mode: int) -> float:
 
 @njit(cache=True)
 def _tri(w: int, v: int, n: int) -> int:
-    # index of the sibling range [w..v] (0 <= w <= v < n) among n(n+1)/2 ranges
-    return w * n - (w * (w - 1)) // 2 + (v - w)
+    # index of the sibling range [w..v] (0 <= w <= v < n) among n(n+1)/2 ranges, by end then
+    # start, so the inner loops over span starts read consecutive entries
+    return (v * (v + 1)) // 2 + w
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pair_cost(f, g, kind1, kind2, lab1, lab2, tag_cost, tix1, tix2, text_cost):
     # -log Pr(Nf, Ne) = -log Pr_tag - log Pr_text; text against element is forbidden (§1)
     text_f = kind1[f] != 0
@@ -94,30 +96,45 @@ def _pair_cost(f, g, kind1, kind2, lab1, lab2, tag_cost, tix1, tix2, text_cost):
     return cost
 
 
-@njit(cache=True)
-def _children_deleted(node, ptr, idx, sub_del):
-    total = 0.0
-    for k in range(ptr[node], ptr[node + 1]):
-        total += sub_del[idx[k]]
-    return total
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pair_unit(f, g, c):
     # config (1): Pr(f, g) * P(f.CF, g.CF)
     ptr1, idx1, ptr2, idx2, int1, int2 = c[0], c[1], c[2], c[3], c[4], c[5]
     kind1, kind2, lab1, lab2, tag_cost = c[6], c[7], c[8], c[9], c[10]
     tix1, tix2, text_cost, sub1, sub2, AF = c[11], c[12], c[13], c[16], c[17], c[18]
+    del1, del2 = c[14], c[15]
     cost = _pair_cost(f, g, kind1, kind2, lab1, lab2, tag_cost, tix1, tix2, text_cost)
     if cost == INF:
         return INF
     if int1[f] >= 0 and int2[g] >= 0:
         return cost + AF[int1[f], int2[g]]
     # a leaf against a subtree: the subtree's children are all deleted
-    return cost + _children_deleted(f, ptr1, idx1, sub1) + _children_deleted(g, ptr2, idx2, sub2)
+    return cost + (sub1[f] - del1[f]) + (sub2[g] - del2[g])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _fill_pair_units(fp, gp, c, PU):
+    """PU[k, l] = cost of Pair(k-th child of fp, l-th child of gp); out-of-band pairs are INF."""
+    ptr1, idx1, ptr2, idx2 = c[0], c[1], c[2], c[3]
+    band, pos1, pos2 = c[26], c[27], c[28]
+    for k in range(ptr1[fp + 1] - ptr1[fp]):
+        f = idx1[ptr1[fp] + k]
+        for l in range(ptr2[gp + 1] - ptr2[gp]):
+            g = idx2[ptr2[gp] + l]
+            if abs(pos1[f] - pos2[g]) > band:
+                PU[k, l] = INF
+            else:
+                PU[k, l] = _pair_unit(f, g, c)
+
+
+@njit(cache=True, inline="always")
+def _pairable(fp, gp, c):
+    # some node pair in the two subtrees lies inside the band (always true without a band)
+    band, pos1, pos2, end1, end2 = c[26], c[27], c[28], c[29], c[30]
+    return pos1[fp] - end2[gp] <= band and pos2[gp] - end1[fp] <= band
+
+
+@njit(cache=True, inline="always")
 def _span_f_unit(f, gp, w, v, c):
     # configs (2)/(5): f deleted, f.CF aligned with gp.CF[w..v] (tight)
     int1, ptr2, del1, SG, sg_row, sg_off = c[4], c[2], c[14], c[19], c[21], c[22]
@@ -127,7 +144,7 @@ def _span_f_unit(f, gp, w, v, c):
     return del1[f] + SG[sg_row[f] + sg_off[gp] + _tri(w, v, n)]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _span_g_unit(g, fp, w, t, c):
     # configs (3)/(6): g deleted, g.CF aligned with fp.CF[w..t] (tight)
     int2, ptr1, del2, SF, sf_row, sf_off = c[5], c[0], c[15], c[20], c[23], c[24]
@@ -137,7 +154,7 @@ def _span_g_unit(g, fp, w, t, c):
     return del2[g] + SF[sf_row[g] + sf_off[fp] + _tri(w, t, m)]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _total(X, a, b, mode):
     return _plus(
         _plus(X[ST_SB, a, b], X[ST_F, a, b], mode),
@@ -147,17 +164,27 @@ def _total(X, a, b, mode):
 
 
 @njit(cache=True)
-def _scan(fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, mode, c, X):
-    """Fill X[state, a, b] for the forest fp.CF[f_lo:f_hi] against gp.CF[g_lo:g_hi]."""
-    ptr1, idx1, ptr2, idx2 = c[0], c[1], c[2], c[3]
-    sub1, sub2 = c[16], c[17]
+def _scan(fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, mode, c, X, PU):
+    """Fill X[state, a, b] for the forest fp.CF[f_lo:f_hi] against gp.CF[g_lo:g_hi].
+
+    Plane ST_TOT holds the semiring sum of the four states of each finished cell.
+    """
+    ptr1, idx1, ptr2, idx2, int1, int2 = c[0], c[1], c[2], c[3], c[4], c[5]
+    del1, del2, sub1, sub2, max_span = c[14], c[15], c[16], c[17], c[25]
+    SG, SF, sg_row, sg_off, sf_row, sf_off = c[19], c[20], c[21], c[22], c[23], c[24]
     M = f_hi - f_lo
     N = g_hi - g_lo
-    X[:, : M + 1, : N + 1] = INF
-    X[ST_SB, 0, 0] = 0.0
     for a in range(M + 1):
         f = idx1[ptr1[fp] + f_lo + a - 1] if a > 0 else -1
         for b in range(N + 1):
+            # every state of the cell is written (no separate INF fill of the buffer)
+            X[ST_SB, a, b] = 0.0 if a == 0 and b == 0 else INF
+            X[ST_F, a, b] = INF
+            X[ST_GSB, a, b] = INF
+            X[ST_GF, a, b] = INF
+            if a == 0 and b == 0:
+                X[ST_TOT, a, b] = 0.0
+                continue
             g = idx2[ptr2[gp] + g_lo + b - 1] if b > 0 else -1
             if a > 0 and not (tight_f and a == 1):
                 # DelF after SB or DelF only (rule b)
@@ -165,31 +192,35 @@ def _scan(fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, mode,
             if b > 0 and not (tight_g and b == 1):
                 X[ST_GSB, a, b] = sub2[g] + _plus(X[ST_SB, a, b - 1], X[ST_GSB, a, b - 1], mode)
                 X[ST_GF, a, b] = sub2[g] + _plus(X[ST_F, a, b - 1], X[ST_GF, a, b - 1], mode)
-            if a == 0 or b == 0:
-                continue
-            best = _total(X, a - 1, b - 1, mode) + _pair_unit(f, g, c)  # (4) with (1)
-            if not (no_span_first and a == 1):
-                for b0 in range(1, b + 1):  # (5): SpanF(f, G[b0..b])
-                    before = _total(X, a - 1, b0 - 1, mode)
-                    if before < INF:
-                        best = _plus(
-                            best, before + _span_f_unit(f, gp, g_lo + b0 - 1, g_lo + b - 1, c), mode
-                        )
-            for a0 in range(1, a + 1):  # (6): SpanG(g, F[a0..a])
-                before = _total(X, a0 - 1, b - 1, mode)
-                if before < INF:
-                    best = _plus(
-                        best, before + _span_g_unit(g, fp, f_lo + a0 - 1, f_lo + a - 1, c), mode
-                    )
-            X[ST_SB, a, b] = best
+            if a > 0 and b > 0:
+                best = X[ST_TOT, a - 1, b - 1] + PU[f_lo + a - 1, g_lo + b - 1]  # (4) with (1)
+                if int1[f] >= 0 and not (no_span_first and a == 1):
+                    # (5): SpanF(f, G[b0..b]); SG entries of one range end are consecutive
+                    v = g_lo + b - 1
+                    row = sg_row[f] + sg_off[gp] + (v * (v + 1)) // 2 + g_lo - 1
+                    acc = INF
+                    for b0 in range(max(1, b - max_span + 1), b + 1):
+                        acc = _plus(acc, X[ST_TOT, a - 1, b0 - 1] + SG[row + b0], mode)
+                    best = _plus(best, del1[f] + acc, mode)
+                if int2[g] >= 0:
+                    # (6): SpanG(g, F[a0..a])
+                    t = f_lo + a - 1
+                    row = sf_row[g] + sf_off[fp] + (t * (t + 1)) // 2 + f_lo - 1
+                    acc = INF
+                    for a0 in range(max(1, a - max_span + 1), a + 1):
+                        acc = _plus(acc, X[ST_TOT, a0 - 1, b - 1] + SF[row + a0], mode)
+                    best = _plus(best, del2[g] + acc, mode)
+                X[ST_SB, a, b] = best
+            X[ST_TOT, a, b] = _total(X, a, b, mode)
     return M, N
 
 
 @njit(cache=True)
-def forward(order1, order2, mode, c, X):
+def forward(order1, order2, mode, c, X, PU):
     """Fill AF, SG and SF for every internal node pair, children before parents."""
     ptr1, ptr2, int1, int2 = c[0], c[2], c[4], c[5]
     AF, SG, SF, sg_row, sg_off, sf_row, sf_off = c[18], c[19], c[20], c[21], c[22], c[23], c[24]
+    max_span = c[25]
     virtual1 = order1[-1]
     virtual2 = order2[-1]
     for fp in order1:
@@ -200,26 +231,31 @@ def forward(order1, order2, mode, c, X):
             if int2[gp] < 0:
                 continue
             n = ptr2[gp + 1] - ptr2[gp]
+            if not _pairable(fp, gp, c):
+                continue  # AF, SG and SF stay INF: nothing in these subtrees may pair
+            _fill_pair_units(fp, gp, c, PU)
             if (fp == virtual1) == (gp == virtual2):
-                _scan(fp, gp, 0, m, 0, n, False, False, False, mode, c, X)
-                AF[int1[fp], int2[gp]] = _total(X, m, n, mode)
+                _scan(fp, gp, 0, m, 0, n, False, False, False, mode, c, X, PU)
+                AF[int1[fp], int2[gp]] = X[ST_TOT, m, n]
             if fp != virtual1:
                 base = sg_row[fp] + sg_off[gp]
                 for w in range(n):
-                    _scan(fp, gp, 0, m, w, n, False, True, False, mode, c, X)
-                    for b in range(1, n - w + 1):
+                    g_hi = min(n, w + max_span)
+                    _scan(fp, gp, 0, m, w, g_hi, False, True, False, mode, c, X, PU)
+                    for b in range(1, g_hi - w + 1):
                         SG[base + _tri(w, w + b - 1, n)] = _plus(
                             X[ST_SB, m, b], X[ST_F, m, b], mode
                         )
             if gp != virtual2:
                 base = sf_row[gp] + sf_off[fp]
                 for w in range(m):
-                    _scan(fp, gp, w, m, 0, n, True, False, False, mode, c, X)
-                    for a in range(2, m - w + 1):
+                    f_hi = min(m, w + max_span)
+                    _scan(fp, gp, w, f_hi, 0, n, True, False, False, mode, c, X, PU)
+                    for a in range(2, f_hi - w + 1):
                         SF[base + _tri(w, w + a - 1, m)] = _plus(
                             X[ST_SB, a, n], X[ST_GSB, a, n], mode
                         )
-                    _scan(fp, gp, w, w + 1, 0, n, True, False, True, mode, c, X)
+                    _scan(fp, gp, w, w + 1, 0, n, True, False, True, mode, c, X, PU)
                     SF[base + _tri(w, w, m)] = _plus(X[ST_SB, 1, n], X[ST_GSB, 1, n], mode)
 
 
@@ -255,9 +291,9 @@ def _push(tasks, row, fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_
 
 
 @njit(cache=True)
-def viterbi_pairs(V1, V2, c, X, pairs):
+def viterbi_pairs(V1, V2, c, X, PU, pairs):
     """Trace the optimal alignment back from AF[V1, V2]; returns the number of node pairs."""
-    ptr1, idx1, ptr2, idx2 = c[0], c[1], c[2], c[3]
+    ptr1, idx1, ptr2, idx2, int1, int2, max_span = c[0], c[1], c[2], c[3], c[4], c[5], c[25]
     # task: fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, end_a, end_b, mask
     tasks = np.empty((pairs.shape[0] * 2 + 16, 12), dtype=np.int64)
     n_tasks = 1
@@ -283,7 +319,8 @@ def viterbi_pairs(V1, V2, c, X, pairs):
             tasks[n_tasks, 10],
             tasks[n_tasks, 11],
         )
-        _scan(fp, gp, f_lo, f_hi, g_lo, g_hi, tf == 1, tg == 1, nsf == 1, VITERBI, c, X)
+        _fill_pair_units(fp, gp, c, PU)
+        _scan(fp, gp, f_lo, f_hi, g_lo, g_hi, tf == 1, tg == 1, nsf == 1, VITERBI, c, X, PU)
         s = _best_state(X, a, b, mask)
         while a > 0 or b > 0:
             f = idx1[ptr1[fp] + f_lo + a - 1] if a > 0 else -1
@@ -298,7 +335,7 @@ def viterbi_pairs(V1, V2, c, X, pairs):
                 continue
             target = X[ST_SB, a, b]
             found = False
-            if _close(_total(X, a - 1, b - 1, VITERBI) + _pair_unit(f, g, c), target):
+            if _close(X[ST_TOT, a - 1, b - 1] + PU[f_lo + a - 1, g_lo + b - 1], target):
                 pairs[n_pairs, 0] = f
                 pairs[n_pairs, 1] = g
                 n_pairs += 1
@@ -310,25 +347,24 @@ def viterbi_pairs(V1, V2, c, X, pairs):
                 a -= 1
                 b -= 1
                 found = True
-            if not found and not (nsf == 1 and a == 1):
-                for b0 in range(1, b + 1):
-                    term = _total(X, a - 1, b0 - 1, VITERBI) + _span_f_unit(
+            if not found and int1[f] >= 0 and not (nsf == 1 and a == 1):
+                for b0 in range(max(1, b - max_span + 1), b + 1):
+                    term = X[ST_TOT, a - 1, b0 - 1] + _span_f_unit(
                         f, gp, g_lo + b0 - 1, g_lo + b - 1, c
                     )
                     if _close(term, target):
                         m = ptr1[f + 1] - ptr1[f]
-                        n = ptr2[gp + 1] - ptr2[gp]
-                        _push(
-                            tasks, n_tasks, f, gp, 0, m, g_lo + b0 - 1, n, 0, 1, 0, m, b - b0 + 1, 3
-                        )
+                        w = g_lo + b0 - 1
+                        g_hi = min(ptr2[gp + 1] - ptr2[gp], w + max_span)
+                        _push(tasks, n_tasks, f, gp, 0, m, w, g_hi, 0, 1, 0, m, b - b0 + 1, 3)
                         n_tasks += 1
                         a -= 1
                         b = b0 - 1
                         found = True
                         break
-            if not found:
-                for a0 in range(1, a + 1):
-                    term = _total(X, a0 - 1, b - 1, VITERBI) + _span_g_unit(
+            if not found and int2[g] >= 0:
+                for a0 in range(max(1, a - max_span + 1), a + 1):
+                    term = X[ST_TOT, a0 - 1, b - 1] + _span_g_unit(
                         g, fp, f_lo + a0 - 1, f_lo + a - 1, c
                     )
                     if _close(term, target):
@@ -358,7 +394,7 @@ def viterbi_pairs(V1, V2, c, X, pairs):
                                 fp,
                                 g,
                                 w,
-                                m,
+                                min(m, w + max_span),
                                 0,
                                 ptr2[g + 1] - ptr2[g],
                                 1,
@@ -381,11 +417,12 @@ def viterbi_pairs(V1, V2, c, X, pairs):
 
 @njit(cache=True)
 def _backward_scan(
-    fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, c, X, GX, grads
+    fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, c, X, PU, GX, grads
 ):
     """Reverse-mode pass of one inside scan: GX holds d logZ / d log X for the output cells."""
     ptr1, idx1, ptr2, idx2, int1, int2 = c[0], c[1], c[2], c[3], c[4], c[5]
     sub1, sub2, sg_row, sg_off, sf_row, sf_off = c[16], c[17], c[21], c[22], c[23], c[24]
+    max_span = c[25]
     g_AF, g_SG, g_SF, g_pair, g_sub1, g_sub2, g_del1, g_del2 = grads
     M = f_hi - f_lo
     N = g_hi - g_lo
@@ -395,7 +432,7 @@ def _backward_scan(
         for b in range(N, -1, -1):
             g = idx2[ptr2[gp] + g_lo + b - 1] if b > 0 else -1
             # GX[4] holds the adjoint of the cell total; spread it over the four states
-            tot = _total(X, a, b, mode)
+            tot = X[ST_TOT, a, b]
             if GX[4, a, b] != 0.0 and tot < INF:
                 for s in range(4):
                     if X[s, a, b] < INF:
@@ -419,8 +456,8 @@ def _backward_scan(
             if a == 0 or b == 0 or gs == 0.0 or X[ST_SB, a, b] == INF:
                 continue
             cell = X[ST_SB, a, b]
-            unit = _pair_unit(f, g, c)
-            term = _total(X, a - 1, b - 1, mode) + unit
+            unit = PU[f_lo + a - 1, g_lo + b - 1]
+            term = X[ST_TOT, a - 1, b - 1] + unit
             if term < INF:
                 share = gs * math.exp(cell - term)
                 GX[4, a - 1, b - 1] += share
@@ -434,8 +471,8 @@ def _backward_scan(
                         g_sub2[idx2[k]] += share
             if not (no_span_first and a == 1) and int1[f] >= 0:
                 n = ptr2[gp + 1] - ptr2[gp]
-                for b0 in range(1, b + 1):
-                    term = _total(X, a - 1, b0 - 1, mode) + _span_f_unit(
+                for b0 in range(max(1, b - max_span + 1), b + 1):
+                    term = X[ST_TOT, a - 1, b0 - 1] + _span_f_unit(
                         f, gp, g_lo + b0 - 1, g_lo + b - 1, c
                     )
                     if term < INF:
@@ -445,8 +482,8 @@ def _backward_scan(
                         g_SG[sg_row[f] + sg_off[gp] + _tri(g_lo + b0 - 1, g_lo + b - 1, n)] += share
             if int2[g] >= 0:
                 m = ptr1[fp + 1] - ptr1[fp]
-                for a0 in range(1, a + 1):
-                    term = _total(X, a0 - 1, b - 1, mode) + _span_g_unit(
+                for a0 in range(max(1, a - max_span + 1), a + 1):
+                    term = X[ST_TOT, a0 - 1, b - 1] + _span_g_unit(
                         g, fp, f_lo + a0 - 1, f_lo + a - 1, c
                     )
                     if term < INF:
@@ -457,11 +494,12 @@ def _backward_scan(
 
 
 @njit(cache=True)
-def outside(order1, order2, c, X, GX, grads):
+def outside(order1, order2, c, X, PU, GX, grads):
     """Propagate d logZ / d log(value) from AF[V1, V2] down to every unit (outside pass)."""
     ptr1, ptr2, int1, int2 = c[0], c[2], c[4], c[5]
     SG, SF, sg_row, sg_off, sf_row, sf_off = c[19], c[20], c[21], c[22], c[23], c[24]
     g_AF, g_SG, g_SF = grads[0], grads[1], grads[2]
+    max_span = c[25]
     virtual1 = order1[-1]
     virtual2 = order2[-1]
     g_AF[int1[virtual1], int2[virtual2]] = 1.0
@@ -475,49 +513,61 @@ def outside(order1, order2, c, X, GX, grads):
             if int2[gp] < 0:
                 continue
             n = ptr2[gp + 1] - ptr2[gp]
+            if not _pairable(fp, gp, c):
+                continue
+            _fill_pair_units(fp, gp, c, PU)
             if (fp == virtual1) == (gp == virtual2) and g_AF[int1[fp], int2[gp]] != 0.0:
-                _scan(fp, gp, 0, m, 0, n, False, False, False, INSIDE, c, X)
+                _scan(fp, gp, 0, m, 0, n, False, False, False, INSIDE, c, X, PU)
                 GX[:, : m + 1, : n + 1] = 0.0
                 GX[4, m, n] = g_AF[int1[fp], int2[gp]]
-                _backward_scan(fp, gp, 0, m, 0, n, False, False, False, c, X, GX, grads)
+                _backward_scan(fp, gp, 0, m, 0, n, False, False, False, c, X, PU, GX, grads)
             if fp != virtual1:
                 base = sg_row[fp] + sg_off[gp]
                 for w in range(n):
-                    _scan(fp, gp, 0, m, w, n, False, True, False, INSIDE, c, X)
-                    GX[:, : m + 1, : n - w + 1] = 0.0
+                    g_hi = min(n, w + max_span)
                     any_grad = False
-                    for b in range(1, n - w + 1):
+                    for b in range(1, g_hi - w + 1):
+                        any_grad = any_grad or g_SG[base + _tri(w, w + b - 1, n)] != 0.0
+                    if not any_grad:
+                        continue
+                    _scan(fp, gp, 0, m, w, g_hi, False, True, False, INSIDE, c, X, PU)
+                    GX[:, : m + 1, : g_hi - w + 1] = 0.0
+                    for b in range(1, g_hi - w + 1):
                         gv = g_SG[base + _tri(w, w + b - 1, n)]
                         out = SG[base + _tri(w, w + b - 1, n)]
                         if gv != 0.0 and out < INF:
-                            any_grad = True
                             for s in (ST_SB, ST_F):
                                 if X[s, m, b] < INF:
                                     GX[s, m, b] += gv * math.exp(out - X[s, m, b])
-                    if any_grad:
-                        _backward_scan(fp, gp, 0, m, w, n, False, True, False, c, X, GX, grads)
+                    _backward_scan(fp, gp, 0, m, w, g_hi, False, True, False, c, X, PU, GX, grads)
             if gp != virtual2:
                 base = sf_row[gp] + sf_off[fp]
                 for w in range(m):
-                    _scan(fp, gp, w, m, 0, n, True, False, False, INSIDE, c, X)
-                    GX[:, : m - w + 1, : n + 1] = 0.0
+                    f_hi = min(m, w + max_span)
                     any_grad = False
-                    for a in range(2, m - w + 1):
-                        gv = g_SF[base + _tri(w, w + a - 1, m)]
-                        out = SF[base + _tri(w, w + a - 1, m)]
-                        if gv != 0.0 and out < INF:
-                            any_grad = True
-                            for s in (ST_SB, ST_GSB):
-                                if X[s, a, n] < INF:
-                                    GX[s, a, n] += gv * math.exp(out - X[s, a, n])
+                    for a in range(2, f_hi - w + 1):
+                        any_grad = any_grad or g_SF[base + _tri(w, w + a - 1, m)] != 0.0
                     if any_grad:
-                        _backward_scan(fp, gp, w, m, 0, n, True, False, False, c, X, GX, grads)
+                        _scan(fp, gp, w, f_hi, 0, n, True, False, False, INSIDE, c, X, PU)
+                        GX[:, : f_hi - w + 1, : n + 1] = 0.0
+                        for a in range(2, f_hi - w + 1):
+                            gv = g_SF[base + _tri(w, w + a - 1, m)]
+                            out = SF[base + _tri(w, w + a - 1, m)]
+                            if gv != 0.0 and out < INF:
+                                for s in (ST_SB, ST_GSB):
+                                    if X[s, a, n] < INF:
+                                        GX[s, a, n] += gv * math.exp(out - X[s, a, n])
+                        _backward_scan(
+                            fp, gp, w, f_hi, 0, n, True, False, False, c, X, PU, GX, grads
+                        )
                     gv = g_SF[base + _tri(w, w, m)]
                     out = SF[base + _tri(w, w, m)]
                     if gv != 0.0 and out < INF:
-                        _scan(fp, gp, w, w + 1, 0, n, True, False, True, INSIDE, c, X)
+                        _scan(fp, gp, w, w + 1, 0, n, True, False, True, INSIDE, c, X, PU)
                         GX[:, :2, : n + 1] = 0.0
                         for s in (ST_SB, ST_GSB):
                             if X[s, 1, n] < INF:
                                 GX[s, 1, n] += gv * math.exp(out - X[s, 1, n])
-                        _backward_scan(fp, gp, w, w + 1, 0, n, True, False, True, c, X, GX, grads)
+                        _backward_scan(
+                            fp, gp, w, w + 1, 0, n, True, False, True, c, X, PU, GX, grads
+                        )

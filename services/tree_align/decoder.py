@@ -7,6 +7,7 @@ The dynamic programs themselves (canonical derivations, scans over sibling range
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -70,6 +71,8 @@ class _Side:
     deletion: FloatArray  # -log Pr_del of the node
     subtree_deletion: FloatArray  # sum of deletion over the subtree
     range_offset: npt.NDArray[np.int64]  # offset of the node's sibling-range block
+    position: FloatArray  # pre-order index / size (the virtual root spans [0, 1])
+    end: FloatArray  # position of the last node of the subtree
     ranges: int  # total number of sibling ranges over internal nodes
     size: int  # real nodes (without the virtual root)
 
@@ -93,9 +96,11 @@ def _side(tree: TagTree, label_ids: npt.NDArray[np.int32], log_del: FloatArray) 
     subtree = np.append(prefix[tree.subtree_end] - prefix[:size], 0.0)
     ranges_per_node = np.where(is_internal, degree.astype(np.int64) * (degree + 1) // 2, 0)
     range_offset = np.concatenate(([0], np.cumsum(ranges_per_node)[:-1])).astype(np.int64)
+    position = np.append(np.arange(size) / max(size - 1, 1), 0.0)
+    end = np.append((tree.subtree_end - 1) / max(size - 1, 1), 1.0)
     return _Side(
         ptr, idx, order, internal, kinds, labels, text_index, deletion, subtree,
-        range_offset, int(ranges_per_node.sum()), size,
+        range_offset, position, end, int(ranges_per_node.sum()), size,
     )  # fmt: skip
 
 
@@ -112,6 +117,8 @@ def _context(
     *,
     with_adjoints: bool,
     max_table_bytes: int,
+    max_span: int | None,
+    band: float | None,
 ) -> tuple[tuple[object, ...], _Side, _Side]:
     src = _side(src_tree, model.label_ids(src_tree.label_names), model.log_del_src)
     tgt = _side(tgt_tree, model.label_ids(tgt_tree.label_names), model.log_del_tgt)
@@ -142,15 +149,17 @@ def _context(
         src.subtree_deletion, tgt.subtree_deletion,
         np.full((max(n_int1, 1), max(n_int2, 1)), np.inf),
         np.full(max(sg_size, 1), np.inf), np.full(max(sf_size, 1), np.inf),
-        sg_row, tgt.range_offset, sf_row, src.range_offset,
+        sg_row, tgt.range_offset, sf_row, src.range_offset, max_span or (1 << 30),
+        math.inf if band is None else band, src.position, tgt.position, src.end, tgt.end,
     )  # fmt: skip
     return context, src, tgt
 
 
-def _scan_buffer(src: _Side, tgt: _Side, planes: int) -> FloatArray:
+def _scan_buffer(src: _Side, tgt: _Side, planes: int) -> tuple[FloatArray, FloatArray]:
+    """Cells of one scan and the pair-unit costs of one node pair's children."""
     max_deg1 = int(np.diff(src.ptr).max())
     max_deg2 = int(np.diff(tgt.ptr).max())
-    return np.empty((planes, max_deg1 + 1, max_deg2 + 1))
+    return np.empty((planes, max_deg1 + 1, max_deg2 + 1)), np.empty((max_deg1, max_deg2))
 
 
 def align_trees(
@@ -159,21 +168,36 @@ def align_trees(
     model: TreeModel,
     *,
     max_table_bytes: int = DEFAULT_MAX_TABLE_BYTES,
+    max_span: int | None = None,
+    band: float | None = None,
 ) -> TreeAlignment:
-    """The most probable alignment of two tag trees (exact Viterbi over configurations 1-6)."""
+    """The most probable alignment of two tag trees (exact Viterbi over configurations 1-6).
+
+    ``max_span`` (pruning, off by default): a deleted node's children may cover at most this
+    many siblings of the other tree. ``band`` (pruning, off by default): nodes pair only if
+    their relative document positions (pre-order index / tree size) differ by at most
+    ``band``; node pairs of subtrees that cannot meet are skipped. Both are exact decoding of
+    a restricted model; their loss against the unrestricted decoder is benchmarked.
+    """
     from services.tree_align import _dp
 
     started = time.perf_counter()
     context, side1, side2 = _context(
-        src, tgt, model, with_adjoints=False, max_table_bytes=max_table_bytes
+        src,
+        tgt,
+        model,
+        with_adjoints=False,
+        max_table_bytes=max_table_bytes,
+        max_span=max_span,
+        band=band,
     )
-    scan = _scan_buffer(side1, side2, 4)
-    _dp.forward(side1.order, side2.order, _dp.VITERBI, context, scan)
+    scan, units = _scan_buffer(side1, side2, 5)
+    _dp.forward(side1.order, side2.order, _dp.VITERBI, context, scan, units)
     af = context[18]
     assert isinstance(af, np.ndarray)
     cost = float(af[side1.internal[side1.size], side2.internal[side2.size]])
     pairs = np.empty((side1.size + side2.size + 2, 2), dtype=np.int64)
-    count = _dp.viterbi_pairs(side1.size, side2.size, context, scan, pairs)
+    count = _dp.viterbi_pairs(side1.size, side2.size, context, scan, units, pairs)
     found = pairs[:count]
     found = found[np.argsort(found[:, 0], kind="stable")]
     return TreeAlignment(found, cost, side1.size, side2.size, time.perf_counter() - started)
@@ -185,15 +209,23 @@ def posteriors(
     model: TreeModel,
     *,
     max_table_bytes: int = DEFAULT_MAX_TABLE_BYTES,
+    max_span: int | None = None,
+    band: float | None = None,
 ) -> Posteriors:
     """Inside and outside probabilities: log P(Tf, Te) and the expected count of every event."""
     from services.tree_align import _dp
 
     context, side1, side2 = _context(
-        src, tgt, model, with_adjoints=True, max_table_bytes=max_table_bytes
+        src,
+        tgt,
+        model,
+        with_adjoints=True,
+        max_table_bytes=max_table_bytes,
+        max_span=max_span,
+        band=band,
     )
-    scan = _scan_buffer(side1, side2, 4)
-    _dp.forward(side1.order, side2.order, _dp.INSIDE, context, scan)
+    scan, units = _scan_buffer(side1, side2, 5)
+    _dp.forward(side1.order, side2.order, _dp.INSIDE, context, scan, units)
     af, sg, sf = context[18], context[19], context[20]
     assert isinstance(af, np.ndarray) and isinstance(sg, np.ndarray) and isinstance(sf, np.ndarray)
     log_z = -float(af[side1.internal[side1.size], side2.internal[side2.size]])
@@ -202,8 +234,8 @@ def posteriors(
         np.zeros_like(af), np.zeros_like(sg), np.zeros_like(sf), np.zeros((n1, n2)),
         np.zeros(n1), np.zeros(n2), np.zeros(n1), np.zeros(n2),
     )  # fmt: skip
-    adjoint = np.zeros((5, scan.shape[1], scan.shape[2]))
-    _dp.outside(side1.order, side2.order, context, scan, adjoint, grads)
+    adjoint = np.zeros_like(scan)
+    _dp.outside(side1.order, side2.order, context, scan, units, adjoint, grads)
     pair, g_sub1, g_sub2, g_del1, g_del2 = grads[3], grads[4], grads[5], grads[6], grads[7]
     return Posteriors(
         log_likelihood=log_z,
