@@ -1,0 +1,289 @@
+"""A fault-injection cluster: own Redis (AOF) on a free port, PostgreSQL behind a TCP proxy the
+tests can cut, and one real Celery worker process per alignment stage with short redelivery.
+
+Test configuration (production values in shared/config.py): visibility timeout 10 s, hard time
+limit 8 s, soft 6 s. kombu's Redis transport restores unacked messages older than the
+visibility timeout when a consumer starts (``on_poll_init``) and then only every
+``unacked_restore_interval * unacked_restore_throttle`` = 10 * 10 = 100 s by default, so a
+killed worker's message comes back when a worker (re)starts after the visibility timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import shutil
+import subprocess
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from tests.integration.conftest import (
+    POSTGRES_ADMIN_URL,
+    free_port,
+    start_paramine,
+    stop,
+    wait_for_http,
+)
+
+ALIGNMENT_STAGES = ("tree_align", "sentence_align")
+VISIBILITY_TIMEOUT = 10.0
+WORDS = (
+    "river", "mountain", "city", "market", "school", "teacher", "train", "station", "garden",
+    "window", "letter", "evening", "morning", "winter", "summer", "doctor", "bridge", "harbour",
+)  # fmt: skip
+FRENCH = {
+    "river": "rivière", "mountain": "montagne", "city": "ville", "market": "marché",
+    "school": "école", "teacher": "professeur", "train": "train", "station": "gare",
+    "garden": "jardin", "window": "fenêtre", "letter": "lettre", "evening": "soir",
+    "morning": "matin", "winter": "hiver", "summer": "été", "doctor": "médecin",
+    "bridge": "pont", "harbour": "port",
+}  # fmt: skip
+
+
+def page_pairs(count: int, seed: int) -> list[dict[str, Any]]:
+    """Small distinct en/fr page pairs: a few paragraphs of seeded sentences each."""
+    rng = random.Random(seed)
+    pairs = []
+    for number in range(count):
+        src_paragraphs, tgt_paragraphs = [], []
+        for _ in range(rng.randint(2, 4)):
+            src_sentences, tgt_sentences = [], []
+            for _ in range(rng.randint(1, 3)):
+                words = [rng.choice(WORDS) for _ in range(rng.randint(3, 9))]
+                src_sentences.append("The " + " ".join(words) + f" number {number}.")
+                tgt_sentences.append(
+                    "Le " + " ".join(FRENCH[w] for w in words) + f" numéro {number}."
+                )
+            src_paragraphs.append("<p>" + " ".join(src_sentences) + "</p>")
+            tgt_paragraphs.append("<p>" + " ".join(tgt_sentences) + "</p>")
+        url = f"https://chaos.example/{seed}/{number}"
+        pairs.append(
+            {
+                "kind": "translation",
+                "src": {
+                    "url": url + "/en",
+                    "lang": "en",
+                    "html": "<html><body>" + "".join(src_paragraphs) + "</body></html>",
+                },
+                "tgt": {
+                    "url": url + "/fr",
+                    "lang": "fr",
+                    "html": "<html><body>" + "".join(tgt_paragraphs) + "</body></html>",
+                },
+            }
+        )
+    return pairs
+
+
+class TcpProxy:
+    """A loopback TCP forwarder that can be cut (existing connections closed, new ones refused)."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.port = free_port()
+        self.open = True
+        self.accepted_while_cut = 0
+        self._writers: set[asyncio.StreamWriter] = set()
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        self._ready.wait(10)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        self._server = self._loop.run_until_complete(
+            asyncio.start_server(self._handle, "127.0.0.1", self.port)
+        )
+        self._ready.set()
+        self._loop.run_forever()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if not self.open:
+            self.accepted_while_cut += 1
+            writer.close()
+            return
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        except OSError:
+            writer.close()
+            return
+        self._writers.update((writer, up_writer))
+        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while data := await reader.read(65_536):
+                writer.write(data)
+                await writer.drain()
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            self._writers.discard(writer)
+            writer.close()
+
+    def cut(self) -> None:
+        self.open = False
+
+        def close_all() -> None:
+            for writer in list(self._writers):
+                writer.close()
+            self._writers.clear()
+
+        self._loop.call_soon_threadsafe(close_all)
+
+    def restore(self) -> None:
+        self.open = True
+
+    def close(self) -> None:
+        self._loop.call_soon_threadsafe(self._server.close)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
+
+
+class RedisServer:
+    """A private redis-server with AOF in a temp directory, restartable on the same port."""
+
+    def __init__(self, directory: Path) -> None:
+        if shutil.which("redis-server") is None:
+            pytest.skip("redis-server is not installed")
+        self.directory = directory
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+        self.start()
+
+    def start(self) -> None:
+        log = (self.directory / "redis.log").open("ab")
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--appendonly", "yes",
+             "--appendfsync", "always", "--save", "", "--dir", str(self.directory)],
+            stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        client = redis.Redis.from_url(self.url)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                if client.ping():
+                    return
+            except redis.ConnectionError:
+                time.sleep(0.1)
+        raise TimeoutError("private redis-server did not start")
+
+    def shutdown(self) -> None:
+        """SHUTDOWN (AOF is fsynced on every write), then wait for the process to exit."""
+        with contextlib.suppress(redis.ConnectionError):
+            redis.Redis.from_url(self.url).shutdown(nosave=False)
+        if self.process is not None:
+            self.process.wait(20)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(20)
+
+
+@dataclass
+class ChaosCluster:
+    redis: RedisServer
+    proxy: TcpProxy
+    database_url: str  # direct, for the test's own reads
+    env: dict[str, str]
+    logs: Path
+    processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    metrics: dict[str, str] = field(default_factory=dict)
+    starts: int = 0
+
+    def start_worker(self, stage: str) -> None:
+        self.starts += 1
+        port = free_port()
+        metrics_dir = self.logs / f"metrics-{stage}-{self.starts}"
+        metrics_dir.mkdir()
+        self.processes[stage] = start_paramine(
+            ["worker", "--stage", stage, "--concurrency", "1", "--metrics-port", str(port)],
+            {**self.env, "PARAMINE_METRICS_DIR": str(metrics_dir)},
+            self.logs / f"{stage}-{self.starts}.log",
+        )
+        self.metrics[stage] = f"http://127.0.0.1:{port}/metrics"
+        wait_for_http(self.metrics[stage], process=self.processes[stage])
+
+    def kill_worker(self, stage: str) -> None:
+        """kill -9 the worker's whole process group: the parent and its prefork child."""
+        process = self.processes[stage]
+        os.killpg(process.pid, 9)
+        process.wait(10)
+
+    def redis_client(self) -> redis.Redis:
+        return redis.Redis.from_url(self.redis.url)
+
+
+def _postgres_database() -> Iterator[tuple[str, int]]:
+    import psycopg
+
+    name = f"paramine_chaos_{uuid.uuid4().hex[:10]}"
+    try:
+        admin = psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True, connect_timeout=5)
+    except psycopg.Error as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"PostgreSQL is not reachable ({exc})")
+        pytest.skip(f"PostgreSQL is not reachable ({exc})")
+    with admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+        port = int(admin.info.port)
+    base = POSTGRES_ADMIN_URL.rsplit("/", 1)[0]
+    try:
+        yield f"{base}/{name}", port
+    finally:
+        with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="package")
+def chaos_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChaosCluster]:
+    from shared.store import Store
+
+    logs = tmp_path_factory.mktemp("chaos")
+    server = RedisServer(logs)
+    database = _postgres_database()
+    database_url, pg_port = next(database)
+    Store(database_url).ensure_schema()
+    proxy = TcpProxy(pg_port)
+    proxied_url = database_url.replace(f":{pg_port}/", f":{proxy.port}/")
+    assert proxied_url != database_url, "the PostgreSQL URL must name its port"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PARAMINE_")}
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    env.update(
+        {
+            "PARAMINE_REDIS_URL": server.url,
+            "PARAMINE_DATABASE_URL": proxied_url,
+            "PARAMINE_QUEUE__VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
+            "PARAMINE_QUEUE__HARD_TIME_LIMIT": "8",
+            "PARAMINE_QUEUE__SOFT_TIME_LIMIT": "6",
+            "PARAMINE_QUEUE__RETRY_BACKOFF_MAX": "8",
+        }
+    )
+    cluster = ChaosCluster(server, proxy, database_url, env, logs)
+    try:
+        for stage in ALIGNMENT_STAGES:
+            cluster.start_worker(stage)
+        yield cluster
+    finally:
+        for process in cluster.processes.values():
+            stop(process)
+        proxy.close()
+        server.stop()
+        next(database, None)
+        if os.environ.get("PARAMINE_KEEP_LOGS"):
+            shutil.copytree(
+                logs, Path(__file__).resolve().parents[2] / "var" / "chaos-logs", dirs_exist_ok=True
+            )

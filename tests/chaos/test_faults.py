@@ -1,0 +1,242 @@
+"""Faults on real services: killed workers, a Redis restart, PostgreSQL away for 30 s, a poison
+message. Each run must end with every page pair in the store exactly once, matching the
+embedded run of the same input."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from shared.celery_app import make_celery
+from shared.config import Settings
+from shared.metrics import stage_metrics
+from shared.pipeline import CelerySender, LocalRunner
+from shared.schemas import PagePair
+from shared.store import SentencePairQuery, Store
+from tests.chaos.conftest import ALIGNMENT_STAGES, VISIBILITY_TIMEOUT, ChaosCluster, page_pairs
+from tests.integration.conftest import PARAMINE, REPO
+
+pytestmark = pytest.mark.chaos
+Row = tuple[str, str, str, str]
+
+
+def submit(cluster: ChaosCluster, job_id: str, pairs: list[dict[str, Any]]) -> list[PagePair]:
+    messages = [PagePair.model_validate({"job_id": job_id, **pair}) for pair in pairs]
+    Store(cluster.database_url).record_job(
+        job_id, [(m.pair_id, m.src.url, m.tgt.url) for m in messages], "chaos"
+    )
+    sender = CelerySender(make_celery(Settings(redis_url=cluster.redis.url)))
+    for message in messages:
+        sender.send("tree_align", message)
+    return messages
+
+
+def embedded_rows(job_id: str, messages: list[PagePair], tmp_path: Path) -> set[Row]:
+    """The same input through the in-process runner into SQLite: what the store must hold."""
+    from services.registry import all_handlers
+
+    store = Store(f"sqlite:///{tmp_path / f'{job_id}.db'}")
+    store.record_job(job_id, [(m.pair_id, m.src.url, m.tgt.url) for m in messages], "embedded")
+    LocalRunner(all_handlers(), store, stage_metrics()).run(
+        "tree_align", (m.model_dump(mode="json") for m in messages)
+    )
+    return rows_of(store, job_id)
+
+
+def rows_of(store: Store, job_id: str) -> set[Row]:
+    rows = store.list_sentence_pairs(SentencePairQuery(job_id=job_id, limit=10_000_000))
+    as_tuples = [(r["id"], r["src_text"], r["tgt_text"], r["bead"]) for r in rows]
+    assert len(as_tuples) == len(set(as_tuples))
+    return set(as_tuples)
+
+
+def completed(cluster: ChaosCluster, job_id: str) -> int:
+    status = Store(cluster.database_url).job_status(job_id)
+    return 0 if status is None else status.completed
+
+
+def wait_until(predicate: Any, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.2)
+    raise TimeoutError(f"{what} within {timeout} s")
+
+
+def wait_for_job(cluster: ChaosCluster, job_id: str, pairs: int, timeout: float) -> None:
+    client = cluster.redis_client()
+
+    def idle() -> bool:
+        waiting = sum(int(client.llen(f"paramine.{stage}")) for stage in ALIGNMENT_STAGES)
+        return completed(cluster, job_id) >= pairs and waiting == 0 and client.hlen("unacked") == 0
+
+    wait_until(idle, timeout, f"job {job_id}: {completed(cluster, job_id)}/{pairs} pairs done")
+
+
+def in_flight_pair_ids(cluster: ChaosCluster) -> set[str]:
+    """Page pairs of the messages a worker holds unacknowledged (kombu's ``unacked`` hash)."""
+    pair_ids = set()
+    for raw in cluster.redis_client().hvals("unacked"):
+        message, _exchange, _routing_key = json.loads(raw)
+        args = json.loads(base64.b64decode(message["body"]))[0]
+        payload = args[0]
+        if "context" in payload:
+            pair_ids.add(payload["context"]["pair_id"])
+        else:
+            pair_ids.add(PagePair.model_validate(payload).pair_id)
+    return pair_ids
+
+
+def metric_total(url: str, name: str, stage: str) -> float:
+    text = httpx.get(url, timeout=10).text
+    pattern = rf'^{name}\{{[^}}]*stage="{stage}"[^}}]*\}} (\S+)$'
+    return sum(float(value) for value in re.findall(pattern, text, re.MULTILINE))
+
+
+def test_killed_workers_lose_nothing_in_a_thousand_pair_run(
+    chaos_cluster: ChaosCluster, tmp_path: Path
+) -> None:
+    cluster = chaos_cluster
+    job_id = "chaos-kill"
+    messages = submit(cluster, job_id, page_pairs(1_000, seed=1))
+    client = cluster.redis_client()
+
+    wait_until(lambda: completed(cluster, job_id) >= 150, 180, "150 pairs done")
+    wait_until(lambda: client.hlen("unacked") > 0, 30, "a message in flight")
+    killed = in_flight_pair_ids(cluster)
+    for stage in ALIGNMENT_STAGES:
+        cluster.kill_worker(stage)
+    killed |= in_flight_pair_ids(cluster)
+    assert killed, "no message was in flight when the workers died"
+    assert client.hlen("unacked") > 0
+    # A restarted consumer restores unacked messages older than the visibility timeout.
+    time.sleep(VISIBILITY_TIMEOUT + 1)
+    for stage in ALIGNMENT_STAGES:
+        cluster.start_worker(stage)
+
+    wait_for_job(cluster, job_id, len(messages), timeout=360)
+    progress = Store(cluster.database_url)
+    done = {row["pair_id"] for row in _progress_rows(progress, "sentence_align")}
+    assert killed <= done, "a message held by a killed worker was not redelivered"
+    assert rows_of(progress, job_id) == embedded_rows(job_id, messages, tmp_path)
+    assert progress.list_dead_letters(limit=10) == []
+
+
+def _progress_rows(store: Store, stage: str) -> list[dict[str, Any]]:
+    import sqlalchemy as sa
+
+    from shared.store import pair_progress
+
+    with store.begin() as conn:
+        statement = sa.select(pair_progress).where(pair_progress.c.stage == stage)
+        return [dict(row._mapping) for row in conn.execute(statement)]
+
+
+def test_a_redis_restart_mid_run_loses_nothing(chaos_cluster: ChaosCluster, tmp_path: Path) -> None:
+    cluster = chaos_cluster
+    job_id = "chaos-redis"
+    messages = submit(cluster, job_id, page_pairs(200, seed=2))
+    wait_until(lambda: completed(cluster, job_id) >= 40, 120, "40 pairs done")
+    cluster.redis.shutdown()
+    time.sleep(2)
+    cluster.redis.start()
+    # Whatever a worker held when Redis went away is restored after the visibility timeout.
+    time.sleep(VISIBILITY_TIMEOUT + 1)
+    for stage in ALIGNMENT_STAGES:
+        if cluster.processes[stage].poll() is not None:
+            cluster.start_worker(stage)
+    wait_for_job(cluster, job_id, len(messages), timeout=240)
+    store = Store(cluster.database_url)
+    assert rows_of(store, job_id) == embedded_rows(job_id, messages, tmp_path)
+    assert [letter for letter in store.list_dead_letters() if letter["job_id"] == job_id] == []
+
+
+def test_postgres_away_for_thirty_seconds_is_retried_with_backoff(
+    chaos_cluster: ChaosCluster, tmp_path: Path
+) -> None:
+    cluster = chaos_cluster
+    job_id = "chaos-postgres"
+    retried_before = {
+        stage: metric_total(cluster.metrics[stage], "paramine_messages_retried_total", stage)
+        for stage in ALIGNMENT_STAGES
+    }
+    messages = submit(cluster, job_id, page_pairs(200, seed=3))
+    wait_until(lambda: completed(cluster, job_id) >= 30, 120, "30 pairs done")
+    cluster.proxy.cut()
+    time.sleep(30)
+    cluster.proxy.restore()
+    assert cluster.proxy.accepted_while_cut > 0, "no worker tried the database during the outage"
+    wait_for_job(cluster, job_id, len(messages), timeout=240)
+
+    retried = sum(
+        metric_total(cluster.metrics[stage], "paramine_messages_retried_total", stage)
+        - retried_before[stage]
+        for stage in ALIGNMENT_STAGES
+    )
+    assert retried > 0
+    store = Store(cluster.database_url)
+    assert rows_of(store, job_id) == embedded_rows(job_id, messages, tmp_path)
+    assert [letter for letter in store.list_dead_letters() if letter["job_id"] == job_id] == []
+
+
+def paramine(cluster: ChaosCluster, *args: str) -> str:
+    env = {**cluster.env, "PARAMINE_DATABASE_URL": cluster.database_url}
+    result = subprocess.run(
+        [PARAMINE, "dead-letters", *args],
+        env=env, cwd=REPO, capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    return result.stdout
+
+
+def test_a_poison_message_is_dead_lettered_while_the_rest_complete(
+    chaos_cluster: ChaosCluster, tmp_path: Path
+) -> None:
+    cluster = chaos_cluster
+    job_id = "chaos-poison"
+    good = page_pairs(50, seed=4)
+    # A valid envelope whose page holds a lone surrogate (legal as a JSON escape): the real
+    # tree_align handler raises on it every time it is delivered.
+    poison = {**good[0], "src": {**good[0]["src"], "url": "https://chaos.example/poison"}}
+    poison["src"]["html"] = "<p>poison \ud800 page</p>"
+    poison_message = PagePair.model_validate({"job_id": "chaos-poison-job", **poison})
+    sender = CelerySender(make_celery(Settings(redis_url=cluster.redis.url)))
+    sender.send("tree_align", poison_message)
+    messages = submit(cluster, job_id, good)
+    wait_for_job(cluster, job_id, len(messages), timeout=180)
+    store = Store(cluster.database_url)
+    assert rows_of(store, job_id) == embedded_rows(job_id, messages, tmp_path)
+
+    def poison_letters() -> list[dict[str, Any]]:
+        return [
+            row
+            for row in store.list_dead_letters(limit=1_000)
+            if row["job_id"] == "chaos-poison-job"
+        ]
+
+    wait_until(lambda: len(poison_letters()) == 1, 60, "the poison message dead-lettered")
+    letter = poison_letters()[0]
+    assert letter["stage"] == "tree_align" and "surrogate" in letter["reason"]
+    assert letter["attempts"] >= 1
+
+    listed = paramine(cluster, "list", "--stage", "tree_align")
+    assert letter["id"] in listed and letter["error_type"] in listed
+
+    assert json.loads(paramine(cluster, "retry", letter["id"]))["retried"] == 1
+    # Retried, it fails again and comes back as the same dead letter (content-keyed).
+    wait_until(
+        lambda: len(poison_letters()) == 1, 60, "the retried poison message dead-lettered again"
+    )
+    assert poison_letters()[0]["id"] == letter["id"]
+
+    assert "purged 1" in paramine(cluster, "purge", letter["id"])
+    assert poison_letters() == []
+    assert letter["id"] not in paramine(cluster, "list")
