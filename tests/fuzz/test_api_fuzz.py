@@ -15,7 +15,7 @@ from shared.config import Settings, get_settings
 from tests.fuzz.html_generator import random_html
 
 KEY = {"X-API-Key": "fuzz-key"}
-API_BODIES = 1_500
+API_BODIES = 800
 
 
 @pytest.fixture
