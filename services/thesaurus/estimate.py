@@ -18,13 +18,14 @@ on until k reaches the root, so round r = 2k − 1 (one-sided) or 2k (pairs). De
   averaged by each 1st-round estimate, averaged over the estimated pairs that used two or more
   values with a positive mean; and the CV of all corpus-defined values (paper: 0.384 vs 2.125).
 
-All sums over groups are computed with ``np.add.reduceat`` on rows sorted by group, in row
-blocks, so memory stays O(L × groups) beyond the L × L model itself.
+Each process is two passes of numba kernels over the L × L matrix (group sums per row, then
+the fill), so memory stays O(L × groups) beyond the L × L model itself.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -41,7 +42,7 @@ from services.thesaurus.thesauri import Thesaurus
 from shared.errors import InvalidInput
 
 IntArray = npt.NDArray[np.int64]
-_BLOCK = 512  # rows per block when forming L × L estimates
+_BLOCK = 512  # rows per block when scanning an L × L matrix from numpy
 
 
 @dataclass(frozen=True, eq=False)
@@ -55,108 +56,128 @@ class Estimation:
     corpus_cv: float
 
 
-@dataclass(frozen=True)
-class _Groups:
-    """Leaves grouped by their ancestor at one height: labels and reduceat layout."""
+def _kernels() -> tuple[Any, ...]:
+    # Compiled lazily (and cached on disk) so importing this module compiles nothing.
+    import numba
 
-    label: IntArray  # group of every leaf
-    order: IntArray  # leaves sorted by group
-    starts: IntArray  # first position of every group in ``order``
+    @numba.njit(parallel=True, cache=True)
+    def row_group_sums(
+        values: Float32Array, rounds: RoundArray, label: IntArray, groups: int
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        # R[a, g] = Σ_{b ∈ g, b ≠ a, SIM(a, b) defined} SIM(a, b), with counts and squares.
+        size = values.shape[0]
+        sums = np.zeros((size, groups))
+        counts = np.zeros((size, groups))
+        squares = np.zeros((size, groups))
+        for a in numba.prange(size):
+            for b in range(size):
+                if a != b and rounds[a, b] != UNDEFINED_ROUND:
+                    value = float(values[a, b])
+                    sums[a, label[b]] += value
+                    counts[a, label[b]] += 1.0
+                    squares[a, label[b]] += value * value
+        return sums, counts, squares
 
-    @classmethod
-    def at_height(cls, thesaurus: Thesaurus, height: int) -> _Groups:
-        _, label = np.unique(thesaurus.leaf_ancestors(height), return_inverse=True)
-        order = np.argsort(label, kind="stable")
-        starts = np.flatnonzero(np.r_[True, np.diff(label[order]) != 0])
-        return cls(label.astype(np.int64), order, starts)
+    @numba.njit(parallel=True, cache=True)
+    def fill_one_sided(
+        values: Float32Array,
+        rounds: RoundArray,
+        open_cells: IntArray,
+        label: IntArray,
+        sums: FloatArray,
+        counts: FloatArray,
+        squares: FloatArray,
+        sums_t: FloatArray,
+        counts_t: FloatArray,
+        squares_t: FloatArray,
+        round_tag: int,
+        added_sums: FloatArray,
+        added_counts: FloatArray,
+    ) -> FloatArray:
+        # Fig. 1a: Σ_{a' ∈ G(a)} SIM(a', b) = R[b, G(a)] by symmetry, plus R[a, G(b)].
+        # Every row writes only its own cells and reads only R: the round is order-free.
+        # What a row fills is added to its own row of ``added_*`` for the next process.
+        # ``*_t`` are the transposes (groups × L), so R[b, G(a)] is read along a row.
+        size = values.shape[0]
+        cv = np.zeros((size, 2))
+        for a in numba.prange(size):
+            if open_cells[a] == 0:
+                continue
+            for b in range(size):
+                if a == b or rounds[a, b] != UNDEFINED_ROUND:
+                    continue
+                used = counts[a, label[b]] + counts_t[label[a], b]
+                if used == 0.0:
+                    continue
+                total = sums[a, label[b]] + sums_t[label[a], b]
+                mean = total / used
+                values[a, b] = mean
+                rounds[a, b] = round_tag
+                open_cells[a] -= 1
+                added_sums[a, label[b]] += float(values[a, b])
+                added_counts[a, label[b]] += 1.0
+                if used >= 2.0 and mean > 0.0:
+                    square = squares[a, label[b]] + squares_t[label[a], b]
+                    cv[a, 0] += np.sqrt(max(square / used - mean * mean, 0.0)) / mean
+                    cv[a, 1] += 1.0
+        return cv
 
-    def sum_rows(self, matrix: FloatArray) -> FloatArray:
-        """Row sums per group: out[g, :] = Σ_{a ∈ g} matrix[a, :]."""
-        return np.add.reduceat(matrix[self.order], self.starts, axis=0)
+    @numba.njit(parallel=True, cache=True)
+    def fill_pairs(
+        values: Float32Array,
+        rounds: RoundArray,
+        open_cells: IntArray,
+        label: IntArray,
+        block_sums: FloatArray,
+        block_counts: FloatArray,
+        round_tag: int,
+        row_sums: FloatArray,
+        row_counts: FloatArray,
+    ) -> None:
+        # Fig. 1b: the mean of the defined SIM over G(a) × G(b); R is updated in place.
+        size = values.shape[0]
+        for a in numba.prange(size):
+            if open_cells[a] == 0:
+                continue
+            for b in range(size):
+                if a == b or rounds[a, b] != UNDEFINED_ROUND:
+                    continue
+                used = block_counts[label[a], label[b]]
+                if used > 0.0:
+                    values[a, b] = block_sums[label[a], label[b]] / used
+                    rounds[a, b] = round_tag
+                    open_cells[a] -= 1
+                    row_sums[a, label[b]] += float(values[a, b])
+                    row_counts[a, label[b]] += 1.0
+
+    @numba.njit(parallel=True, cache=True)
+    def merge_columns(matrix: FloatArray, coarse_of_fine: IntArray, groups: int) -> FloatArray:
+        # Column sums of fine groups merged into the coarser groups one level up.
+        out = np.zeros((matrix.shape[0], groups))
+        for a in numba.prange(matrix.shape[0]):
+            for g in range(matrix.shape[1]):
+                out[a, coarse_of_fine[g]] += matrix[a, g]
+        return out
+
+    @numba.njit(cache=True)
+    def sum_rows_by_group(matrix: FloatArray, label: IntArray, groups: int) -> FloatArray:
+        # out[g, :] = Σ_{a ∈ g} matrix[a, :], reading rows contiguously.
+        out = np.zeros((groups, matrix.shape[1]))
+        for a in range(matrix.shape[0]):
+            out[label[a], :] += matrix[a, :]
+        return out
+
+    return row_group_sums, fill_one_sided, fill_pairs, merge_columns, sum_rows_by_group
 
 
-def _group_sums(
-    values: Float32Array, rounds: RoundArray, groups: _Groups
-) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Per group g and class b: Σ, count and Σ² of the defined SIM(a', b), a' ∈ g (a' ≠ b)."""
-    size = len(groups.label)
-    count = len(groups.starts)
-    sums = np.empty((count, size))
-    counts = np.empty((count, size))
-    squares = np.empty((count, size))
-    for start in range(0, size, _BLOCK):
-        columns = slice(start, min(size, start + _BLOCK))
-        defined = rounds[:, columns] != UNDEFINED_ROUND
-        defined[columns, :] &= ~np.eye(columns.stop - columns.start, dtype=bool)
-        value = np.where(defined, values[:, columns], 0.0).astype(np.float64)
-        sums[:, columns] = groups.sum_rows(value)
-        counts[:, columns] = groups.sum_rows(defined.astype(np.float64))
-        squares[:, columns] = groups.sum_rows(value * value)
-    return sums, counts, squares
+_KERNELS: tuple[Any, ...] | None = None
 
 
-def _apply(
-    values: Float32Array,
-    rounds: RoundArray,
-    round_tag: int,
-    rows: slice,
-    sums: FloatArray,
-    counts: FloatArray,
-    targets: npt.NDArray[np.bool_],
-) -> npt.NDArray[np.bool_]:
-    fill = targets & (counts > 0)
-    block_values = values[rows]
-    block_rounds = rounds[rows]
-    block_values[fill] = (sums[fill] / counts[fill]).astype(np.float32)
-    block_rounds[fill] = round_tag
-    return fill
-
-
-def _one_sided(
-    values: Float32Array, rounds: RoundArray, groups: _Groups, round_tag: int
-) -> tuple[float, int]:
-    """Fig. 1a for every undefined pair; returns (sum of CVs, number of CVs) of this round."""
-    # Σ_{a' ∈ g} SIM(a', b) for every group g and class b (groups × L), counts and squares.
-    group_sum, group_count, group_square = _group_sums(values, rounds, groups)
-    before = rounds.copy()
-    size = len(groups.label)
-    cv_sum, cv_count = 0.0, 0
-    for start in range(0, size, _BLOCK):
-        rows = slice(start, min(size, start + _BLOCK))
-        own = groups.label[rows]
-        targets = before[rows] == UNDEFINED_ROUND
-        targets[:, rows] &= ~np.eye(rows.stop - rows.start, dtype=bool)
-        # SIM(Ca', Cb) over Ca' ∈ G(Ca) plus SIM(Ca, Cb') over Cb' ∈ G(Cb) (symmetric matrix).
-        sums = group_sum[own] + group_sum[:, rows][groups.label].T
-        counts = group_count[own] + group_count[:, rows][groups.label].T
-        squares = group_square[own] + group_square[:, rows][groups.label].T
-        fill = _apply(values, rounds, round_tag, rows, sums, counts, targets)
-        usable = fill & (counts >= 2) & (sums > 0)
-        if usable.any():
-            mean = sums[usable] / counts[usable]
-            variance = np.maximum(squares[usable] / counts[usable] - mean * mean, 0.0)
-            cv_sum += float(np.sum(np.sqrt(variance) / mean))
-            cv_count += int(usable.sum())
-    return cv_sum, cv_count
-
-
-def _pairs(values: Float32Array, rounds: RoundArray, groups: _Groups, round_tag: int) -> None:
-    """Fig. 1b for every still undefined pair: the mean over G(Ca) × G(Cb)."""
-    # Σ over a' ∈ G(Ca), b' ∈ G(Cb): group rows, then group the columns (via the transpose).
-    group_sum, group_count, _ = _group_sums(values, rounds, groups)
-    block_sum = groups.sum_rows(group_sum.T)
-    block_count = groups.sum_rows(group_count.T)
-    del group_sum, group_count
-    before = rounds.copy()
-    size = len(groups.label)
-    for start in range(0, size, _BLOCK):
-        rows = slice(start, min(size, start + _BLOCK))
-        targets = before[rows] == UNDEFINED_ROUND
-        targets[:, rows] &= ~np.eye(rows.stop - rows.start, dtype=bool)
-        own = groups.label[rows]
-        sums = block_sum[own][:, groups.label]
-        counts = block_count[own][:, groups.label]
-        _apply(values, rounds, round_tag, rows, sums, counts, targets)
+def _group_labels(thesaurus: Thesaurus, height: int) -> tuple[IntArray, int]:
+    """Group of every leaf by its ancestor ``height`` steps up, and the number of groups."""
+    _, label = np.unique(thesaurus.leaf_ancestors(height), return_inverse=True)
+    label = label.astype(np.int64).ravel()
+    return label, int(label.max()) + 1 if len(label) else 0
 
 
 def coefficient_of_variation(values: Float32Array, mask: npt.NDArray[np.bool_]) -> float:
@@ -177,25 +198,72 @@ def coefficient_of_variation(values: Float32Array, mask: npt.NDArray[np.bool_]) 
 def estimate_undefined(
     model: SimilarityModel, thesaurus: Thesaurus, *, max_height: int | None = None
 ) -> Estimation:
-    """Fill undefined SIM values round by round (§4 step 4); tag each with its round."""
+    """Fill undefined SIM values round by round (§4 step 4); tag each with its round.
+
+    The per-row group sums R[a, g] are computed once (height 1), then kept up to date with
+    what each process fills, and merged column-wise when the groups grow one level up.
+    """
+    global _KERNELS
     if model.leaf_ids != thesaurus.leaf_ids:
         raise InvalidInput("the similarity model was not built over this thesaurus' leaves")
-    values = model.values.copy()
-    rounds = model.rounds.copy()
+    if _KERNELS is None:
+        _KERNELS = _kernels()
+    row_group_sums, fill_one_sided, fill_pairs, merge_columns, sum_rows_by_group = _KERNELS
+    values = np.ascontiguousarray(model.values, dtype=np.float32).copy()
+    rounds = np.ascontiguousarray(model.rounds, dtype=np.int8).copy()
     off_diagonal = ~np.eye(len(model.leaf_ids), dtype=bool)
     corpus_cv = coefficient_of_variation(values, (rounds == CORPUS_ROUND) & off_diagonal)
+    open_cells = ((rounds == UNDEFINED_ROUND) & off_diagonal).sum(axis=1).astype(np.int64)
     del off_diagonal
     top = thesaurus.max_leaf_depth if max_height is None else max_height
     first_cv, first_pairs = float("nan"), 0
+    label, groups = _group_labels(thesaurus, 1)
+    sums, counts, squares = row_group_sums(values, rounds, label, groups)
+    added_buffer = np.empty((2, sums.size))
     for height in range(1, top + 1):
-        undefined = rounds == UNDEFINED_ROUND
-        np.fill_diagonal(undefined, False)
-        if not undefined.any():
-            break
-        groups = _Groups.at_height(thesaurus, height)
-        cv_sum, cv_count = _one_sided(values, rounds, groups, 2 * height - 1)
-        if height == 1 and cv_count:
-            # Both (a, b) and (b, a) were filled: halve to count unordered pairs.
-            first_cv, first_pairs = cv_sum / cv_count, cv_count // 2
-        _pairs(values, rounds, groups, 2 * height)
+        if not open_cells.any():
+            break  # only the diagonal is left, and it is never estimated
+        if height > 1:
+            coarse, groups = _group_labels(thesaurus, height)
+            coarse_of_fine = np.zeros(int(label.max()) + 1, dtype=np.int64)
+            coarse_of_fine[label] = coarse
+            sums = merge_columns(sums, coarse_of_fine, groups)
+            counts = merge_columns(counts, coarse_of_fine, groups)
+            label = coarse
+        # Reused buffers: a fresh L × groups allocation per process costs more than a fill.
+        added_sums = added_buffer[0, : sums.size].reshape(sums.shape)
+        added_counts = added_buffer[1, : sums.size].reshape(sums.shape)
+        added_sums.fill(0.0)
+        added_counts.fill(0.0)
+        squares_now = squares if height == 1 else sums
+        cv = fill_one_sided(
+            values,
+            rounds,
+            open_cells,
+            label,
+            sums,
+            counts,
+            squares_now,
+            np.ascontiguousarray(sums.T),
+            np.ascontiguousarray(counts.T),
+            np.ascontiguousarray(squares_now.T),
+            2 * height - 1,
+            added_sums,
+            added_counts,
+        )
+        if height == 1:
+            del squares
+            if cv[:, 1].sum() > 0:
+                # Both (a, b) and (b, a) were filled: halve to count unordered pairs.
+                first_cv = float(cv[:, 0].sum() / cv[:, 1].sum())
+                first_pairs = int(cv[:, 1].sum()) // 2
+        sums += added_sums
+        counts += added_counts
+        # Block[g1, g2] = Σ_{a ∈ g1} R[a, g2] = Σ over g1 × g2 of the defined SIM.
+        block_sums = sum_rows_by_group(sums, label, groups)
+        block_counts = sum_rows_by_group(counts, label, groups)
+        # This process reads only the block sums, so it may update R in place.
+        fill_pairs(
+            values, rounds, open_cells, label, block_sums, block_counts, 2 * height, sums, counts
+        )
     return Estimation(values, rounds, first_cv, first_pairs, corpus_cv)
