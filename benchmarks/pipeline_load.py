@@ -622,7 +622,7 @@ def depth_timeline(result: RunResult, step: float = 5.0) -> str:
     return header + "\n" + "\n".join(rows)
 
 
-def report(results: list[RunResult], duration: float, validation: bool) -> str:
+def report(results: list[RunResult], duration: float, validation: bool, note: str = "") -> str:
     rows = [summarise(r) for r in results]
     base = rows[0]["throughput"] or float("nan")
     lines = [
@@ -637,6 +637,7 @@ def report(results: list[RunResult], duration: float, validation: bool) -> str:
             if validation
             else f"Full run: {duration:g} s per configuration."
         ),
+        *(["", note] if note else []),
         "",
         "## Method",
         "",
@@ -807,6 +808,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--note", default="", help="a line for the report (e.g. the commit run)")
     args = parser.parse_args(argv)
     results = []
     with tempfile.TemporaryDirectory(prefix="paramine-load-") as tmp:
@@ -825,7 +827,7 @@ def main(argv: list[str] | None = None) -> None:
                 )
             )
             print(summarise(results[-1]), flush=True)
-    text = report(results, args.duration, validation=args.duration < 300)
+    text = report(results, args.duration, validation=args.duration < 300, note=args.note)
     args.out.write_text(text)
     print(text)
 
