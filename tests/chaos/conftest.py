@@ -256,7 +256,9 @@ def chaos_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChaosClu
     server = RedisServer(logs)
     database = _postgres_database()
     database_url, pg_port = next(database)
-    Store(database_url).ensure_schema()
+    schema_store = Store(database_url)
+    schema_store.ensure_schema()
+    schema_store.engine.dispose()
     proxy = TcpProxy(pg_port)
     proxied_url = database_url.replace(f":{pg_port}/", f":{proxy.port}/")
     assert proxied_url != database_url, "the PostgreSQL URL must name its port"
@@ -282,6 +284,11 @@ def chaos_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChaosClu
             stop(process)
         proxy.close()
         server.stop()
+        from tests.chaos.test_faults import _STORES
+
+        for store in _STORES.values():
+            store.engine.dispose()
+        _STORES.clear()
         next(database, None)
         if os.environ.get("PARAMINE_KEEP_LOGS"):
             shutil.copytree(

@@ -28,9 +28,20 @@ pytestmark = pytest.mark.chaos
 Row = tuple[str, str, str, str]
 
 
+def direct_store(cluster: ChaosCluster) -> Store:
+    """One store (one small connection pool) per test database, not one per poll."""
+    store = _STORES.get(cluster.database_url)
+    if store is None:
+        store = _STORES[cluster.database_url] = Store(cluster.database_url)
+    return store
+
+
+_STORES: dict[str, Store] = {}
+
+
 def submit(cluster: ChaosCluster, job_id: str, pairs: list[dict[str, Any]]) -> list[PagePair]:
     messages = [PagePair.model_validate({"job_id": job_id, **pair}) for pair in pairs]
-    Store(cluster.database_url).record_job(
+    direct_store(cluster).record_job(
         job_id, [(m.pair_id, m.src.url, m.tgt.url) for m in messages], "chaos"
     )
     sender = CelerySender(make_celery(Settings(redis_url=cluster.redis.url)))
@@ -48,7 +59,9 @@ def embedded_rows(job_id: str, messages: list[PagePair], tmp_path: Path) -> set[
     LocalRunner(all_handlers(), store, stage_metrics()).run(
         "tree_align", (m.model_dump(mode="json") for m in messages)
     )
-    return rows_of(store, job_id)
+    rows = rows_of(store, job_id)
+    store.engine.dispose()
+    return rows
 
 
 def assert_same_rows(stored: set[Row], expected: set[Row]) -> None:
@@ -66,7 +79,7 @@ def rows_of(store: Store, job_id: str) -> set[Row]:
 
 
 def completed(cluster: ChaosCluster, job_id: str) -> int:
-    status = Store(cluster.database_url).job_status(job_id)
+    status = direct_store(cluster).job_status(job_id)
     return 0 if status is None else status.completed
 
 
@@ -131,7 +144,7 @@ def test_killed_workers_lose_nothing_in_a_thousand_pair_run(
         cluster.start_worker(stage)
 
     wait_for_job(cluster, job_id, len(messages), timeout=360)
-    progress = Store(cluster.database_url)
+    progress = direct_store(cluster)
     done = {row["pair_id"] for row in _progress_rows(progress, "sentence_align")}
     assert killed <= done, "a message held by a killed worker was not redelivered"
     assert_same_rows(rows_of(progress, job_id), embedded_rows(job_id, messages, tmp_path))
@@ -162,7 +175,7 @@ def test_a_redis_restart_mid_run_loses_nothing(chaos_cluster: ChaosCluster, tmp_
         if cluster.processes[stage].poll() is not None:
             cluster.start_worker(stage)
     wait_for_job(cluster, job_id, len(messages), timeout=240)
-    store = Store(cluster.database_url)
+    store = direct_store(cluster)
     assert_same_rows(rows_of(store, job_id), embedded_rows(job_id, messages, tmp_path))
     assert [letter for letter in store.list_dead_letters() if letter["job_id"] == job_id] == []
 
@@ -190,7 +203,7 @@ def test_postgres_away_for_thirty_seconds_is_retried_with_backoff(
         for stage in ALIGNMENT_STAGES
     )
     assert retried > 0
-    store = Store(cluster.database_url)
+    store = direct_store(cluster)
     assert_same_rows(rows_of(store, job_id), embedded_rows(job_id, messages, tmp_path))
     assert [letter for letter in store.list_dead_letters() if letter["job_id"] == job_id] == []
 
@@ -219,7 +232,7 @@ def test_a_poison_message_is_dead_lettered_while_the_rest_complete(
     sender.send("tree_align", poison_message)
     messages = submit(cluster, job_id, good)
     wait_for_job(cluster, job_id, len(messages), timeout=180)
-    store = Store(cluster.database_url)
+    store = direct_store(cluster)
     assert_same_rows(rows_of(store, job_id), embedded_rows(job_id, messages, tmp_path))
 
     def poison_letters() -> list[dict[str, Any]]:
