@@ -20,6 +20,7 @@ from shared.inputs import pairs_from_html_dir
 from tests.integration.conftest import (
     REDIS_URL,
     REPO,
+    STAGES,
     free_port,
     start_paramine,
     stop,
@@ -167,5 +168,7 @@ def test_prometheus_receives_gateway_and_worker_metrics(scraped: Scraped) -> Non
     # the worker's latency histogram and both targets' health arrive too
     latency = _query(scraped.prometheus, 'paramine_stage_latency_seconds_count{stage="tree_align"}')
     assert [float(row["value"][1]) for row in latency] == [accepted]
+    depth = _query(scraped.prometheus, 'paramine_queue_depth{job="paramine-gateway"}')
+    assert {row["metric"]["queue"] for row in depth} == {f"paramine.{stage}" for stage in STAGES}
     up = {row["metric"]["job"]: row["value"][1] for row in _query(scraped.prometheus, "up")}
     assert up == {"paramine-gateway": "1", "paramine-workers": "1"}

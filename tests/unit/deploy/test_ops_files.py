@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 import shutil
@@ -16,7 +17,7 @@ from prometheus_client import CollectorRegistry
 
 from shared.celery_app import queue_name
 from shared.config import QueueSettings
-from shared.metrics import StageMetrics
+from shared.metrics import QueueDepthCollector, StageMetrics
 from shared.schemas import STAGES
 from tests.conftest import REPO
 
@@ -25,7 +26,7 @@ DEAD_LETTER_SUMMARY = "sentence_align dead-lettered 1 messages (InvalidInput)"
 ALERTS = REPO / "deploy/prometheus/alerts.yml"
 DASHBOARD = REPO / "deploy/grafana/paramine.json"
 K8S = REPO / "deploy/k8s"
-# Exported by the gateway once it samples LLEN of each stage queue (label ``queue``).
+# Read from Redis at scrape time by the gateway's QueueDepthCollector (label ``queue``).
 QUEUE_DEPTH = "paramine_queue_depth"
 PROMQL_WORDS = {
     "and", "or", "unless", "by", "without", "on", "ignoring", "group_left", "group_right",
@@ -44,6 +45,10 @@ def defined_metric_names() -> set[str]:
     metrics.in_flight.labels("s").set(1)
     names = {sample.name for family in registry.collect() for sample in family.samples}
     return names | {QUEUE_DEPTH, "up"}
+
+
+def test_queue_depth_name_is_the_collectors() -> None:
+    assert f'"{QUEUE_DEPTH}"' in inspect.getsource(QueueDepthCollector)
 
 
 def promql_metric_names(expr: str) -> set[str]:
