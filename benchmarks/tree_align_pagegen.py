@@ -86,6 +86,7 @@ def _inline(page: GeneratedPage, text: str, role: str, rng: random.Random) -> st
 def _paragraph_html(
     page: GeneratedPage, sentences: Sequence[str], role: str, rng: random.Random
 ) -> str:
+    page.record(" ".join(sentences), role)  # the whole block's text, as a chunk reads it
     return " ".join(_inline(page, s, role, rng) for s in sentences)
 
 

@@ -367,6 +367,43 @@ def join_leaf_texts(tree: TagTree, leaves: list[int]) -> str:
     return "".join(parts)
 
 
+def block_tree(tree: TagTree) -> TagTree:
+    """The tree with inline markup folded into text: one ``#text`` leaf per text chunk.
+
+    Inline elements (``b``, ``a``, ``span``, ``br`` ...) disappear and each run of text under
+    one block element (:func:`text_chunks`) becomes a single ``#text`` leaf at the place of
+    its first fragment. ``<p>Hello <b>world</b>.</p>`` becomes ``p`` with one leaf
+    ``"Hello world."``. Translations rarely put inline markup at the same places, and the
+    one-to-one leaf alignment cannot pair three fragments with one, so the tree alignment runs
+    on this tree (measured in benchmarks/tree_align_pages.py).
+    """
+    first_leaf = {chunk.leaves[0]: chunk for chunk in text_chunks(tree)}
+    labels: list[str] = []
+    parents: list[int] = []
+    texts: list[str] = []
+    new_id: dict[int, int] = {}
+    for node in range(tree.size):
+        if tree.kinds[node] == NODE_ELEMENT:
+            if node > 0 and tree.label(node) in INLINE_TAGS:
+                continue
+            up = int(tree.parent[node])
+            while up > 0 and up not in new_id:
+                up = int(tree.parent[up])
+            new_id[node] = len(labels)
+            labels.append(tree.label(node))
+            parents.append(new_id[up] if node > 0 else -1)
+            texts.append("")
+        elif node in first_leaf and first_leaf[node].text:
+            chunk = first_leaf[node]
+            labels.append(TEXT_LABEL)
+            parents.append(new_id[chunk.block])
+            texts.append(chunk.text)
+    names: dict[str, int] = {}
+    ids = [names.setdefault(label, len(names)) for label in labels]
+    kinds = [NODE_TEXT if label == TEXT_LABEL else NODE_ELEMENT for label in labels]
+    return _assemble(ids, names, parents, kinds, texts)
+
+
 def page_text(tree: TagTree) -> list[str]:
     """The page's text chunks in document order (the flat, tree-less Type I input)."""
     return [chunk.text for chunk in text_chunks(tree) if chunk.text]
