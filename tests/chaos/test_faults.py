@@ -95,11 +95,36 @@ def wait_until(predicate: Any, timeout: float, what: str) -> None:
 def wait_for_job(cluster: ChaosCluster, job_id: str, pairs: int, timeout: float) -> None:
     client = cluster.redis_client()
 
+    quiet_since: list[float] = []
+
     def idle() -> bool:
         waiting = sum(int(client.llen(f"paramine.{stage}")) for stage in ALIGNMENT_STAGES)
-        return completed(cluster, job_id) >= pairs and waiting == 0 and client.hlen("unacked") == 0
+        drained = waiting == 0 and client.hlen("unacked") == 0
+        if completed(cluster, job_id) >= pairs and drained:
+            return True
+        if not drained:
+            quiet_since.clear()
+        elif not quiet_since:
+            quiet_since.append(time.monotonic())
+        # Nothing queued or held for longer than a redelivery takes: what is missing is lost.
+        if quiet_since and time.monotonic() - quiet_since[0] > VISIBILITY_TIMEOUT + 10:
+            raise TimeoutError("the queues are drained but the job is incomplete")
+        return False
 
-    wait_until(idle, timeout, f"job {job_id}: {completed(cluster, job_id)}/{pairs} pairs done")
+    try:
+        wait_until(idle, timeout, "the job to finish")
+    except TimeoutError as exc:
+        letters = [
+            (row["stage"], row["reason"][:200])
+            for row in direct_store(cluster).list_dead_letters(limit=10_000)
+            if row["job_id"] == job_id
+        ]
+        waiting = {stage: client.llen(f"paramine.{stage}") for stage in ALIGNMENT_STAGES}
+        raise TimeoutError(
+            f"{exc}: job {job_id}: {completed(cluster, job_id)}/{pairs} pairs done; "
+            f"queues {waiting}, unacked {client.hlen('unacked')}; "
+            f"{len(letters)} dead letters {letters[:3]}"
+        ) from None
 
 
 def in_flight_pair_ids(cluster: ChaosCluster) -> set[str]:
@@ -161,6 +186,15 @@ def _progress_rows(store: Store, stage: str) -> list[dict[str, Any]]:
         return [dict(row._mapping) for row in conn.execute(statement)]
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="shared/worker.py define_stage_task.process forwards outgoing messages "
+    "(CelerySender.send) after run_stage, outside any retry or dead-letter path: when Redis "
+    "is down at that moment "
+    "send_task raises kombu OperationalError, the task fails, task_acks_on_failure_or_timeout "
+    "acks it, and the page pair is lost without a dead letter (observed: 199/200 done, 0 dead "
+    "letters, 'raised unexpected: OperationalError(Error 111 ...)' in the tree_align log)",
+)
 def test_a_redis_restart_mid_run_loses_nothing(chaos_cluster: ChaosCluster, tmp_path: Path) -> None:
     cluster = chaos_cluster
     job_id = "chaos-redis"
