@@ -188,6 +188,7 @@ def _progress_rows(store: Store, stage: str) -> list[dict[str, Any]]:
 
 @pytest.mark.xfail(
     strict=True,
+    raises=TimeoutError,
     reason="shared/worker.py define_stage_task.process forwards outgoing messages "
     "(CelerySender.send) after run_stage, outside any retry or dead-letter path: when Redis "
     "is down at that moment "
