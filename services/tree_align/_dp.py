@@ -76,11 +76,11 @@ def _plus(a: float, b: float, mode: int) -> float:
     return a - math.log1p(math.exp(a - b))
 
 
-@njit(cache=True)
-def _tri(w: int, v: int, n: int) -> int:
-    # index of the sibling range [w..v] (0 <= w <= v < n) among n(n+1)/2 ranges, by end then
-    # start, so the inner loops over span starts read consecutive entries
-    return (v * (v + 1)) // 2 + w
+@njit(cache=True, inline="always")
+def _rindex(w, v, n, wide):
+    # position of range [w..v] in a node pair's block: all ranges by end then start, or for a
+    # node whose spans cover one sibling only (``wide`` 0), the single-sibling ranges [v..v]
+    return (v * (v + 1)) // 2 + w if wide else v
 
 
 @njit(cache=True, inline="always")
@@ -141,7 +141,8 @@ def _span_f_unit(f, gp, w, v, c):
     if int1[f] < 0:
         return INF
     n = ptr2[gp + 1] - ptr2[gp]
-    return del1[f] + SG[sg_row[f] + sg_off[gp] + _tri(w, v, n)]
+    wide = 1 if c[31][f] > 1 else 0
+    return del1[f] + SG[sg_row[f] + sg_off[wide, gp] + _rindex(w, v, n, wide)]
 
 
 @njit(cache=True, inline="always")
@@ -151,7 +152,8 @@ def _span_g_unit(g, fp, w, t, c):
     if int2[g] < 0:
         return INF
     m = ptr1[fp + 1] - ptr1[fp]
-    return del2[g] + SF[sf_row[g] + sf_off[fp] + _tri(w, t, m)]
+    wide = 1 if c[32][g] > 1 else 0
+    return del2[g] + SF[sf_row[g] + sf_off[wide, fp] + _rindex(w, t, m, wide)]
 
 
 @njit(cache=True, inline="always")
@@ -197,17 +199,23 @@ def _scan(fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, mode,
                 if int1[f] >= 0 and not (no_span_first and a == 1):
                     # (5): SpanF(f, G[b0..b]); SG entries of one range end are consecutive
                     v = g_lo + b - 1
-                    row = sg_row[f] + sg_off[gp] + (v * (v + 1)) // 2 + g_lo - 1
+                    if c[31][f] > 1:
+                        row = sg_row[f] + sg_off[1, gp] + (v * (v + 1)) // 2 + g_lo - 1
+                    else:  # single-sibling spans: only b0 == b, stored at v
+                        row = sg_row[f] + sg_off[0, gp] + v - b
                     acc = INF
-                    for b0 in range(max(1, b - max_span + 1), b + 1):
+                    for b0 in range(max(1, b - c[31][f] + 1), b + 1):
                         acc = _plus(acc, X[ST_TOT, a - 1, b0 - 1] + SG[row + b0], mode)
                     best = _plus(best, del1[f] + acc, mode)
                 if int2[g] >= 0:
                     # (6): SpanG(g, F[a0..a])
                     t = f_lo + a - 1
-                    row = sf_row[g] + sf_off[fp] + (t * (t + 1)) // 2 + f_lo - 1
+                    if c[32][g] > 1:
+                        row = sf_row[g] + sf_off[1, fp] + (t * (t + 1)) // 2 + f_lo - 1
+                    else:
+                        row = sf_row[g] + sf_off[0, fp] + t - a
                     acc = INF
-                    for a0 in range(max(1, a - max_span + 1), a + 1):
+                    for a0 in range(max(1, a - c[32][g] + 1), a + 1):
                         acc = _plus(acc, X[ST_TOT, a0 - 1, b - 1] + SF[row + a0], mode)
                     best = _plus(best, del2[g] + acc, mode)
                 X[ST_SB, a, b] = best
@@ -238,25 +246,27 @@ def forward(order1, order2, mode, c, X, PU):
                 _scan(fp, gp, 0, m, 0, n, False, False, False, mode, c, X, PU)
                 AF[int1[fp], int2[gp]] = X[ST_TOT, m, n]
             if fp != virtual1:
-                base = sg_row[fp] + sg_off[gp]
+                wide = 1 if c[31][fp] > 1 else 0
+                base = sg_row[fp] + sg_off[wide, gp]
                 for w in range(n):
-                    g_hi = min(n, w + max_span)
+                    g_hi = min(n, w + c[31][fp])
                     _scan(fp, gp, 0, m, w, g_hi, False, True, False, mode, c, X, PU)
                     for b in range(1, g_hi - w + 1):
-                        SG[base + _tri(w, w + b - 1, n)] = _plus(
+                        SG[base + _rindex(w, w + b - 1, n, wide)] = _plus(
                             X[ST_SB, m, b], X[ST_F, m, b], mode
                         )
             if gp != virtual2:
-                base = sf_row[gp] + sf_off[fp]
+                wide = 1 if c[32][gp] > 1 else 0
+                base = sf_row[gp] + sf_off[wide, fp]
                 for w in range(m):
-                    f_hi = min(m, w + max_span)
+                    f_hi = min(m, w + c[32][gp])
                     _scan(fp, gp, w, f_hi, 0, n, True, False, False, mode, c, X, PU)
                     for a in range(2, f_hi - w + 1):
-                        SF[base + _tri(w, w + a - 1, m)] = _plus(
+                        SF[base + _rindex(w, w + a - 1, m, wide)] = _plus(
                             X[ST_SB, a, n], X[ST_GSB, a, n], mode
                         )
                     _scan(fp, gp, w, w + 1, 0, n, True, False, True, mode, c, X, PU)
-                    SF[base + _tri(w, w, m)] = _plus(X[ST_SB, 1, n], X[ST_GSB, 1, n], mode)
+                    SF[base + _rindex(w, w, m, wide)] = _plus(X[ST_SB, 1, n], X[ST_GSB, 1, n], mode)
 
 
 @njit(cache=True)
@@ -348,7 +358,7 @@ def viterbi_pairs(V1, V2, c, X, PU, pairs):
                 b -= 1
                 found = True
             if not found and int1[f] >= 0 and not (nsf == 1 and a == 1):
-                for b0 in range(max(1, b - max_span + 1), b + 1):
+                for b0 in range(max(1, b - c[31][f] + 1), b + 1):
                     term = X[ST_TOT, a - 1, b0 - 1] + _span_f_unit(
                         f, gp, g_lo + b0 - 1, g_lo + b - 1, c
                     )
@@ -363,7 +373,7 @@ def viterbi_pairs(V1, V2, c, X, PU, pairs):
                         found = True
                         break
             if not found and int2[g] >= 0:
-                for a0 in range(max(1, a - max_span + 1), a + 1):
+                for a0 in range(max(1, a - c[32][g] + 1), a + 1):
                     term = X[ST_TOT, a0 - 1, b - 1] + _span_g_unit(
                         g, fp, f_lo + a0 - 1, f_lo + a - 1, c
                     )
@@ -471,7 +481,7 @@ def _backward_scan(
                         g_sub2[idx2[k]] += share
             if not (no_span_first and a == 1) and int1[f] >= 0:
                 n = ptr2[gp + 1] - ptr2[gp]
-                for b0 in range(max(1, b - max_span + 1), b + 1):
+                for b0 in range(max(1, b - c[31][f] + 1), b + 1):
                     term = X[ST_TOT, a - 1, b0 - 1] + _span_f_unit(
                         f, gp, g_lo + b0 - 1, g_lo + b - 1, c
                     )
@@ -479,10 +489,14 @@ def _backward_scan(
                         share = gs * math.exp(cell - term)
                         GX[4, a - 1, b0 - 1] += share
                         g_del1[f] += share
-                        g_SG[sg_row[f] + sg_off[gp] + _tri(g_lo + b0 - 1, g_lo + b - 1, n)] += share
+                        g_SG[
+                            sg_row[f]
+                            + sg_off[1 if c[31][f] > 1 else 0, gp]
+                            + _rindex(g_lo + b0 - 1, g_lo + b - 1, n, 1 if c[31][f] > 1 else 0)
+                        ] += share
             if int2[g] >= 0:
                 m = ptr1[fp + 1] - ptr1[fp]
-                for a0 in range(max(1, a - max_span + 1), a + 1):
+                for a0 in range(max(1, a - c[32][g] + 1), a + 1):
                     term = X[ST_TOT, a0 - 1, b - 1] + _span_g_unit(
                         g, fp, f_lo + a0 - 1, f_lo + a - 1, c
                     )
@@ -490,7 +504,11 @@ def _backward_scan(
                         share = gs * math.exp(cell - term)
                         GX[4, a0 - 1, b - 1] += share
                         g_del2[g] += share
-                        g_SF[sf_row[g] + sf_off[fp] + _tri(f_lo + a0 - 1, f_lo + a - 1, m)] += share
+                        g_SF[
+                            sf_row[g]
+                            + sf_off[1 if c[32][g] > 1 else 0, fp]
+                            + _rindex(f_lo + a0 - 1, f_lo + a - 1, m, 1 if c[32][g] > 1 else 0)
+                        ] += share
 
 
 @njit(cache=True)
@@ -522,37 +540,39 @@ def outside(order1, order2, c, X, PU, GX, grads):
                 GX[4, m, n] = g_AF[int1[fp], int2[gp]]
                 _backward_scan(fp, gp, 0, m, 0, n, False, False, False, c, X, PU, GX, grads)
             if fp != virtual1:
-                base = sg_row[fp] + sg_off[gp]
+                wide = 1 if c[31][fp] > 1 else 0
+                base = sg_row[fp] + sg_off[wide, gp]
                 for w in range(n):
-                    g_hi = min(n, w + max_span)
+                    g_hi = min(n, w + c[31][fp])
                     any_grad = False
                     for b in range(1, g_hi - w + 1):
-                        any_grad = any_grad or g_SG[base + _tri(w, w + b - 1, n)] != 0.0
+                        any_grad = any_grad or g_SG[base + _rindex(w, w + b - 1, n, wide)] != 0.0
                     if not any_grad:
                         continue
                     _scan(fp, gp, 0, m, w, g_hi, False, True, False, INSIDE, c, X, PU)
                     GX[:, : m + 1, : g_hi - w + 1] = 0.0
                     for b in range(1, g_hi - w + 1):
-                        gv = g_SG[base + _tri(w, w + b - 1, n)]
-                        out = SG[base + _tri(w, w + b - 1, n)]
+                        gv = g_SG[base + _rindex(w, w + b - 1, n, wide)]
+                        out = SG[base + _rindex(w, w + b - 1, n, wide)]
                         if gv != 0.0 and out < INF:
                             for s in (ST_SB, ST_F):
                                 if X[s, m, b] < INF:
                                     GX[s, m, b] += gv * math.exp(out - X[s, m, b])
                     _backward_scan(fp, gp, 0, m, w, g_hi, False, True, False, c, X, PU, GX, grads)
             if gp != virtual2:
-                base = sf_row[gp] + sf_off[fp]
+                wide = 1 if c[32][gp] > 1 else 0
+                base = sf_row[gp] + sf_off[wide, fp]
                 for w in range(m):
-                    f_hi = min(m, w + max_span)
+                    f_hi = min(m, w + c[32][gp])
                     any_grad = False
                     for a in range(2, f_hi - w + 1):
-                        any_grad = any_grad or g_SF[base + _tri(w, w + a - 1, m)] != 0.0
+                        any_grad = any_grad or g_SF[base + _rindex(w, w + a - 1, m, wide)] != 0.0
                     if any_grad:
                         _scan(fp, gp, w, f_hi, 0, n, True, False, False, INSIDE, c, X, PU)
                         GX[:, : f_hi - w + 1, : n + 1] = 0.0
                         for a in range(2, f_hi - w + 1):
-                            gv = g_SF[base + _tri(w, w + a - 1, m)]
-                            out = SF[base + _tri(w, w + a - 1, m)]
+                            gv = g_SF[base + _rindex(w, w + a - 1, m, wide)]
+                            out = SF[base + _rindex(w, w + a - 1, m, wide)]
                             if gv != 0.0 and out < INF:
                                 for s in (ST_SB, ST_GSB):
                                     if X[s, a, n] < INF:
@@ -560,8 +580,8 @@ def outside(order1, order2, c, X, PU, GX, grads):
                         _backward_scan(
                             fp, gp, w, f_hi, 0, n, True, False, False, c, X, PU, GX, grads
                         )
-                    gv = g_SF[base + _tri(w, w, m)]
-                    out = SF[base + _tri(w, w, m)]
+                    gv = g_SF[base + _rindex(w, w, m, wide)]
+                    out = SF[base + _rindex(w, w, m, wide)]
                     if gv != 0.0 and out < INF:
                         _scan(fp, gp, w, w + 1, 0, n, True, False, True, INSIDE, c, X, PU)
                         GX[:, :2, : n + 1] = 0.0

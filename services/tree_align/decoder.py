@@ -71,9 +71,11 @@ class _Side:
     deletion: FloatArray  # -log Pr_del of the node
     subtree_deletion: FloatArray  # sum of deletion over the subtree
     range_offset: npt.NDArray[np.int64]  # offset of the node's sibling-range block
+    single_offset: npt.NDArray[np.int64]  # offset of its single-sibling ranges block
     position: FloatArray  # pre-order index / size (the virtual root spans [0, 1])
     end: FloatArray  # position of the last node of the subtree
     ranges: int  # total number of sibling ranges over internal nodes
+    singles: int  # total number of single-sibling ranges (child links) over internal nodes
     size: int  # real nodes (without the virtual root)
 
 
@@ -96,18 +98,28 @@ def _side(tree: TagTree, label_ids: npt.NDArray[np.int32], log_del: FloatArray) 
     subtree = np.append(prefix[tree.subtree_end] - prefix[:size], 0.0)
     ranges_per_node = np.where(is_internal, degree.astype(np.int64) * (degree + 1) // 2, 0)
     range_offset = np.concatenate(([0], np.cumsum(ranges_per_node)[:-1])).astype(np.int64)
+    single_per_node = np.where(is_internal, degree, 0).astype(np.int64)
+    single_offset = np.concatenate(([0], np.cumsum(single_per_node)[:-1])).astype(np.int64)
     position = np.append(np.arange(size) / max(size - 1, 1), 0.0)
     end = np.append((tree.subtree_end - 1) / max(size - 1, 1), 1.0)
     return _Side(
         ptr, idx, order, internal, kinds, labels, text_index, deletion, subtree,
-        range_offset, position, end, int(ranges_per_node.sum()), size,
+        range_offset, single_offset, position, end, int(ranges_per_node.sum()),
+        int(single_per_node.sum()), size,
     )  # fmt: skip
 
 
-def _table_sizes(src: _Side, tgt: _Side) -> tuple[int, int, int]:
-    n_int1 = int((src.internal >= 0).sum())
-    n_int2 = int((tgt.internal >= 0).sum())
-    return n_int1 * n_int2, n_int1 * tgt.ranges, n_int2 * src.ranges
+def _span_rows(
+    owner: _Side, widest: npt.NDArray[np.int64], other: _Side
+) -> tuple[npt.NDArray[np.int64], int]:
+    """Row offsets of each internal node's span table (SG or SF) and the table's size.
+
+    A node whose spans cover one sibling needs one entry per child of each other-side node;
+    any other node one per sibling range.
+    """
+    lengths = np.where(owner.internal >= 0, np.where(widest > 1, other.ranges, other.singles), 0)
+    rows = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
+    return rows, int(lengths.sum())
 
 
 def _context(
@@ -122,7 +134,12 @@ def _context(
 ) -> tuple[tuple[object, ...], _Side, _Side]:
     src = _side(src_tree, model.label_ids(src_tree.label_names), model.log_del_src)
     tgt = _side(tgt_tree, model.label_ids(tgt_tree.label_names), model.log_del_tgt)
-    af_size, sg_size, sf_size = _table_sizes(src, tgt)
+    widest1, widest2 = _widest_spans(src, max_span), _widest_spans(tgt, max_span)
+    sg_row, sg_size = _span_rows(src, widest1, tgt)
+    sf_row, sf_size = _span_rows(tgt, widest2, src)
+    n_int1 = int((src.internal >= 0).sum())
+    n_int2 = int((tgt.internal >= 0).sum())
+    af_size = n_int1 * n_int2
     cells = (af_size + sg_size + sf_size) * (2 if with_adjoints else 1)
     if with_adjoints:
         cells += (src.size + 1) * (tgt.size + 1)
@@ -138,10 +155,6 @@ def _context(
     )
     if text_cost.size == 0:
         text_cost = np.zeros((1, 1))
-    n_int1 = int((src.internal >= 0).sum())
-    n_int2 = int((tgt.internal >= 0).sum())
-    sg_row = np.maximum(src.internal, 0).astype(np.int64) * tgt.ranges
-    sf_row = np.maximum(tgt.internal, 0).astype(np.int64) * src.ranges
     context = (
         src.ptr, src.idx, tgt.ptr, tgt.idx, src.internal, tgt.internal, src.kinds, tgt.kinds,
         src.labels, tgt.labels, np.ascontiguousarray(model.pair_cost_matrix()),
@@ -149,10 +162,25 @@ def _context(
         src.subtree_deletion, tgt.subtree_deletion,
         np.full((max(n_int1, 1), max(n_int2, 1)), np.inf),
         np.full(max(sg_size, 1), np.inf), np.full(max(sf_size, 1), np.inf),
-        sg_row, tgt.range_offset, sf_row, src.range_offset, max_span or (1 << 30),
+        sg_row, np.stack([tgt.single_offset, tgt.range_offset]),
+        sf_row, np.stack([src.single_offset, src.range_offset]), max_span or (1 << 30),
         math.inf if band is None else band, src.position, tgt.position, src.end, tgt.end,
+        widest1, widest2,
     )  # fmt: skip
     return context, src, tgt
+
+
+def _widest_spans(side: _Side, max_span: int | None) -> npt.NDArray[np.int64]:
+    """How many siblings of the other tree a deleted node's children may cover, per node.
+
+    A node whose only child is a leaf matches at most one node below it, and a tight span
+    starts and ends with matched content: it covers one sibling. Others: ``max_span``.
+    """
+    limit = max_span or (1 << 30)
+    degree = np.diff(side.ptr)
+    first_child = side.idx[np.minimum(side.ptr[:-1], len(side.idx) - 1)]
+    single_leaf = (degree == 1) & (side.internal[first_child] < 0)
+    return np.where(single_leaf, 1, limit).astype(np.int64)
 
 
 def _scan_buffer(src: _Side, tgt: _Side, planes: int) -> tuple[FloatArray, FloatArray]:
