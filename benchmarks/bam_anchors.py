@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from services.sentence_align import anchors
 from services.sentence_align.align import align_sentences
@@ -173,28 +174,19 @@ class BamConfig:
             f"filter {o.similarity_filter}, char {o.char_ngram}-grams"
         )
 
-    def lam(self, doc: Document) -> float:
-        return self.lambda_scale / max(len(doc.src), len(doc.tgt), 1)
+    def _params(self, doc: Document) -> dict[str, Any]:
+        return {
+            "threshold_d": self.threshold_d,
+            "similarity_threshold": self.similarity,
+            "lam": self.lambda_scale / max(len(doc.src), len(doc.tgt), 1),
+            "options": self.options,
+        }
 
     def anchors(self, doc: Document) -> list[tuple[int, int]]:
-        return anchors.select_anchors(
-            doc.src,
-            doc.tgt,
-            threshold_d=self.threshold_d,
-            similarity_threshold=self.similarity,
-            lam=self.lam(doc),
-            options=self.options,
-        )
+        return anchors.select_anchors(doc.src, doc.tgt, **self._params(doc))
 
     def align(self, doc: Document) -> list[Bead]:
-        return anchors.align_monolingual(
-            doc.src,
-            doc.tgt,
-            threshold_d=self.threshold_d,
-            similarity_threshold=self.similarity,
-            lam=self.lam(doc),
-            options=self.options,
-        )
+        return anchors.align_monolingual(doc.src, doc.tgt, **self._params(doc))
 
 
 DEFAULT_CONFIG = BamConfig(

@@ -32,9 +32,9 @@ SimilarityFilter = Literal["after", "during"]
 # similarity filter runs during selection; the filter threshold does.
 DEFAULT_THRESHOLD_D = 0.2
 DEFAULT_SIMILARITY_THRESHOLD = 0.5
-# lambda = LAMBDA_SCALE / max(m, n): one sentence of position error (about 1/n of the text) is
-# worth LAMBDA_SCALE units of length/context mismatch, whatever the text length. The paper
-# only says lambda must shrink as the texts grow; this is the project's reading.
+# lambda = LAMBDA_SCALE / max(m, n): a full unit of length/context mismatch weighs as much as
+# LAMBDA_SCALE sentences of position error (each about 1/n of the text), whatever the text
+# length. The paper only says lambda must shrink as the texts grow; this is our reading.
 LAMBDA_SCALE = 2.0
 # The score matrix is dense (m*n cells of 8 bytes, a few temporaries); the paper works on
 # chapters of fewer than 500 sentences. Longer texts belong to the windowed long-document path.

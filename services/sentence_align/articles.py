@@ -92,13 +92,15 @@ def day_of(article: Article) -> str:
     return match.group(0) if match else article.date.strip()
 
 
-def batch_keywords(
-    articles: Sequence[Article], *, per_article: int = KEYWORDS_PER_ARTICLE
+def _title_and_body_nouns(article: Article) -> tuple[list[str], list[str]]:
+    return japanese_nouns(article.title), japanese_nouns(article.body)
+
+
+def _keywords(
+    articles: Sequence[Article], noun_lists: Sequence[Sequence[str]], per_article: int
 ) -> list[tuple[str, ...]]:
-    """Keywords of each article: its own, else its top tf-idf nouns within this batch."""
-    noun_lists = [
-        [n for n in japanese_nouns(f"{a.title}\n{a.body}") if len(n) >= 2] for a in articles
-    ]
+    # Own keywords, else top tf-idf nouns (2+ characters) of title + body within the batch.
+    noun_lists = [[noun for noun in nouns if len(noun) >= 2] for nouns in noun_lists]
     document_frequency = Counter(noun for nouns in noun_lists for noun in set(nouns))
     batch_size = len(articles)
     keywords: list[tuple[str, ...]] = []
@@ -118,15 +120,27 @@ def batch_keywords(
     return keywords
 
 
+def batch_keywords(
+    articles: Sequence[Article], *, per_article: int = KEYWORDS_PER_ARTICLE
+) -> list[tuple[str, ...]]:
+    """Keywords of each article: its own, else its top tf-idf nouns within this batch."""
+    nouns = [japanese_nouns(f"{article.title}\n{article.body}") for article in articles]
+    return _keywords(articles, nouns, per_article)
+
+
 def _mobile_features(mobile: Article) -> _MobileFeatures:
     text = f"{mobile.title}\n{mobile.body}"
     return _MobileFeatures(text, frozenset(japanese_nouns(text)))
 
 
-def _web_features(web: Article, keywords: tuple[str, ...]) -> _WebFeatures:
-    return _WebFeatures(
-        keywords, frozenset(japanese_nouns(web.title)), frozenset(japanese_nouns(web.body))
-    )
+def _day_features(articles: Sequence[Article]) -> list[tuple[str, _WebFeatures]]:
+    # One morphological analysis per Web article serves its keywords, title and body nouns.
+    nouns = [_title_and_body_nouns(article) for article in articles]
+    keywords = _keywords(articles, [title + body for title, body in nouns], KEYWORDS_PER_ARTICLE)
+    return [
+        (article.id, _WebFeatures(kw, frozenset(title), frozenset(body)))
+        for article, kw, (title, body) in zip(articles, keywords, nouns, strict=True)
+    ]
 
 
 def _score(
@@ -148,7 +162,8 @@ def sim_article(
 ) -> ArticlePair:
     """SimArticle(W, M) = a*K + b*T + NN with W's own keywords (none: K = 0)."""
     _check_weights(a, b, 0.0)
-    web_features = _web_features(web, web.keywords)
+    title, body = _title_and_body_nouns(web)
+    web_features = _WebFeatures(web.keywords, frozenset(title), frozenset(body))
     return _score(web.id, web_features, mobile.id, _mobile_features(mobile), a, b)
 
 
@@ -173,12 +188,7 @@ def pair_articles(
     web_by_day: defaultdict[str, list[Article]] = defaultdict(list)
     for article in web:
         web_by_day[day_of(article)].append(article)
-    features: dict[str, list[tuple[str, _WebFeatures]]] = {}
-    for day, articles in web_by_day.items():
-        keywords = batch_keywords(articles)
-        features[day] = [
-            (w.id, _web_features(w, kw)) for w, kw in zip(articles, keywords, strict=True)
-        ]
+    features = {day: _day_features(articles) for day, articles in web_by_day.items()}
     pairs: list[ArticlePair] = []
     for article in mobile:
         candidates = features.get(day_of(article), [])

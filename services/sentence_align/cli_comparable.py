@@ -74,12 +74,19 @@ def align_monolingual_command(
     lang: Annotated[str, typer.Option(help="language of both texts (ISO 639-1)")] = "en",
     threshold_d: Annotated[float | None, typer.Option(help="anchor threshold D")] = None,
     similarity: Annotated[float | None, typer.Option(help="anchor similarity threshold")] = None,
+    char_ngram: Annotated[int, typer.Option(help="similarity over character n-grams")] = 2,
+    filter_after: Annotated[
+        bool, typer.Option(help="filter anchors after selection (paper) instead of during")
+    ] = False,
 ) -> None:
     """Align two versions of one text by BAM anchors + length DP; print vecalign beads."""
     from services.sentence_align import anchors
     from services.sentence_align.beads import format_bead
 
     try:
+        options = anchors.AnchorOptions(
+            similarity_filter="after" if filter_after else "during", char_ngram=char_ngram
+        )
         beads = anchors.align_monolingual(
             _read_sentences(src, presplit, lang),
             _read_sentences(tgt, presplit, lang),
@@ -87,6 +94,7 @@ def align_monolingual_command(
             similarity_threshold=(
                 anchors.DEFAULT_SIMILARITY_THRESHOLD if similarity is None else similarity
             ),
+            options=options,
         )
     except InvalidInput as error:
         raise typer.BadParameter(str(error)) from None
