@@ -116,3 +116,14 @@ def test_parse_article_reads_json_fields() -> None:
 def test_parse_article_rejects_bad_records(record: object) -> None:
     with pytest.raises(InvalidInput):
         parse_article(record)
+
+
+def test_pair_articles_without_keywords_uses_batch_tf_idf_keywords() -> None:
+    bare = Article("w1", WEB.date, WEB.title, WEB.body)
+    other = Article("w2", WEB.date, "新型電池の発表", "政府は新しい電池の開発計画を発表した。")
+    keywords = batch_keywords([bare, other])[0]
+    assert keywords  # the day batch gives the bare article keywords of its own
+    (pair,) = pair_articles([bare, other], [MOBILE], threshold=0.0)
+    assert pair.web_id == "w1"
+    assert pair.k == sum(1 for keyword in keywords if keyword in MOBILE.body)
+    assert pair.score == 3.0 * pair.k + 3.0 * pair.t + pair.nn
