@@ -1,9 +1,14 @@
 """A fault-injection cluster: own Redis (AOF) on a free port, PostgreSQL behind a TCP proxy the
 tests can cut, and one real Celery worker process per alignment stage with short redelivery.
 
-Test configuration (production values in shared/config.py): visibility timeout 10 s, hard time
-limit 8 s, soft 6 s. kombu's Redis transport restores unacked messages older than the
-visibility timeout when a consumer starts (``on_poll_init``) and then only every
+Test configuration (production values in shared/config.py: 3600 s, 150 s, 120 s): visibility
+timeout 30 s, hard time limit 25 s, soft 20 s. A 6 s soft limit was tried first: a restarted
+worker's cold pool process spends longer than that on its first tree_align message (JIT
+warm-up under load), the soft limit interrupts it, the next message starts cold again, and
+page pairs end as TimeLimitExceeded dead letters instead of results.
+
+kombu's Redis transport restores unacked messages older than the visibility timeout when a
+consumer starts (``on_poll_init``) and then only every
 ``unacked_restore_interval * unacked_restore_throttle`` = 10 * 10 = 100 s by default, so a
 killed worker's message comes back when a worker (re)starts after the visibility timeout.
 """
@@ -36,7 +41,7 @@ from tests.integration.conftest import (
 )
 
 ALIGNMENT_STAGES = ("tree_align", "sentence_align")
-VISIBILITY_TIMEOUT = 10.0
+VISIBILITY_TIMEOUT = 30.0
 WORDS = (
     "river", "mountain", "city", "market", "school", "teacher", "train", "station", "garden",
     "window", "letter", "evening", "morning", "winter", "summer", "doctor", "bridge", "harbour",
@@ -269,8 +274,8 @@ def chaos_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChaosClu
             "PARAMINE_REDIS_URL": server.url,
             "PARAMINE_DATABASE_URL": proxied_url,
             "PARAMINE_QUEUE__VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
-            "PARAMINE_QUEUE__HARD_TIME_LIMIT": "8",
-            "PARAMINE_QUEUE__SOFT_TIME_LIMIT": "6",
+            "PARAMINE_QUEUE__HARD_TIME_LIMIT": "25",
+            "PARAMINE_QUEUE__SOFT_TIME_LIMIT": "20",
             "PARAMINE_QUEUE__RETRY_BACKOFF_MAX": "8",
         }
     )
