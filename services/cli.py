@@ -8,21 +8,27 @@ import tempfile
 
 # Prometheus chooses single- or multi-process storage when it is first imported: a worker or
 # gateway must have PROMETHEUS_MULTIPROC_DIR set before anything imports prometheus_client.
-if len(sys.argv) > 1 and sys.argv[1] in {"worker", "serve"} and "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
-    _metrics_dir = os.environ.get("PARAMINE_METRICS_DIR") or tempfile.mkdtemp(prefix="paramine-metrics-")
+if (
+    len(sys.argv) > 1
+    and sys.argv[1] in {"worker", "serve"}
+    and "PROMETHEUS_MULTIPROC_DIR" not in os.environ
+):
+    _metrics_dir = os.environ.get("PARAMINE_METRICS_DIR") or tempfile.mkdtemp(
+        prefix="paramine-metrics-"
+    )
     os.makedirs(_metrics_dir, exist_ok=True)
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir
 
-import json  # noqa: E402
-from enum import Enum  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Annotated, Any  # noqa: E402
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
 
-import typer  # noqa: E402
-from rich.console import Console  # noqa: E402
-from rich.table import Table  # noqa: E402
+import typer
+from rich.console import Console
+from rich.table import Table
 
-from shared.schemas import STAGES  # noqa: E402
+from shared.schemas import STAGES
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 eval_app = typer.Typer(no_args_is_help=True, help="Score aligner output against gold.")
@@ -32,7 +38,7 @@ app.add_typer(dead_letter_app, name="dead-letters")
 console = Console(stderr=True)
 
 
-class ExportFormat(str, Enum):
+class ExportFormat(StrEnum):
     jsonl = "jsonl"
     moses = "moses"
     tsv = "tsv"
@@ -42,13 +48,18 @@ class ExportFormat(str, Enum):
     thesaurus_npz = "thesaurus-npz"
 
 
-InputPaths = Annotated[list[Path], typer.Argument(help="HTML pair directories, .jsonl, .lett(.gz), .warc(.gz)")]
+InputPaths = Annotated[
+    list[Path], typer.Argument(help="HTML pair directories, .jsonl, .lett(.gz), .warc(.gz)")
+]
 SrcLang = Annotated[str, typer.Option("--src-lang", help="source language of .lett/WARC pairing")]
 TgtLang = Annotated[str, typer.Option("--tgt-lang", help="target language of .lett/WARC pairing")]
 UrlKey = Annotated[
-    str | None, typer.Option("--url-key", help="regex whose group 'key' (or 1) pairs URLs across languages")
+    str | None,
+    typer.Option("--url-key", help="regex whose group 'key' (or 1) pairs URLs across languages"),
 ]
-PairsFile = Annotated[Path | None, typer.Option("--pairs-file", help="TSV of src_url tgt_url pairs")]
+PairsFile = Annotated[
+    Path | None, typer.Option("--pairs-file", help="TSV of src_url tgt_url pairs")
+]
 
 
 def _pairing(src_lang: str, tgt_lang: str, url_key: str | None, pairs_file: Path | None) -> Any:
@@ -60,8 +71,12 @@ def _pairing(src_lang: str, tgt_lang: str, url_key: str | None, pairs_file: Path
 @app.command()
 def process(
     inputs: InputPaths,
-    out: Annotated[Path, typer.Option(help="directory for the exported sentence pairs")] = Path("out"),
-    job_id: Annotated[str | None, typer.Option(help="job id (default: derived from content)")] = None,
+    out: Annotated[Path, typer.Option(help="directory for the exported sentence pairs")] = Path(
+        "out"
+    ),
+    job_id: Annotated[
+        str | None, typer.Option(help="job id (default: derived from content)")
+    ] = None,
     src_lang: SrcLang = "en",
     tgt_lang: TgtLang = "de",
     url_key: UrlKey = None,
@@ -82,14 +97,20 @@ def process(
     from shared.store import SentencePairQuery, Store
 
     store = Store(get_settings().database_url)
-    job = build_job(read_page_pairs(inputs, _pairing(src_lang, tgt_lang, url_key, pairs_file)), job_id)
+    job = build_job(
+        read_page_pairs(inputs, _pairing(src_lang, tgt_lang, url_key, pairs_file)), job_id
+    )
     register_job(store, job, source=",".join(str(p) for p in inputs))
     summary = RunSummary()
     summary.failed["ingest"] = len(job.refused)
     summary.failures.extend(("ingest", str(error)) for error in job.refused)
     with Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-        TimeElapsedColumn(), console=console, disable=quiet or as_json,
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=console,
+        disable=quiet or as_json,
     ) as progress:
         task = progress.add_task("page pairs", total=len(job.pairs))
 
@@ -101,7 +122,9 @@ def process(
         runner.run("tree_align", (pair.model_dump(mode="json") for pair in job.pairs), summary)
     out.mkdir(parents=True, exist_ok=True)
     query = SentencePairQuery(job_id=job.job_id)
-    written = write_lines(jsonl_lines(store.iter_sentence_pairs(query)), out / "sentence_pairs.jsonl")
+    written = write_lines(
+        jsonl_lines(store.iter_sentence_pairs(query)), out / "sentence_pairs.jsonl"
+    )
     write_lines(tsv_lines(store.iter_sentence_pairs(query)), out / "sentence_pairs.tsv")
     write_moses(store.iter_sentence_pairs(query), out / "sentence_pairs")
     status = store.job_status(job.job_id)
@@ -161,8 +184,13 @@ def worker(
         raise typer.BadParameter("PARAMINE_REDIS_URL must be set to run a worker")
     from services.worker_process import run_worker
 
-    run_worker(stage, concurrency=concurrency, metrics_host=metrics_host, metrics_port=metrics_port,
-               loglevel=loglevel)
+    run_worker(
+        stage,
+        concurrency=concurrency,
+        metrics_host=metrics_host,
+        metrics_port=metrics_port,
+        loglevel=loglevel,
+    )
 
 
 @app.command()
@@ -189,7 +217,9 @@ def scheduler(loglevel: Annotated[str, typer.Option()] = "INFO") -> None:
 @app.command()
 def submit(
     inputs: InputPaths,
-    gateway: Annotated[str | None, typer.Option(help="gateway base URL (default: straight to Redis)")] = None,
+    gateway: Annotated[
+        str | None, typer.Option(help="gateway base URL (default: straight to Redis)")
+    ] = None,
     job_id: Annotated[str | None, typer.Option()] = None,
     src_lang: SrcLang = "en",
     tgt_lang: TgtLang = "de",
@@ -197,23 +227,31 @@ def submit(
     pairs_file: PairsFile = None,
 ) -> None:
     """Send INPUTS to the gateway, or straight to the first queue when PARAMINE_REDIS_URL is set."""
-    from shared.config import get_settings
+    from shared.config import get_settings, secret
     from shared.ingest import build_job
     from shared.inputs import read_page_pairs
 
     settings = get_settings()
-    job = build_job(read_page_pairs(inputs, _pairing(src_lang, tgt_lang, url_key, pairs_file)), job_id)
+    job = build_job(
+        read_page_pairs(inputs, _pairing(src_lang, tgt_lang, url_key, pairs_file)), job_id
+    )
     for error in job.refused:
         console.print(f"[red]refused[/red] {error}")
     if gateway:
         import httpx
 
-        headers = {"X-API-Key": settings.api_key} if settings.api_key else {}
+        api_key = secret(settings.api_key)
+        headers = {"X-API-Key": api_key} if api_key else {}
         body = {
             "job_id": job.job_id,
-            "pairs": [pair.model_dump(mode="json", exclude={"job_id", "schema_version"}) for pair in job.pairs],
+            "pairs": [
+                pair.model_dump(mode="json", exclude={"job_id", "schema_version"})
+                for pair in job.pairs
+            ],
         }
-        response = httpx.post(f"{gateway.rstrip('/')}/v1/page-pairs", json=body, headers=headers, timeout=120)
+        response = httpx.post(
+            f"{gateway.rstrip('/')}/v1/page-pairs", json=body, headers=headers, timeout=120
+        )
         if response.status_code >= 400:
             console.print(f"[red]gateway answered {response.status_code}[/red]: {response.text}")
             raise typer.Exit(1)
@@ -225,7 +263,9 @@ def submit(
     from shared.store import Store
 
     enqueue_job(Store(settings.database_url), job, source="submit")
-    typer.echo(json.dumps({"job_id": job.job_id, "pairs": len(job.pairs), "refused": len(job.refused)}))
+    typer.echo(
+        json.dumps({"job_id": job.job_id, "pairs": len(job.pairs), "refused": len(job.refused)})
+    )
 
 
 @app.command()
@@ -311,8 +351,12 @@ def align_pages(
     tgt: Annotated[Path, typer.Argument(help="target page HTML")],
     src_lang: Annotated[str, typer.Option("--src-lang")] = "en",
     tgt_lang: Annotated[str, typer.Option("--tgt-lang")] = "de",
-    method: Annotated[str, typer.Option(help="sentence aligner: length, lexicon, hybrid")] = "hybrid",
-    flat: Annotated[bool, typer.Option(help="align the pages' plain text without the tree (Type I)")] = False,
+    method: Annotated[
+        str, typer.Option(help="sentence aligner: length, lexicon, hybrid")
+    ] = "hybrid",
+    flat: Annotated[
+        bool, typer.Option(help="align the pages' plain text without the tree (Type I)")
+    ] = False,
     kind: Annotated[str, typer.Option(help="translation or pc-mobile")] = "translation",
 ) -> None:
     """Align two pages: tree alignment, then sentences inside aligned nodes; prints JSONL pairs."""
@@ -327,13 +371,25 @@ def align_pages(
             {
                 "job_id": "cli",
                 "kind": kind,
-                "src": {"url": src.resolve().as_uri(), "lang": src_lang, "html": decode_html(src.read_bytes())},
-                "tgt": {"url": tgt.resolve().as_uri(), "lang": tgt_lang, "html": decode_html(tgt.read_bytes())},
+                "src": {
+                    "url": src.resolve().as_uri(),
+                    "lang": src_lang,
+                    "html": decode_html(src.read_bytes()),
+                },
+                "tgt": {
+                    "url": tgt.resolve().as_uri(),
+                    "lang": tgt_lang,
+                    "html": decode_html(tgt.read_bytes()),
+                },
             }
         )
         chunks = chunk_pairs(message, flat=flat).model_copy(update={"method": method})
         for pair in sentence_pairs(chunks):
-            typer.echo(json.dumps({"src": pair.src, "tgt": pair.tgt, "score": pair.score}, ensure_ascii=False))
+            typer.echo(
+                json.dumps(
+                    {"src": pair.src, "tgt": pair.tgt, "score": pair.score}, ensure_ascii=False
+                )
+            )
     except InvalidInput as exc:
         console.print(f"[red]invalid input[/red]: {exc}")
         raise typer.Exit(2) from None
@@ -349,7 +405,9 @@ def dead_letters_list(
     from shared.store import Store
 
     for row in Store(get_settings().database_url).list_dead_letters(stage=stage, limit=limit):
-        typer.echo(f"{row['id']}\t{row['stage']}\t{row['attempts']}\t{row['error_type']}\t{row['reason']}")
+        typer.echo(
+            f"{row['id']}\t{row['stage']}\t{row['attempts']}\t{row['error_type']}\t{row['reason']}"
+        )
 
 
 @dead_letter_app.command("retry")

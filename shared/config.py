@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from shared.errors import ConfigurationError
@@ -38,8 +38,8 @@ class Settings(BaseSettings):
     mode: str = Field(default="local", pattern="^(local|production)$")
     database_url: str = "sqlite:///paramine.db"
     redis_url: str | None = None
-    api_key: str | None = None
-    admin_api_key: str | None = None
+    api_key: SecretStr | None = None
+    admin_api_key: SecretStr | None = None
     max_body_bytes: int = 25_000_000
     rate_limit_per_minute: int = 6_000
     metrics_dir: Path | None = None
@@ -49,11 +49,16 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _refuse_unsafe_production(self) -> Settings:
-        if self.mode == "production" and not self.api_key:
+        if self.mode == "production" and not secret(self.api_key):
             raise ConfigurationError("PARAMINE_API_KEY must be set when PARAMINE_MODE=production")
         if self.queue.visibility_timeout <= self.queue.hard_time_limit:
             raise ConfigurationError("queue.visibility_timeout must exceed queue.hard_time_limit")
         return self
+
+
+def secret(value: SecretStr | None) -> str | None:
+    """The plain text of a secret setting (None when unset or empty)."""
+    return value.get_secret_value() or None if value is not None else None
 
 
 @functools.cache

@@ -132,6 +132,16 @@ class LocalRunner:
         )
 
 
+# A stage forwards its output after storing it and before its own message is acked: keep
+# publishing through a broker restart (about a minute) so the next stage's message is not lost.
+PUBLISH_RETRY_POLICY = {
+    "max_retries": 40,
+    "interval_start": 0.2,
+    "interval_step": 0.5,
+    "interval_max": 2.0,
+}
+
+
 class CelerySender:
     """Puts messages on the stages' Redis queues (distributed mode)."""
 
@@ -142,5 +152,9 @@ class CelerySender:
         from shared.celery_app import queue_name, task_name
 
         self.app.send_task(
-            task_name(stage), args=[message.model_dump(mode="json")], queue=queue_name(stage)
+            task_name(stage),
+            args=[message.model_dump(mode="json")],
+            queue=queue_name(stage),
+            retry=True,
+            retry_policy=PUBLISH_RETRY_POLICY,
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from shared.errors import InvalidInput
 from shared.ids import content_id
@@ -33,6 +33,16 @@ class Page(BaseModel):
     url: str = Field(default="", max_length=4_096)
     lang: str = Field(min_length=2, max_length=16, pattern=r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]+)*$")
     html: str
+
+    @field_validator("url", "html")
+    @classmethod
+    def _encodable(cls, text: str) -> str:
+        # JSON can carry lone surrogates ("\ud800"); no page text can, so refuse them here.
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("text contains an unpaired surrogate code point") from None
+        return text
 
 
 class PagePair(Message):

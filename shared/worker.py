@@ -13,7 +13,8 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.exceptions import SoftTimeLimitExceeded
+from celery.exceptions import Reject, SoftTimeLimitExceeded
+from kombu.exceptions import KombuError
 
 from shared.config import get_settings
 from shared.errors import InvalidInput, TransientError
@@ -85,8 +86,14 @@ def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
             log.exception("%s failed on a message; dead-lettering it", stage)
             return give_up(exc)
         sender = CelerySender(app)
-        for next_stage, message in outgoing:
-            sender.send(next_stage, message)
+        try:
+            for next_stage, message in outgoing:
+                sender.send(next_stage, message)
+        except (OSError, KombuError) as exc:
+            # The broker stayed away through the publish retries: hand the message back
+            # unacked (Redis restores it after the visibility timeout); the rerun is idempotent.
+            metrics.messages_retried.labels(stage).inc()
+            raise Reject(f"could not forward to the next queue: {exc}", requeue=True) from exc
         return len(outgoing)
 
     return process

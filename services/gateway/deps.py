@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import Depends, Header, HTTPException, Request, status
 
 from services.gateway.security import RateLimiter, key_matches
-from shared.config import Settings, get_settings
+from shared.config import Settings, get_settings, secret
 from shared.store import Store
 
 
@@ -32,7 +32,7 @@ def require_ingest_key(
     x_api_key: Annotated[str | None, Header()] = None,
 ) -> str:
     """Ingest needs ``X-API-Key`` when PARAMINE_API_KEY is set; every key is rate limited."""
-    if not key_matches(x_api_key, settings.api_key):
+    if not key_matches(x_api_key, secret(settings.api_key)):
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing or wrong X-API-Key header")
     client = x_api_key or (request.client.host if request.client else "anonymous")
     if not _limiter(request).allow(client):
@@ -45,7 +45,7 @@ def require_admin_key(
     x_api_key: Annotated[str | None, Header()] = None,
 ) -> None:
     """Admin endpoints need the admin key (or the ingest key when no admin key is set)."""
-    expected = settings.admin_api_key or settings.api_key
+    expected = secret(settings.admin_api_key) or secret(settings.api_key)
     if not key_matches(x_api_key, expected):
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing or wrong X-API-Key header")
 

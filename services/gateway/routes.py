@@ -145,6 +145,10 @@ async def _ingest_request(request: Request) -> IngestRequest:
         raise HTTPException(
             status.HTTP_422_UNPROCESSABLE_CONTENT, f"malformed body: {exc}"
         ) from None
+    except RecursionError:
+        raise HTTPException(
+            status.HTTP_422_UNPROCESSABLE_CONTENT, "malformed body: JSON nested too deeply"
+        ) from None
 
 
 @router.post(

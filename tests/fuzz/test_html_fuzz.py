@@ -57,7 +57,7 @@ def _pair(src: str, tgt: str, src_lang: str = "en", tgt_lang: str = "fr") -> Pag
 
 
 def _no_surrogates(text: str) -> str:
-    # Lone surrogates have their own (xfail) test below; here they would mask every other finding.
+    # Lone surrogates have their own test below; here they would mask every other finding.
     return text.encode("utf-8", "replace").decode("utf-8")
 
 
@@ -95,11 +95,6 @@ def test_structured_documents_through_both_handlers(src: str, tgt: str, src_lang
     _through_handlers(_pair(_no_surrogates(src), _no_surrogates(tgt), src_lang, "ja"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="shared.schemas.Page accepts a lone surrogate (valid JSON '\\ud800'); page_pair_id then "
-    "raises UnicodeEncodeError in shared.ids.content_id instead of InvalidInput",
-)
 def test_a_lone_surrogate_in_a_page_is_refused_as_invalid_input() -> None:
     with pytest.raises((InvalidInput, ValidationError)):
         chunk_pairs(_pair("<p>broken \ud800 text</p>", "<p>texte</p>"))
