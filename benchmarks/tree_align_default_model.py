@@ -41,7 +41,8 @@ def main() -> None:
             Path(directory, f"p{k}.src.html").write_text(source_page(src, paragraphs, rng).html)
             Path(directory, f"p{k}.tgt.html").write_text(target_page(tgt, paragraphs, rng).html)
         result = CliRunner().invoke(
-            app, ["train-tree-model", directory, "--out", str(OUT), "--iterations", str(EM_ITERATIONS)]
+            app,
+            ["train-tree-model", directory, "--out", str(OUT), "--iterations", str(EM_ITERATIONS)],
         )
     sys.stdout.write(result.output)
     if result.exit_code != 0:

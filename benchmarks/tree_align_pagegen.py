@@ -111,7 +111,11 @@ def _box(page: GeneratedPage, side: str, rng: random.Random, kind: str) -> str:
         f"<p>{page.record(_words(rng, side, rng.randint(4, 12)) + '.', kind)}</p>"
         for _ in range(rng.randint(1, 3))
     )
-    return f"<div class='{kind}'><div class='inner'><h4>{page.record(_words(rng, side, 2), kind)}</h4>{lines}<img src='x.png'></div></div>"
+    title = page.record(_words(rng, side, 2), kind)
+    return (
+        f"<div class='{kind}'><div class='inner'><h4>{title}</h4>{lines}"
+        "<img src='x.png'></div></div>"
+    )
 
 
 def source_page(
@@ -154,9 +158,8 @@ def source_page(
         f"<div id='footer'>{footer}<p>{page.record(_words(rng, 'src', 5), 'nav')}</p></div></div>"
     )
     page.html = (
-        "<!DOCTYPE html><html><head><title>T</title><meta charset='utf-8'><script>var a=1;</script></head><body>"
-        + "".join(body)
-        + "</body></html>"
+        "<!DOCTYPE html><html><head><title>T</title><meta charset='utf-8'>"
+        "<script>var a=1;</script></head><body>" + "".join(body) + "</body></html>"
     )
     return page
 

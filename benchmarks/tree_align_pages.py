@@ -44,7 +44,7 @@ from services.sentence_align.splitter import split_sentences
 from services.tree_align.align import ChunkComponent, chunk_components
 from services.tree_align.decoder import TreeAlignment, align_trees
 from services.tree_align.html_tree import TagTree, block_tree, page_text, parse_html, text_chunks
-from services.tree_align.model import TreeModel, default_model, initial_model
+from services.tree_align.model import default_model, initial_model
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data" / "textberg-bleualign-de-fr"
@@ -263,7 +263,8 @@ def main() -> None:
         elements = [int((t.kinds == 0).sum()) for t in full]
         folded = [block_tree(t).size for t in full]
         rows.append(
-            f"| {doc} | {len(gold)} | {elements[0]} / {elements[1]} | {full[0].size} / {full[1].size}"
+            f"| {doc} | {len(gold)} | {elements[0]} / {elements[1]} | "
+            f"{full[0].size} / {full[1].size}"
             f" | {folded[0]} / {folded[1]} |"
         )
         print(doc, "done", flush=True)
@@ -279,17 +280,21 @@ def write_report(
 ) -> None:
     fp, fr_, ff = flat.prf()
     lines = [
-        "# tree_align: sentence alignment with and without the tree (generated pages, Text+Berg gold)",
+        "# tree_align: sentence alignment with and without the tree"
+        " (generated pages, Text+Berg gold)",
         "",
-        f"Run `{time.strftime('%Y-%m-%d %H:%M')}` on {platform.machine()}, Python {platform.python_version()};",
-        "2 cores shared by ~5 engineers, timings noisy. Method and data: see the module docstring of",
+        f"Run `{time.strftime('%Y-%m-%d %H:%M')}` on {platform.machine()}, "
+        f"Python {platform.python_version()};",
+        "2 cores shared by ~5 engineers, timings noisy. Method and data: see the docstring of",
         "`benchmarks/tree_align_pages.py` (pages generated at run time from test0..test6, seed 7).",
         "",
-        "| document | gold beads (both sides) | elements de / fr | nodes de / fr | folded nodes de / fr |",
+        "| document | gold beads (both sides) | elements de / fr | nodes de / fr"
+        " | folded nodes de / fr |",
         "|---|---|---|---|---|",
         *rows,
         "",
-        "| path | strict P | strict R | strict F1 | F1 gain vs flat | text-node acc. (chunk) | text-node acc. (node) | decoder s (all docs) |",
+        "| path | strict P | strict R | strict F1 | F1 gain vs flat | text-node acc. (chunk)"
+        " | text-node acc. (node) | decoder s (all docs) |",
         "|---|---|---|---|---|---|---|---|",
         f"| flat page text (Type I) | {fp:.3f} | {fr_:.3f} | {ff:.3f} | | | | |",
     ]
@@ -298,18 +303,20 @@ def write_report(
         nodes = node_scores[name]
         lines.append(
             f"| {name} (Type III) | {p:.3f} | {r:.3f} | {f:.3f} | {100 * (f - ff):+.1f} | "
-            f"{nodes.chunk_correct / max(nodes.judged, 1):.3f} | {nodes.node_correct / max(nodes.judged, 1):.3f} | {seconds[name]:.2f} |"
+            f"{nodes.chunk_correct / max(nodes.judged, 1):.3f} | "
+            f"{nodes.node_correct / max(nodes.judged, 1):.3f} | {seconds[name]:.2f} |"
         )
     best = VARIANTS[0].name  # the shipped configuration (align_page_texts defaults)
     gain = 100 * (tree_scores[best].prf()[2] - ff)
     accuracy = node_scores[best].chunk_correct / max(node_scores[best].judged, 1)
     lines += [
         "",
-        f"Goal: F1 gain >= +7 points and text-node accuracy >= 98%. Shipped configuration ({best}): "
+        "Goal: F1 gain >= +7 points and text-node accuracy >= 98%. "
+        f"Shipped configuration ({best}): "
         f"gain {gain:+.1f} points ({'met' if gain >= 7 else 'NOT met'}), text-node accuracy "
         f"{100 * accuracy:.1f}% ({'met' if accuracy >= 0.98 else 'NOT met'}).",
         "",
-        "Caveats: the shipped default model was trained (benchmarks/tree_align_default_model.py) on",
+        "Caveats: the shipped default model was trained (tree_align_default_model.py) on",
         "pseudo-word pages from the same two generated templates, so it knows these templates' tag",
         "correspondences; the initial-model row shows the tree alignment without that knowledge.",
         "Sentence boundaries are given by the gold sentences in both paths (see docstring).",

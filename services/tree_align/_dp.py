@@ -99,7 +99,7 @@ def _pair_cost(f, g, kind1, kind2, lab1, lab2, tag_cost, tix1, tix2, text_cost):
 @njit(cache=True, inline="always")
 def _pair_unit(f, g, c):
     # config (1): Pr(f, g) * P(f.CF, g.CF)
-    ptr1, idx1, ptr2, idx2, int1, int2 = c[0], c[1], c[2], c[3], c[4], c[5]
+    int1, int2 = c[4], c[5]
     kind1, kind2, lab1, lab2, tag_cost = c[6], c[7], c[8], c[9], c[10]
     tix1, tix2, text_cost, sub1, sub2, AF = c[11], c[12], c[13], c[16], c[17], c[18]
     del1, del2 = c[14], c[15]
@@ -119,12 +119,12 @@ def _fill_pair_units(fp, gp, c, PU):
     band, pos1, pos2 = c[26], c[27], c[28]
     for k in range(ptr1[fp + 1] - ptr1[fp]):
         f = idx1[ptr1[fp] + k]
-        for l in range(ptr2[gp + 1] - ptr2[gp]):
-            g = idx2[ptr2[gp] + l]
+        for j in range(ptr2[gp + 1] - ptr2[gp]):
+            g = idx2[ptr2[gp] + j]
             if abs(pos1[f] - pos2[g]) > band:
-                PU[k, l] = INF
+                PU[k, j] = INF
             else:
-                PU[k, l] = _pair_unit(f, g, c)
+                PU[k, j] = _pair_unit(f, g, c)
 
 
 @njit(cache=True, inline="always")
@@ -172,7 +172,7 @@ def _scan(fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, mode,
     Plane ST_TOT holds the semiring sum of the four states of each finished cell.
     """
     ptr1, idx1, ptr2, idx2, int1, int2 = c[0], c[1], c[2], c[3], c[4], c[5]
-    del1, del2, sub1, sub2, max_span = c[14], c[15], c[16], c[17], c[25]
+    del1, del2, sub1, sub2 = c[14], c[15], c[16], c[17]
     SG, SF, sg_row, sg_off, sf_row, sf_off = c[19], c[20], c[21], c[22], c[23], c[24]
     M = f_hi - f_lo
     N = g_hi - g_lo
@@ -228,7 +228,6 @@ def forward(order1, order2, mode, c, X, PU):
     """Fill AF, SG and SF for every internal node pair, children before parents."""
     ptr1, ptr2, int1, int2 = c[0], c[2], c[4], c[5]
     AF, SG, SF, sg_row, sg_off, sf_row, sf_off = c[18], c[19], c[20], c[21], c[22], c[23], c[24]
-    max_span = c[25]
     virtual1 = order1[-1]
     virtual2 = order2[-1]
     for fp in order1:
@@ -432,11 +431,9 @@ def _backward_scan(
     """Reverse-mode pass of one inside scan: GX holds d logZ / d log X for the output cells."""
     ptr1, idx1, ptr2, idx2, int1, int2 = c[0], c[1], c[2], c[3], c[4], c[5]
     sub1, sub2, sg_row, sg_off, sf_row, sf_off = c[16], c[17], c[21], c[22], c[23], c[24]
-    max_span = c[25]
     g_AF, g_SG, g_SF, g_pair, g_sub1, g_sub2, g_del1, g_del2 = grads
     M = f_hi - f_lo
     N = g_hi - g_lo
-    mode = INSIDE
     for a in range(M, -1, -1):
         f = idx1[ptr1[fp] + f_lo + a - 1] if a > 0 else -1
         for b in range(N, -1, -1):
@@ -517,7 +514,6 @@ def outside(order1, order2, c, X, PU, GX, grads):
     ptr1, ptr2, int1, int2 = c[0], c[2], c[4], c[5]
     SG, SF, sg_row, sg_off, sf_row, sf_off = c[19], c[20], c[21], c[22], c[23], c[24]
     g_AF, g_SG, g_SF = grads[0], grads[1], grads[2]
-    max_span = c[25]
     virtual1 = order1[-1]
     virtual2 = order2[-1]
     g_AF[int1[virtual1], int2[virtual2]] = 1.0

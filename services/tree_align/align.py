@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from services.tree_align.decoder import TreeAlignment, align_trees
-from services.tree_align.html_tree import TagTree, TextChunk, block_tree, text_chunks
+from services.tree_align.html_tree import TagTree, TextChunk, text_chunks
 from services.tree_align.model import TreeModel, default_model
 
 

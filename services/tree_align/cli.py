@@ -82,8 +82,8 @@ def align_trees_command(
         "src_nodes": src_tree.size,
         "tgt_nodes": tgt_tree.size,
         "aligned_pairs": len(pairs),
-        "deleted_src": int(len(alignment.deleted_src())),
-        "deleted_tgt": int(len(alignment.deleted_tgt())),
+        "deleted_src": len(alignment.deleted_src()),
+        "deleted_tgt": len(alignment.deleted_tgt()),
         "seconds": round(alignment.seconds, 4),
     }
     if as_json:

@@ -159,7 +159,9 @@ class TreeModel:
                     ratio=float(text.get("ratio", 1.0)),
                     variance=float(text.get("variance", 6.8)),
                     background_mean=(
-                        None if text.get("background_mean") is None else float(text["background_mean"])
+                        None
+                        if text.get("background_mean") is None
+                        else float(text["background_mean"])
                     ),
                 ),
                 iterations=int(payload.get("iterations", 0)),

@@ -13,12 +13,14 @@ import math
 from collections.abc import Iterator
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from services.tree_align.decoder import align_trees, posteriors
-from services.tree_align.html_tree import TEXT_LABEL, TagTree, tree_from_nodes
+from services.tree_align.html_tree import TEXT_LABEL, TagTree, parse_html, tree_from_nodes
 from services.tree_align.model import TreeModel, initial_model
+from shared.errors import InputTooLarge
 
 Mapping = frozenset[tuple[int, int]]
 TAGS = ("div", "p", TEXT_LABEL)
@@ -163,3 +165,37 @@ def test_enumeration_counts_a_known_case() -> None:
     src = tree_from_nodes(["div", "p"], [-1, 0], ["", ""])
     tgt = tree_from_nodes(["div", "p"], [-1, 0], ["", ""])
     assert len(enumerate_alignments(src, tgt)) == 6
+
+
+def test_table_memory_is_bounded_with_a_clear_error() -> None:
+    tree = tree_from_nodes(["div"] + ["p"] * 50, [-1] + [0] * 50, [""] * 51)
+    model = initial_model(TAGS)
+    with pytest.raises(InputTooLarge, match="GB"):
+        align_trees(tree, tree, model, max_table_bytes=1_000)
+
+
+def test_hundred_thousand_deep_page_aligns_within_bounds() -> None:
+    depth = 100_000
+    page = parse_html(b"<div>" * depth + b"deep" + b"</div>" * depth)
+    model = initial_model(["html", "body", *TAGS], deletion=0.01)
+    result = align_trees(page, page, model)
+    assert len(result.pairs) == page.size  # identical trees: every node aligned to itself
+    assert all(a == b for a, b in result.pairs)
+
+
+@given(small_trees(), small_trees(), models(), st.floats(0.0, 1.0))
+def test_band_pruning_is_exact_on_the_restricted_model(
+    src: TagTree, tgt: TagTree, model: TreeModel, band: float
+) -> None:
+    def position(tree: TagTree, node: int) -> float:
+        return node / max(tree.size - 1, 1)
+
+    allowed = {
+        m
+        for m in enumerate_alignments(src, tgt)
+        if all(abs(position(src, a) - position(tgt, b)) <= band for a, b in m)
+    }
+    best = min(alignment_cost(src, tgt, model, m) for m in allowed)
+    assert math.isclose(
+        align_trees(src, tgt, model, band=band).cost, best, rel_tol=1e-9, abs_tol=1e-9
+    )

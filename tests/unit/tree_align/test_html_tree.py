@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from services.tree_align.html_tree import ParseLimits, page_text, parse_html, text_chunks
+from services.tree_align.html_tree import (
+    TEXT_LABEL,
+    ParseLimits,
+    block_tree,
+    page_text,
+    parse_html,
+    text_chunks,
+    tree_from_nodes,
+)
 from shared.errors import InputTooLarge, InvalidInput
 
 PAGE = (
@@ -96,3 +104,22 @@ def test_million_element_page_is_refused_clearly() -> None:
     page = b"<html><body>" + b"<i></i>" * 1_000_000 + b"</body></html>"
     with pytest.raises(InputTooLarge, match="nodes"):
         parse_html(page)
+
+
+def test_block_tree_folds_inline_markup_into_one_leaf_per_block() -> None:
+    folded = block_tree(parse_html(PAGE))
+    labels = [folded.label(i) for i in range(folded.size)]
+    assert labels == [
+        "html", "head", "title", "#text", "body", "p", "#text", "div", "#text", "p", "#text",
+        "#text",
+    ]  # fmt: skip
+    texts = [folded.texts[i] for i in folded.text_leaves()]
+    assert texts == ["T", "Hello world. Next", "Intro", "para", "tail Logo"]
+    assert folded.xpath(int(folded.parent[folded.text_leaves()[1]])) == "/html/body/p"
+
+
+def test_tree_from_nodes_rejects_broken_preorder() -> None:
+    with pytest.raises(InvalidInput):
+        tree_from_nodes(["div", "p", "b"], [-1, 0, 3], ["", "", ""])
+    with pytest.raises(InvalidInput):
+        tree_from_nodes(["div", TEXT_LABEL, "b"], [-1, 0, 1], ["", "x", ""])

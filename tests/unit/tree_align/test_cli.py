@@ -1,0 +1,73 @@
+"""Tests of the tree_align commands: align-trees and train-tree-model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from services.cli import app
+from services.tree_align.cli import page_pair_files
+from services.tree_align.model import TreeModel, initial_model
+from shared.errors import InvalidInput
+
+SRC = (
+    "<html><body><div><p>Ein ziemlich langer erster Absatz steht hier.</p>"
+    "<p>Kurz.</p></div></body></html>"
+)
+TGT = (
+    "<html><body><p>A fairly long first paragraph is standing here.</p><p>Short.</p></body></html>"
+)
+
+
+@pytest.fixture
+def pages(tmp_path: Path) -> Path:
+    (tmp_path / "a.de.html").write_text(SRC, encoding="utf-8")
+    (tmp_path / "a.en.html").write_text(TGT, encoding="utf-8")
+    (tmp_path / "b.de.html").write_text(SRC.replace("Kurz", "Knapp"), encoding="utf-8")
+    (tmp_path / "b.en.html").write_text(TGT, encoding="utf-8")
+    (tmp_path / "c.de.html").write_text(SRC, encoding="utf-8")  # no partner: ignored
+    return tmp_path
+
+
+def test_align_trees_json(pages: Path, tmp_path: Path) -> None:
+    model = tmp_path / "initial.json"
+    initial_model(["html", "body", "div", "p"], deletion=0.1).save(model)
+    result = CliRunner().invoke(
+        app,
+        ["align-trees", str(pages / "a.de.html"), str(pages / "a.en.html"), "--json",
+         "--model", str(model)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["src_nodes"] > 0 and report["tgt_nodes"] > 0
+    assert report["aligned_pairs"] == len(report["pairs"])
+    assert report["aligned_pairs"] + report["deleted_src"] == report["src_nodes"]
+    texts = {(p["src_xpath"], p["tgt_xpath"]) for p in report["pairs"]}
+    assert ("/html/body/div/p[1]/text()[1]", "/html/body/p[1]/text()[1]") in texts
+    assert ("/html/body/div/p[2]/text()[1]", "/html/body/p[2]/text()[1]") in texts
+
+
+def test_page_pair_files_reads_directories_and_colon_pairs(pages: Path) -> None:
+    pairs = page_pair_files([str(pages), f"{pages / 'a.de.html'}:{pages / 'b.en.html'}"])
+    names = [(a.name, b.name) for a, b in pairs]
+    assert names == [
+        ("a.de.html", "a.en.html"),
+        ("b.de.html", "b.en.html"),
+        ("a.de.html", "b.en.html"),
+    ]
+    with pytest.raises(InvalidInput):
+        page_pair_files([str(pages / "missing.html")])
+
+
+def test_train_tree_model_writes_a_loadable_model(pages: Path, tmp_path: Path) -> None:
+    out = tmp_path / "model.json"
+    result = CliRunner().invoke(
+        app, ["train-tree-model", str(pages), "--out", str(out), "--iterations", "2"]
+    )
+    assert result.exit_code == 0, result.output
+    model = TreeModel.load(out)
+    assert model.iterations >= 1
+    assert model.trained_on == "2 page pairs"

@@ -1,0 +1,65 @@
+"""Tests of the tree model: text cost golden values, JSON round trip, initial model."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from services.tree_align.model import (
+    LengthTextModel,
+    TreeModel,
+    default_model,
+    initial_model,
+)
+from shared.errors import InvalidInput
+
+
+def test_gale_church_tail_cost_golden_values() -> None:
+    tail = LengthTextModel(background_mean=None)
+    costs = tail.pair_costs(["x" * 10], ["y" * 10, "y" * 20])
+    # delta = 0 -> -log(2 * (1 - Phi(0))) = 0; delta = 10 / sqrt(68) = 1.2127 -> 2(1-Phi) = 0.2254
+    assert costs[0, 0] == pytest.approx(0.0, abs=1e-12)
+    assert costs[0, 1] == pytest.approx(-math.log(0.22539), abs=1e-3)
+
+
+def test_length_ratio_cost_golden_value() -> None:
+    ratio = LengthTextModel(background_mean=60.0)
+    cost = ratio.pair_costs(["a b c d e"], ["abcde"])[0, 0]  # 5 characters each, spaces ignored
+    expected = 0.5 * math.log(2 * math.pi * 5 * 6.8) - (math.log(60.0) + 4 / 60)
+    assert cost == pytest.approx(expected, abs=1e-12)
+
+
+def test_save_and_load_round_trip(tmp_path: Path) -> None:
+    model = initial_model(["div", "p"], same_tag_bonus=3.0, deletion=0.2)
+    path = tmp_path / "model.json"
+    model.save(path)
+    loaded = TreeModel.load(path)
+    assert loaded.labels == model.labels
+    np.testing.assert_allclose(loaded.log_tag, model.log_tag, atol=1e-8)
+    np.testing.assert_allclose(loaded.log_del_src, model.log_del_src, atol=1e-8)
+    assert loaded.text_model == model.text_model
+
+
+def test_load_rejects_other_files(tmp_path: Path) -> None:
+    path = tmp_path / "model.json"
+    path.write_text('{"format": "something else"}')
+    with pytest.raises(InvalidInput):
+        TreeModel.load(path)
+
+
+def test_initial_model_bonus_and_unknown_tags() -> None:
+    model = initial_model(["div", "p"], same_tag_bonus=10.0)
+    tag = np.exp(model.log_tag)
+    np.testing.assert_allclose(tag.sum(axis=1), 1.0)
+    index = model.label_index
+    assert tag[index["p"], index["p"]] == pytest.approx(11 / (len(model.labels) + 10))
+    assert model.label_ids(["blink"])[0] == index["<unk>"]
+
+
+def test_shipped_default_model_loads() -> None:
+    model = default_model()
+    assert model.iterations >= 1
+    assert "#text" in model.labels
