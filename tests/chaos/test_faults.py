@@ -258,10 +258,10 @@ def test_a_poison_message_is_dead_lettered_while_the_rest_complete(
     cluster = chaos_cluster
     job_id = "chaos-poison"
     good = page_pairs(50, seed=4)
-    # A valid envelope whose page holds a lone surrogate (legal as a JSON escape): the real
-    # tree_align handler raises on it every time it is delivered.
+    # A valid envelope whose page is binary garbage: the real tree_align handler refuses it
+    # (InvalidInput) every time it is delivered.
     poison = {**good[0], "src": {**good[0]["src"], "url": "https://chaos.example/poison"}}
-    poison["src"]["html"] = "<p>poison \ud800 page</p>"
+    poison["src"]["html"] = "\x00\x01\x02" * 100
     poison_message = PagePair.model_validate({"job_id": "chaos-poison-job", **poison})
     sender = CelerySender(make_celery(Settings(redis_url=cluster.redis.url)))
     sender.send("tree_align", poison_message)
@@ -279,7 +279,7 @@ def test_a_poison_message_is_dead_lettered_while_the_rest_complete(
 
     wait_until(lambda: len(poison_letters()) == 1, 60, "the poison message dead-lettered")
     letter = poison_letters()[0]
-    assert letter["stage"] == "tree_align" and "surrogate" in letter["reason"]
+    assert letter["stage"] == "tree_align" and "binary" in letter["reason"]
     assert letter["attempts"] >= 1
 
     listed = paramine(cluster, "list", "--stage", "tree_align")
