@@ -1,6 +1,10 @@
 """Generate realistic page pairs around parallel text, with gold, for tree_align benchmarks.
 
-Two different page templates, one per side: a source template (header with nested nav menu,
+Two different page templates, one per side, around the same site menus (labels are
+pseudo-words of matching word counts on each side, as translated menus are; the header menu
+is nested on one side and flat on the other, the side menu comes after the article on one
+side and before it on the other, the footer links fill 3 or 4 columns): a source template
+(header with nested nav menu,
 breadcrumb, article of ``<p>`` with inline markup, info boxes and ads inside the article,
 sidebar after the content, footer link lists) and a target template (top bar with a flat
 menu, sidebar *before* the content, article wrapped in ``section/div/p``, an occasional
@@ -90,20 +94,56 @@ def _paragraph_html(
     return " ".join(_inline(page, s, role, rng) for s in sentences)
 
 
-def _menu(page: GeneratedPage, side: str, rng: random.Random, items: int, nested: bool) -> str:
-    parts = ["<ul class='menu'>"]
-    for _ in range(items):
-        label = page.record(_words(rng, side, rng.randint(1, 2)), "nav")
-        sub = ""
-        if nested and rng.random() < 0.3:
-            entries = "".join(
-                f"<li><a href='#'>{page.record(_words(rng, side, 2), 'nav')}</a></li>"
-                for _ in range(rng.randint(2, 6))
+MenuSpec = list[tuple[int, list[int]]]  # per item: words of its label, words of sub-items
+
+
+@dataclass(frozen=True)
+class SiteMenus:
+    """The site's menus, the same on both sides (labels differ, as translations do)."""
+
+    header: MenuSpec
+    side: MenuSpec
+    footer: MenuSpec
+
+
+def site_menus(paragraphs: Sequence[Paragraph], scale: int) -> SiteMenus:
+    """Menus shared by both pages of a pair (derived from the pair, so both sides agree)."""
+    rng = random.Random(len(paragraphs) * 7919 + scale)
+
+    def spec(items: int, nested: bool) -> MenuSpec:
+        return [
+            (
+                rng.randint(1, 2),
+                [2] * rng.randint(2, 6) if nested and rng.random() < 0.3 else [],
             )
-            sub = f"<ul class='sub'>{entries}</ul>"
+            for _ in range(items)
+        ]
+
+    return SiteMenus(spec(12 * scale, True), spec(8 * scale, False), spec(18 * scale, False))
+
+
+def _menu(
+    page: GeneratedPage, side: str, rng: random.Random, spec: MenuSpec, *, nested: bool
+) -> str:
+    """Render a menu; not ``nested``: sub-items follow their parent in one flat list."""
+    parts = ["<ul class='menu'>"]
+    for words, sub_words in spec:
+        label = page.record(_words(rng, side, words), "nav")
+        entries = [
+            f"<li><a href='#'>{page.record(_words(rng, side, n), 'nav')}</a></li>"
+            for n in sub_words
+        ]
+        sub = f"<ul class='sub'>{''.join(entries)}</ul>" if nested and entries else ""
         parts.append(f"<li class='item'><a href='#'><span>{label}</span></a>{sub}</li>")
+        if not nested:
+            parts.extend(entries)
     parts.append("</ul>")
     return "".join(parts)
+
+
+def _columns(spec: MenuSpec, count: int) -> list[MenuSpec]:
+    size = -(-len(spec) // count)
+    return [spec[k : k + size] for k in range(0, len(spec), size)]
 
 
 def _box(page: GeneratedPage, side: str, rng: random.Random, kind: str) -> str:
@@ -123,11 +163,12 @@ def source_page(
 ) -> GeneratedPage:
     """The source-side template (see module docstring)."""
     page = GeneratedPage("")
+    menus = site_menus(paragraphs, scale)
     body = [
         "<div id='wrapper'><div id='header'><div class='logo'><img src='l.png' alt='Logo'></div>"
     ]
     body.append(
-        "<div id='nav'>" + _menu(page, "src", rng, 12 * scale, nested=True) + "</div></div>"
+        "<div id='nav'>" + _menu(page, "src", rng, menus.header, nested=True) + "</div></div>"
     )
     body.append(
         "<div id='content'><div class='breadcrumb'>"
@@ -147,12 +188,12 @@ def source_page(
     body.append(
         "<div id='sidebar'>"
         + _box(page, "src", rng, "src-only")
-        + _menu(page, "src", rng, 8 * scale, nested=False)
+        + _menu(page, "src", rng, menus.side, nested=False)
         + "</div>"
     )
     footer = "".join(
-        "<div class='col'>" + _menu(page, "src", rng, 6 * scale, nested=False) + "</div>"
-        for _ in range(3)
+        "<div class='col'>" + _menu(page, "src", rng, column, nested=False) + "</div>"
+        for column in _columns(menus.footer, 3)
     )
     body.append(
         f"<div id='footer'>{footer}<p>{page.record(_words(rng, 'src', 5), 'nav')}</p></div></div>"
@@ -169,6 +210,7 @@ def target_page(
 ) -> GeneratedPage:
     """The target-side template (see module docstring)."""
     page = GeneratedPage("")
+    menus = site_menus(paragraphs, scale)
     body = [
         "<div class='cookie'><p>"
         + page.record(_words(rng, "tgt", 14) + ".", "tgt-only")
@@ -176,12 +218,12 @@ def target_page(
     ]
     body.append(
         "<header><div class='top'>"
-        + _menu(page, "tgt", rng, 10 * scale, nested=False)
+        + _menu(page, "tgt", rng, menus.header, nested=False)
         + "</div></header>"
     )
     body.append(
         "<div class='container'><div class='row'><aside class='col-3'>"
-        + _menu(page, "tgt", rng, 10 * scale, nested=True)
+        + _menu(page, "tgt", rng, menus.side, nested=True)
     )
     body.append(
         _box(page, "tgt", rng, "tgt-only") + "</aside><main class='col-9'><article><header><h2>"
@@ -209,7 +251,8 @@ def target_page(
         + "</div></main></div></div>"
     )
     cells = "".join(
-        "<td>" + _menu(page, "tgt", rng, 5 * scale, nested=False) + "</td>" for _ in range(4)
+        "<td>" + _menu(page, "tgt", rng, column, nested=False) + "</td>"
+        for column in _columns(menus.footer, 4)
     )
     body.append(f"<footer><table><tr>{cells}</tr></table></footer>")
     page.html = (
