@@ -243,6 +243,20 @@ def _build_tree(root: lxml.html.HtmlElement, limits: ParseLimits) -> TagTree:
         return len(labels) - 1
 
     open_nodes: list[int] = []
+    # A dropped whitespace-only text still separates words: "<a>Home</a> <a>News</a>" must
+    # read "Home News", so the next text leaf starts with a space.
+    spaced = False
+
+    def add_text(parent: int, text: str | None) -> None:
+        nonlocal spaced
+        if not text:
+            return
+        if not text.strip():
+            spaced = True
+            return
+        add(TEXT_LABEL, parent, NODE_TEXT, (" " + text) if spaced else text)
+        spaced = False
+
     for event, element in etree.iterwalk(root, events=("start", "end")):
         tag = element.tag
         if not isinstance(tag, str):  # entities or other non-element nodes
@@ -255,12 +269,11 @@ def _build_tree(root: lxml.html.HtmlElement, limits: ParseLimits) -> TagTree:
             alt = element.get("alt") if tag.lower() in _ALT_TAGS else None
             if alt and alt.strip():
                 add(TEXT_LABEL, node, NODE_ALT_TEXT, alt)
-            if element.text and element.text.strip():
-                add(TEXT_LABEL, node, NODE_TEXT, element.text)
+            add_text(node, element.text)
         else:
             open_nodes.pop()
-            if open_nodes and element.tail and element.tail.strip():
-                add(TEXT_LABEL, open_nodes[-1], NODE_TEXT, element.tail)
+            if open_nodes:
+                add_text(open_nodes[-1], element.tail)
     return _assemble(labels, names, parents, kinds, texts)
 
 

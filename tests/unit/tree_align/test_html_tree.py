@@ -123,3 +123,8 @@ def test_tree_from_nodes_rejects_broken_preorder() -> None:
         tree_from_nodes(["div", "p", "b"], [-1, 0, 3], ["", "", ""])
     with pytest.raises(InvalidInput):
         tree_from_nodes(["div", TEXT_LABEL, "b"], [-1, 0, 1], ["", "x", ""])
+
+
+def test_whitespace_between_inline_elements_separates_words() -> None:
+    tree = parse_html(b"<html><body><nav><a>Home</a> <a>News</a>\n<a>FR</a></nav></body></html>")
+    assert page_text(tree) == ["Home News FR"]
