@@ -186,16 +186,6 @@ def _progress_rows(store: Store, stage: str) -> list[dict[str, Any]]:
         return [dict(row._mapping) for row in conn.execute(statement)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TimeoutError,
-    reason="shared/worker.py define_stage_task.process forwards outgoing messages "
-    "(CelerySender.send) after run_stage, outside any retry or dead-letter path: when Redis "
-    "is down at that moment "
-    "send_task raises kombu OperationalError, the task fails, task_acks_on_failure_or_timeout "
-    "acks it, and the page pair is lost without a dead letter (observed: 199/200 done, 0 dead "
-    "letters, 'raised unexpected: OperationalError(Error 111 ...)' in the tree_align log)",
-)
 def test_a_redis_restart_mid_run_loses_nothing(chaos_cluster: ChaosCluster, tmp_path: Path) -> None:
     cluster = chaos_cluster
     job_id = "chaos-redis"
