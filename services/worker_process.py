@@ -19,6 +19,30 @@ def _mark_dead(pid: int | None = None, **_: object) -> None:
         multiprocess.mark_process_dead(pid or os.getpid())  # type: ignore[no-untyped-call]
 
 
+_WARM_UP_PAGE = (
+    "<html><body><nav><a href='/'>Home</a></nav><h1>Title</h1><p>One sentence here. "
+    "And a second one.</p><p>Another paragraph.</p></body></html>"
+)
+
+
+def warm_up(stage: str) -> None:
+    """Compile the stage's numba kernels in the parent, so forked children never compile.
+
+    A child killed in the middle of a JIT compile (or two children compiling at once) can
+    leave a half-built library behind; compiling once before the fork avoids both.
+    """
+    from shared.schemas import PagePair
+
+    if stage not in {"tree_align", "sentence_align"}:
+        return
+    from services.sentence_align.handler import sentence_pairs
+    from services.tree_align.handler import chunk_pairs
+
+    page = {"url": "", "lang": "en", "html": _WARM_UP_PAGE}
+    message = PagePair.model_validate({"job_id": "warm-up", "src": page, "tgt": page})
+    sentence_pairs(chunk_pairs(message))
+
+
 def run_worker(
     stage: str, *, concurrency: int, metrics_host: str, metrics_port: int, loglevel: str
 ) -> None:
@@ -30,6 +54,7 @@ def run_worker(
 
         stage_metrics()  # define the metrics in the parent too, so they exist before the first task
         start_http_server(metrics_port, addr=metrics_host, registry=collecting_registry())
+    warm_up(stage)
     app = get_celery()
     app.loader.import_default_modules()
     __import__(f"services.{stage}.tasks")

@@ -35,7 +35,12 @@ def make_celery(settings: Settings) -> Celery:
         worker_prefetch_multiplier=1,
         task_soft_time_limit=queue.soft_time_limit,
         task_time_limit=queue.hard_time_limit,
-        broker_transport_options={"visibility_timeout": queue.visibility_timeout},
+        broker_transport_options={
+            "visibility_timeout": queue.visibility_timeout,
+            # How often a worker looks for unacked messages of dead workers to restore.
+            "unacked_restore_interval": queue.restore_interval,
+            "unacked_restore_throttle": 1,
+        },
         broker_connection_retry_on_startup=True,
         task_queues=[Queue(queue_name(stage)) for stage in STAGES],  # type: ignore[no-untyped-call]
         task_default_queue=queue_name(STAGES[0]),

@@ -27,6 +27,7 @@ class QueueSettings(BaseModel):
     # Must exceed the hard limit, or Redis redelivers tasks that are still running.
     visibility_timeout: float = 3_600.0
     max_retries: int = 8
+    restore_interval: int = 30  # seconds between sweeps restoring expired unacked messages
     retry_backoff_max: float = 60.0
 
 
