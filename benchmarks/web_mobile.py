@@ -224,10 +224,13 @@ def sentence_accuracy(
 THRESHOLDS = (0.0, 10.0, 15.0, 20.0, 25.0, 30.0, DEFAULT_THRESHOLD, 40.0)
 
 
-def _article_rows(name: str, corpus: Corpus) -> list[str]:
+def _article_rows(
+    name: str, corpus: Corpus
+) -> tuple[list[str], dict[tuple[str, float], PairingScores]]:
     # One pairing per weighting with no threshold; a threshold keeps the best pairs >= it.
     mobile = [case.mobile for case in corpus.cases]
     lines = []
+    table: dict[tuple[str, float], PairingScores] = {}
     for label, weights in (
         ("SimArticle a=b=3", {}),
         ("peer: NN only (a=b=0)", {"a": 0.0, "b": 0.0}),
@@ -237,12 +240,13 @@ def _article_rows(name: str, corpus: Corpus) -> list[str]:
         seconds = time.perf_counter() - start
         for threshold in THRESHOLDS:
             s = score_pairs([p for p in best if p.score >= threshold], corpus.cases)
+            table[label, threshold] = s
             mark = " (paper)" if threshold == DEFAULT_THRESHOLD and not weights else ""
             lines.append(
                 f"| {name} | {label} | {threshold:g}{mark} | {s.pairs} | {s.precision:.1%} | "
                 f"{s.recall:.1%} | {seconds:.0f} |"
             )
-    return lines
+    return lines, table
 
 
 def _length_note(corpus: Corpus) -> str:
@@ -252,6 +256,28 @@ def _length_note(corpus: Corpus) -> str:
         f"mean Web body {web_chars:.0f} characters (paper: about 250), "
         f"mean mobile body {mobile_chars:.0f} (paper: about 50)"
     )
+
+
+def _reading(
+    table: dict[tuple[str, float], PairingScores], accuracy: dict[str, float]
+) -> list[str]:
+    at_paper = table["SimArticle a=b=3", DEFAULT_THRESHOLD]
+    best = table["SimArticle a=b=3", 0.0]
+    nn_best = table["peer: NN only (a=b=0)", 0.0]
+    nouns = accuracy["most shared nouns in the first paragraph (paper)"]
+    return [
+        "## Reading (calendar-day batches)",
+        "",
+        f"- At the paper's threshold 35: precision {at_paper.precision:.1%}, recall"
+        f" {at_paper.recall:.1%} (paper: 481 correct of 605 mobile articles, about 80%).",
+        "  The threshold is stricter here: livedoor has no editor keywords (ours are 5 tf-idf",
+        "  nouns), and a short mobile rewrite rarely shares enough distinct nouns to reach 35.",
+        f"- Best same-day match without a threshold finds {best.recall:.1%} of the sources",
+        f"  (NN alone: {nn_best.recall:.1%}); its precision {best.precision:.1%} is capped by the",
+        "  mobile articles whose Web source was withheld.",
+        f"- Sentence pairing: {nouns:.1%} (paper 92.8%). The rule-based rewrites keep most nouns,",
+        "  so this test is easier than real journalist-written mobile articles.",
+    ]
 
 
 def main() -> None:
@@ -299,8 +325,10 @@ def main() -> None:
         "| batches | pairing | threshold | pairs | precision | recall | seconds |",
         "|---|---|---|---|---|---|---|",
     ]
+    tables = {}
     for name, corpus in corpora.items():
-        lines += _article_rows(name, corpus)
+        rows, tables[name] = _article_rows(name, corpus)
+        lines += rows
     corpus = corpora["calendar day"]
     web_by_id = {article.id: article for article in corpus.web}
     lines += [
@@ -310,13 +338,16 @@ def main() -> None:
         "| pairing | correct | mobile sentences | accuracy |",
         "|---|---|---|---|",
     ]
+    accuracy = {}
     for label, pairer in (
         ("most shared nouns in the first paragraph (paper)", by_nouns),
         ("peer: same position in the first paragraph", by_position),
         ("peer: highest character overlap (BAM similarity)", by_characters),
     ):
         correct, total = sentence_accuracy(pairer, web_by_id, corpus.cases)
-        lines.append(f"| {label} | {correct} | {total} | {correct / max(total, 1):.1%} |")
+        accuracy[label] = correct / max(total, 1)
+        lines.append(f"| {label} | {correct} | {total} | {accuracy[label]:.1%} |")
+    lines += ["", *_reading(tables["calendar day"], accuracy)]
     # No example sentences here: the committed report must not quote (or rewrite) articles.
     lines += ["", "Machine: 2 cores shared with other engineers; timings are noisy.", ""]
     RESULT.write_text("\n".join(lines), encoding="utf-8")
