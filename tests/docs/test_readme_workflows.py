@@ -144,7 +144,8 @@ def check_align(work: Path, stdout: str) -> None:
 
 
 def check_train_tree(work: Path, stdout: str) -> None:
-    assert "train-tree-model" in stdout
+    model = json.loads((work / "tree-model.json").read_text("utf-8"))
+    assert model, "the trained model file is empty"
 
 
 def check_thesaurus(work: Path, stdout: str) -> None:
