@@ -196,7 +196,7 @@ class Variant:
     name: str
     model: str = "default"  # or "initial"
     fold_inline: bool = True
-    attach_wrapped: bool = False
+    attach_wrapped: bool = True
     band: float | None = None
 
 
@@ -204,7 +204,7 @@ VARIANTS = (
     Variant("tree, default model"),
     Variant("tree, initial model", "initial"),
     Variant("tree, default model, band 0.3 (pruned)", band=0.3),
-    Variant("tree, default model, wrapper attachment", attach_wrapped=True),
+    Variant("tree, default model, no wrapper attachment", attach_wrapped=False),
     Variant("tree, initial model, inline markup kept", "initial", fold_inline=False),
 )
 

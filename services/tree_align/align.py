@@ -89,15 +89,15 @@ def chunk_components(
     alignment: TreeAlignment,
     model: TreeModel,
     *,
-    attach_wrapped: bool = False,
+    attach_wrapped: bool = True,
 ) -> list[ChunkComponent]:
     """Components of chunks linked by aligned text leaves, with text on both sides.
 
-    ``attach_wrapped`` (off by default): an unaligned chunk joins a component when the nearest
+    ``attach_wrapped`` (default): an unaligned chunk joins a component when the nearest
     ancestor of its block holding any aligned text holds aligned text of that one component
     only (a paragraph split into two ``<p>`` in a wrapper on one side, one of them aligned).
-    On the dev document it changed strict F1 by +0.003 and text-node accuracy by -0.006, so
-    text the tree did not align stays unpaired by default.
+    Dev document, default model: strict F1 0.549/0.564 -> 0.677/0.678, text-node accuracy
+    0.864/0.904 -> 0.897/0.943 (with the length-only Pr_text it had been a wash).
     """
     chunks = (text_chunks(src), text_chunks(tgt))
     n_src = len(chunks[0])
@@ -165,7 +165,7 @@ def text_pairs(
     alignment: TreeAlignment,
     model: TreeModel,
     *,
-    attach_wrapped: bool = False,
+    attach_wrapped: bool = True,
 ) -> list[TextPair]:
     """One :class:`TextPair` per chunk component, in source document order."""
     src_chunks = text_chunks(src)

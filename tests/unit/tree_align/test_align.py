@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from services.tree_align.align import align_page_texts
-from services.tree_align.html_tree import parse_html
+from services.tree_align.align import align_page_texts, text_pairs
+from services.tree_align.decoder import align_trees
+from services.tree_align.html_tree import block_tree, parse_html
 from services.tree_align.model import initial_model
 
 SRC = """<html><body><div id=nav><ul><li><a>Startseite</a></li><li><a>Kontakt</a></li></ul></div>
@@ -30,3 +31,26 @@ def test_inline_fragments_merge_and_the_ad_is_not_paired() -> None:
             "Aujourd'hui plus de cent personnes y travaillent.") in texts  # fmt: skip
     assert not any("Jetzt kaufen" in src_text for src_text, _ in texts)
     assert [p.src_xpath for p in pairs][-1] == "/html/body/div[2]/p[2]"
+
+
+def test_paragraph_split_in_a_wrapper_joins_its_aligned_half() -> None:
+    long_de = "Der erste Teil des langen Absatzes erzählt vom Piz Buin im Jahr 1990. " * 3
+    src = parse_html(f"<html><body><div><p>{long_de}</p><p>Kurz 1991.</p></div></body></html>")
+    tgt = parse_html(
+        "<html><body><div><div class='para'>"
+        "<p>La première partie du long paragraphe parle du Piz Buin en 1990. "
+        * 2
+        + "</p><p>Encore une phrase.</p></div><p>Bref 1991.</p></div></body></html>"
+    )
+    model = initial_model(sorted(set(src.label_names) | set(tgt.label_names)))
+    folded = block_tree(src), block_tree(tgt)
+    alignment = align_trees(*folded, model)
+    joined = text_pairs(*folded, alignment, model, attach_wrapped=True)
+    alone = text_pairs(*folded, alignment, model, attach_wrapped=False)
+    assert not any("Encore une phrase." in pair.tgt_text for pair in alone)
+    assert any(
+        "Encore une phrase." in pair.tgt_text and "Piz Buin" in pair.src_text for pair in joined
+    )
+    assert not any(
+        "Encore une phrase." in pair.tgt_text and "Kurz" in pair.src_text for pair in joined
+    )

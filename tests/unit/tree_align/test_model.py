@@ -63,3 +63,13 @@ def test_shipped_default_model_loads() -> None:
     model = default_model()
     assert model.iterations >= 1
     assert "#text" in model.labels
+
+
+def test_shared_anchor_tokens_lower_the_text_cost() -> None:
+    from services.tree_align.model import shared_anchors
+
+    counts = shared_anchors(["Piz Buin 1990 und SAC", "nichts"], ["Le Piz Buin en 1990", "SAC"])
+    np.testing.assert_array_equal(counts, [[3, 1], [0, 0]])
+    plain = LengthTextModel(anchor_weight=0.0).pair_costs(["Piz Buin 1990"], ["Piz Buin 1990"])
+    anchored = LengthTextModel(anchor_weight=2.0).pair_costs(["Piz Buin 1990"], ["Piz Buin 1990"])
+    assert anchored[0, 0] == pytest.approx(plain[0, 0] - 6.0)
