@@ -325,10 +325,7 @@ def export(
         from services.paraphrase import tables
         from services.paraphrase.phrases import format_ppdb
 
-        observations = [
-            tables.Observation(row["lang"], row["kind"], row["src_text"], row["tgt_text"])
-            for row in store.paraphrase_observations()
-        ]
+        observations = tables.stored_observations(store.paraphrase_observations())
         table = format_ppdb(tables.phrase_paraphrases(observations))
         count = write_lines((line + "\n" for line in table), out)
         console.print(f"{count} paraphrase pairs → {out}")

@@ -87,7 +87,7 @@ def pairs_from_html_dir(directory: Path) -> Iterator[PairSource]:
         match = _HTML_FILE.match(path.name)
         if match and path.is_file():
             groups[match.group("id")][match.group("variant").lower()] = path
-    for pair_id, variants in sorted(groups.items()):
+    for _, variants in sorted(groups.items()):
         pc = [v for v in variants if v.endswith("-pc")]
         mobile = [v for v in variants if v.endswith("-mobile")]
         if pc and mobile:
@@ -99,7 +99,6 @@ def pairs_from_html_dir(directory: Path) -> Iterator[PairSource]:
         # English first when present, so translation pairs read en → xx.
         first, second = sorted(langs, key=lambda lang: (lang != "en", lang))
         yield _file_pair(variants[first], variants[second], "translation")
-        del pair_id
 
 
 def _file_pair(src: Path, tgt: Path, kind: str) -> PairSource:

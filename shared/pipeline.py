@@ -110,7 +110,7 @@ class LocalRunner:
                 except Exception as exc:
                     self._dead_letter(stage, payload, exc, attempt, summary)
                     return []
-            return []
+            raise AssertionError("unreachable: the last attempt returns or dead-letters")
         finally:
             summary.seconds[stage] += time.perf_counter() - started
             if self.on_message is not None:

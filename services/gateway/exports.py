@@ -128,10 +128,7 @@ def export_ppdb(store: StoreDep) -> StreamingResponse:
     from services.paraphrase import tables
     from services.paraphrase.phrases import format_ppdb
 
-    observations = [
-        tables.Observation(row["lang"], row["kind"], row["src_text"], row["tgt_text"])
-        for row in store.paraphrase_observations()
-    ]
+    observations = tables.stored_observations(store.paraphrase_observations())
     lines = (line + "\n" for line in format_ppdb(tables.phrase_paraphrases(observations)))
     return StreamingResponse(
         _encoded(lines),

@@ -266,12 +266,9 @@ def phrase_paraphrases(
 
 
 def _observations(store: Any) -> list[Any]:
-    from services.paraphrase.tables import Observation
+    from services.paraphrase.tables import stored_observations
 
-    return [
-        Observation(row["lang"], row["kind"], row["src_text"], row["tgt_text"])
-        for row in store.paraphrase_observations()
-    ]
+    return stored_observations(store.paraphrase_observations())
 
 
 @router.get(

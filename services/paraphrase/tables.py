@@ -6,8 +6,10 @@ gives the same tables however often a pair was delivered.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import functools
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from services.paraphrase.endings import EndingCandidate, Unit, mine_endings
 from services.paraphrase.phrases import PhraseTableEntry, phrase_table
@@ -23,6 +25,11 @@ class Observation:
     kind: str
     src: str
     tgt: str
+
+
+def stored_observations(rows: Iterable[Mapping[str, Any]]) -> list[Observation]:
+    """Observations from ``Store.paraphrase_observations()`` rows."""
+    return [Observation(r["lang"], r["kind"], r["src_text"], r["tgt_text"]) for r in rows]
 
 
 def tokens(text: str, lang: str) -> list[str]:
@@ -46,7 +53,13 @@ def ending_paraphrases(
 
 def phrase_paraphrases(observations: Sequence[Observation]) -> list[PhraseTableEntry]:
     """PPDB-style table: word-align every distinct pair (model trained on them all) (§3b)."""
-    distinct = sorted({(obs.lang, obs.src, obs.tgt) for obs in observations})
+    return _phrase_table(tuple(sorted({(obs.lang, obs.src, obs.tgt) for obs in observations})))
+
+
+@functools.lru_cache(maxsize=4)
+def _phrase_table(distinct: tuple[tuple[str, str, str], ...]) -> list[PhraseTableEntry]:
+    # Training the word aligner is the expensive part: the same set of pairs (every query
+    # between two ingests) reuses the table instead of retraining.
     tokenised = [(tokens(src, lang), tokens(tgt, lang)) for lang, src, tgt in distinct]
     tokenised = [(s, t) for s, t in tokenised if s and t]
     if not tokenised:
