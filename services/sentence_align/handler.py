@@ -145,6 +145,7 @@ def _store_and_route(
             "tgt_text": pair.tgt,
             "score": pair.score,
             "bead": pair.bead,
+            "chunk": pair.chunk,
             "position": position,
         }
         for position, pair in enumerate(pairs)
