@@ -64,8 +64,24 @@ sentence_pairs = sa.Table(
     sa.Column("tgt_text", sa.Text, nullable=False),
     sa.Column("score", sa.Float, nullable=False),
     sa.Column("bead", sa.String(128), nullable=False),
+    # Index of the aligned text chunk (node pair) the bead came from; -1: not from a tree.
+    sa.Column("chunk", sa.Integer, nullable=False, server_default="-1"),
     sa.Column("position", sa.Integer, nullable=False),
     sa.Column("created_at", sa.Float, nullable=False),
+)
+
+# The tree alignment's aligned text chunks of one page pair (what sentence_align worked
+# inside): the xpaths of the two block elements, their text and the summed -log Pr.
+node_pairs = sa.Table(
+    "node_pairs",
+    metadata,
+    sa.Column("pair_id", sa.String(64), primary_key=True),
+    sa.Column("chunk", sa.Integer, primary_key=True),
+    sa.Column("src_xpath", sa.Text, nullable=False),
+    sa.Column("tgt_xpath", sa.Text, nullable=False),
+    sa.Column("src_text", sa.Text, nullable=False),
+    sa.Column("tgt_text", sa.Text, nullable=False),
+    sa.Column("cost", sa.Float, nullable=False),
 )
 
 paraphrase_observations = sa.Table(
@@ -228,6 +244,13 @@ class Store:
             )
         return inserted
 
+    def add_node_pairs(self, pair_id: str, rows: Sequence[dict[str, Any]]) -> int:
+        """Store a page pair's aligned text chunks (keys of :data:`node_pairs` but pair_id)."""
+        with self._guard(), self.begin() as conn:
+            return insert_ignoring_conflicts(
+                conn, node_pairs, [{**row, "pair_id": pair_id} for row in rows]
+            )
+
     def add_paraphrase_observations(self, rows: Sequence[dict[str, Any]]) -> int:
         now = time.time()
         with self._guard(), self.begin() as conn:
@@ -355,6 +378,16 @@ class Store:
             if len(page) < batch:
                 return
             offset += batch
+
+    def node_pairs(self, pair_id: str) -> list[dict[str, Any]]:
+        """A page pair's aligned text chunks in chunk order (empty if none were stored)."""
+        statement = (
+            sa.select(node_pairs)
+            .where(node_pairs.c.pair_id == pair_id)
+            .order_by(node_pairs.c.chunk)
+        )
+        with self._guard(), self.begin() as conn:
+            return [dict(row._mapping) for row in conn.execute(statement)]
 
     def paraphrase_observations(self, *, kind: str | None = None) -> list[dict[str, Any]]:
         statement = sa.select(paraphrase_observations).order_by(paraphrase_observations.c.id)

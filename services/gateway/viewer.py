@@ -61,6 +61,20 @@ class BeadRow:
     score: float
     src_text: str
     tgt_text: str
+    chunk: int  # the aligned node pair (text chunk) the bead came from; -1: none
+
+
+@dataclass(frozen=True)
+class NodeRow:
+    """One aligned tree-node pair (text chunk pair) of the page pair, as tree_align stored it."""
+
+    chunk: int
+    src_xpath: str
+    tgt_xpath: str
+    src_text: str
+    tgt_text: str
+    cost: float
+    beads: int  # sentence beads aligned inside it
 
 
 def list_jobs(store: Store, limit: int = 200) -> list[dict[str, Any]]:
@@ -186,8 +200,24 @@ def pair_page(
             score=float(row["score"]),
             src_text=str(row["src_text"]),
             tgt_text=str(row["tgt_text"]),
+            chunk=int(row["chunk"]),
         )
         for row in stored
+    ]
+    beads_per_chunk: dict[int, int] = {}
+    for row in rows:
+        beads_per_chunk[row.chunk] = beads_per_chunk.get(row.chunk, 0) + 1
+    nodes = [
+        NodeRow(
+            chunk=int(node["chunk"]),
+            src_xpath=str(node["src_xpath"]),
+            tgt_xpath=str(node["tgt_xpath"]),
+            src_text=str(node["src_text"]),
+            tgt_text=str(node["tgt_text"]),
+            cost=float(node["cost"]),
+            beads=beads_per_chunk.get(int(node["chunk"]), 0),
+        )
+        for node in store.node_pairs(pair_id)
     ]
     bead_types = sorted({row.bead_type for row in rows})
     shown = [
@@ -206,6 +236,7 @@ def pair_page(
         tgt_lang=first["tgt_lang"] if first else "",
         kind=first["kind"] if first else "",
         rows=shown,
+        nodes=nodes,
         total=len(rows),
         bead_types=bead_types,
         min_score=min_score,

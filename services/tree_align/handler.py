@@ -55,5 +55,19 @@ def chunk_pairs(message: PagePair, *, flat: bool = False) -> ChunkPairs:
 def handle(message: PagePair, store: Store) -> list[Outgoing]:
     """Align the pages' trees, note progress, and hand the chunk pairs to sentence_align."""
     result = chunk_pairs(message)
+    store.add_node_pairs(
+        message.pair_id,
+        [
+            {
+                "chunk": index,
+                "src_xpath": chunk.src_xpath,
+                "tgt_xpath": chunk.tgt_xpath,
+                "src_text": chunk.src_text,
+                "tgt_text": chunk.tgt_text,
+                "cost": chunk.cost,
+            }
+            for index, chunk in enumerate(result.chunks)
+        ],
+    )
     store.record_progress(message.pair_id, "tree_align", len(result.chunks))
     return [("sentence_align", result)]

@@ -156,12 +156,30 @@ def test_click_a_bead_highlights_it_on_both_sides(gateway: str, browser: webdriv
     idle = browser.find_element(By.CSS_SELECTOR, "#tgt-side .bead:not(.active)")
     assert idle.value_of_css_property("background-color") not in colours
 
+    # the tree-node alignment on demand: the node pair the bead was aligned inside lights up
+    browser.find_element(By.CSS_SELECTOR, "#tree-alignment summary").click()
+    chunk = chosen.get_attribute("data-chunk")
+    nodes = browser.find_elements(By.CSS_SELECTOR, "#node-pairs .node.active")
+    assert [node.get_attribute("data-chunk") for node in nodes] == [chunk]
+    node_src = nodes[0].find_elements(By.CSS_SELECTOR, ".text")[0].get_attribute("textContent")
+    bead_src = chosen.find_element(By.CSS_SELECTOR, ".text").text
+    assert bead_src and bead_src.split()[0] in node_src
+    assert nodes[0].is_displayed()
+
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     assert browser.save_screenshot(str(SCREENSHOT))
 
     # clicking the target side's twin toggles the highlight off on both sides
     browser.find_element(By.CSS_SELECTOR, f'#tgt-side .bead[data-bead="{position}"]').click()
-    assert browser.find_elements(By.CSS_SELECTOR, ".bead.active") == []
+    assert browser.find_elements(By.CSS_SELECTOR, ".bead.active, .node.active") == []
+
+    # clicking a node pair highlights every bead aligned inside it, and only those
+    node = browser.find_element(By.CSS_SELECTOR, f'#node-pairs .node[data-chunk="{chunk}"]')
+    node.click()
+    lit = browser.find_elements(By.CSS_SELECTOR, ".bead.active")
+    expected = browser.find_elements(By.CSS_SELECTOR, f'.bead[data-chunk="{chunk}"]')
+    assert lit and len(lit) == len(expected)
+    assert {el.get_attribute("data-chunk") for el in lit} == {chunk}
 
 
 def test_filters_reload_the_pair_with_fewer_beads(gateway: str, browser: webdriver.Chrome) -> None:

@@ -25,7 +25,9 @@ PAIR = "pp-viewer"
 OTHER_PAIR = "pp-empty"
 
 
-def sentence_row(position: int, src: str, tgt: str, score: float, bead: str) -> dict[str, Any]:
+def sentence_row(
+    position: int, src: str, tgt: str, score: float, bead: str, chunk: int
+) -> dict[str, Any]:
     return {
         "id": f"sp-{position}",
         "pair_id": PAIR,
@@ -39,14 +41,33 @@ def sentence_row(position: int, src: str, tgt: str, score: float, bead: str) -> 
         "tgt_text": tgt,
         "score": score,
         "bead": bead,
+        "chunk": chunk,
         "position": position,
     }
 
 
 ROWS = [
-    sentence_row(0, "Opening hours.", "Öffnungszeiten.", 0.9, "[0]:[0]"),
-    sentence_row(1, HOSTILE, "Harmlos.", 0.2, "[1]:[1]"),
-    sentence_row(2, "One long sentence.", "Zwei Sätze. Hier.", 0.7, "[2]:[2, 3]"),
+    sentence_row(0, "Opening hours.", "Öffnungszeiten.", 0.9, "[0]:[0]", 0),
+    sentence_row(1, HOSTILE, "Harmlos.", 0.2, "[1]:[1]", 0),
+    sentence_row(2, "One long sentence.", "Zwei Sätze. Hier.", 0.7, "[0]:[0, 1]", 1),
+]
+NODES = [
+    {
+        "chunk": 0,
+        "src_xpath": "/html/body/div[2]/p[1]",
+        "tgt_xpath": "/html/body/main/p[1]",
+        "src_text": f"Opening hours. {HOSTILE}",
+        "tgt_text": "Öffnungszeiten. Harmlos.",
+        "cost": 12.5,
+    },
+    {
+        "chunk": 1,
+        "src_xpath": "/html/body/div[2]/p[2]",
+        "tgt_xpath": "/html/body/main/div/p",
+        "src_text": "One long sentence.",
+        "tgt_text": "Zwei Sätze. Hier.",
+        "cost": 7.25,
+    },
 ]
 
 
@@ -60,6 +81,7 @@ def fill(store: Store) -> None:
         source=HOSTILE,
     )
     store.add_sentence_pairs(ROWS, pair_id=PAIR, stage="sentence_align")
+    store.add_node_pairs(PAIR, NODES)
 
 
 @pytest.fixture
@@ -90,6 +112,7 @@ def beads_on(html: str, side: str) -> list[tuple[str, str]]:
     [
         ("[0]:[0]", "1-1"),
         ("[0, 1]:[2]", "2-1"),
+        ("[0]:[0, 1]", "1-2"),
         ("[4]:[5, 6, 7]", "1-3"),
         ("article:0.8", "article"),
     ],
@@ -128,7 +151,20 @@ def test_pair_page_shows_both_sides_with_matching_beads(client: TestClient) -> N
     assert "<script>alert" not in page.text and "<img src=x" not in page.text
     assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in page.text
     assert "3 of 3 beads shown" in page.text
-    assert "neither the crawled HTML nor the aligned tree nodes" in page.text
+
+    # the tree-node alignment: one row per stored node pair, with xpaths, beads inside, escaped
+    nodes = re.findall(r'<tr class="node" data-chunk="(\d+)">(.*?)</tr>', page.text, re.S)
+    assert [chunk for chunk, _ in nodes] == ["0", "1"]
+    assert "/html/body/div[2]/p[1]" in nodes[0][1] and "/html/body/main/div/p" in nodes[1][1]
+    beads_inside = [re.findall(r'class="num">([^<]*)<', row)[1] for _, row in nodes]
+    assert beads_inside == ["2", "1"]
+    # each bead names the node pair it was aligned inside
+    assert re.findall(r'data-bead="(\d+)" data-chunk="(\d+)"', page.text)[:3] == [
+        ("0", "0"),
+        ("1", "0"),
+        ("2", "1"),
+    ]
+    assert "Tree-node alignment (2 aligned node pairs)" in page.text
 
 
 def test_pair_page_filters_by_score_and_bead_type(client: TestClient) -> None:
@@ -151,6 +187,7 @@ def test_pair_lookup_redirects_to_the_pair(client: TestClient) -> None:
 def test_pair_without_sentences_and_unknown_pair(client: TestClient) -> None:
     empty = client.get(f"/ui/pairs/{OTHER_PAIR}")
     assert empty.status_code == 200 and "0 of 0 beads shown" in empty.text
+    assert "No tree alignment is stored for this pair" in empty.text
     assert client.get("/ui/pairs/unknown").status_code == 404
 
 
