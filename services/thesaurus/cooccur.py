@@ -3,24 +3,42 @@
 ALGORITHMS.md §4 step 1 (Shinnou, section 2.1): every noun N followed by the case particle を
 and then a verb V in the same clause gives the cooccurrence (N, を, V), keyed by V's lemma.
 
-Extraction rules (fugashi + unidic-lite morphemes, ``shared.text.analyse_japanese``):
+Extraction rules (fugashi + unidic-lite morphemes, ``shared.text.analyse_japanese``). The
+rules were developed on the first half of UD Japanese GSD dev (no train split is in the kit)
+and on livedoor sentences read by hand; benchmarks/results/thesaurus_extraction.md reports the
+held-out second half separately.
 
 * **Object noun.** The morpheme right before を (skipping closing brackets and quotes, so
   「本」を counts, and restrictive particles, so 小説などを counts) must be noun-like: a common
-  or proper noun (``Morpheme.is_noun``) or a
-  nominal suffix (接尾辞-名詞的, as in 研究者). The noun reported is that last morpheme by its
-  surface form: in a compound noun (経済成長を) it is the compound's head (成長), which is what a
-  thesaurus lists and what the UD treebanks mark as the object. Pronouns, numerals and
-  nominalised verbs before を give nothing.
+  or proper noun (``Morpheme.is_noun``) or a nominal suffix (接尾辞-名詞的, as in 研究者). The
+  noun reported is that last morpheme by its surface form: in a compound noun (経済成長を) it
+  is the compound's head (成長), which is what a thesaurus lists and what the UD treebanks mark
+  as the object (by its form, as the gold takes it). Pronouns, numerals and nominalised verbs
+  before を give nothing, nor does a suffix that nominalises an adjective (恐ろしさ, 便利さ,
+  重み): its surface alone (さ) is no noun.
+* **Coordination.** "AとBを食べる" and "AやBを食べる" give (A, 食べる) and (B, 食べる): from the
+  object noun the extractor walks back over its noun phrase (nouns, prefixes, の, Xへの) to a
+  と/や whose left neighbour is a noun, and repeats from that conjunct (at most 4 conjuncts,
+  8 morphemes apart). AとのB is a modifier, not a coordination; 「A」とBを (closing quote
+  before と) is a quotation; across an の the left noun is a conjunct only when it is itself
+  modified by an の (販売網の強化と顧客へのサービスの充実を → 強化 and 充実), otherwise both
+  modify the object (企業や政府の管理を → 管理 only).
 * **Verb.** Scanning forward from を, the first verb (動詞, any subtype) is the predicate; its
   UniDic lemma (語彙素, e.g. 読ん → 読む, し → 為る) is reported, without UniDic's
   homograph tag (差す-他動詞 → 差す). Intervening adverbs, adjectives,
   other argument phrases (彼に) and nouns are skipped, and so is the する of the postposition
   として (人を人として思う → 思う), so relative clauses work naturally
-  (本を読んだ人 → 読む, the verb of the clause that holds を).
-* **サ変 verbs.** A サ変-capable noun directly followed by する (lemma 為る), or by the
-  passive/causative stems させる/される tagged as 為る, is one verb whose lemma is the noun's
-  lemma + "する" (データを分析した → 分析する). A bare サ変 noun is not a verb.
+  (本を読んだ人 → 読む, the verb of the clause that holds を). Auxiliary chains after the verb
+  (読んでいた, 読ませられる) do not matter: the first verb's lemma is taken. But Xを目的として
+  いる (として followed by いる/おる) is the light verb する itself: (X, 為る).
+* **サ変 verbs (light verb する).** A サ変-capable noun directly followed by する (lemma 為る),
+  by the passive/causative stems させる/される tagged as 為る, or by できる (its potential,
+  保護できる) is one verb whose lemma is the noun's lemma + "する" (データを分析した → 分析する).
+  A サ変 noun closing a clause without する (営業所を開設。, …を使用、…) is the clause's
+  nominal predicate: the object is its own and no later verb is reported.
+* **Compound particles (複合辞) beginning with を** are not objects of a verb: Xをめぐって,
+  Xをもって (以て), Xを通じて/通して, Xをはじめ(とする), Xを問わず, Xをよそに, Xをもとに,
+  Xを中心に, Xをきっかけに/契機に/皮切りに/境に/ピークに give nothing.
 * **Clause boundary.** The scan stops (no cooccurrence) at a sentence-final mark (。！？),
   at another を (a new object began before any verb) or after ``max_gap`` morphemes.
 """
@@ -33,10 +51,41 @@ from dataclasses import dataclass
 from shared.text import Morpheme, analyse_japanese
 
 _SURU_LEMMA = "為る"
+_DEKIRU_LEMMA = "出来る"  # 保護できる: the potential of the サ変 verb 保護する
+_CONTINUATIVE = frozenset({"居る", "おる", "御座る"})
 _SENTENCE_END = frozenset({"。", "！", "？", "!", "?", "．"})
+_ADJECTIVE_NOMINALISERS = frozenset({"さ", "み"})  # 便利さ, 重み
+_COMMAS = frozenset({"、", ",", "，"})
 _CLOSING = frozenset({"」", "』", "）", ")", "”", "’", "】", "〕", "］"})
 # Restrictive particles that may sit between the noun and を (小説などを訳す, 水だけを飲む).
 _RESTRICTIVE = frozenset({"など", "なんか", "だけ", "ばかり", "のみ", "まで"})
+# Coordinating particles between conjoined nouns (AとBを, AやBを).
+_COORDINATORS = frozenset({"と", "や"})
+_MAX_NP_SPAN = 8  # morphemes between a conjunct and the next one (AとCのDのBを)
+_MAX_CONJUNCTS = 4
+# Compound particles (複合辞) that begin with を: the noun is not the object of a verb
+# (Xをめぐって "concerning X", Xをはじめとする "including X", Xをピークに "peaking at X").
+_WO_COMPOUNDS = (
+    ("めぐっ",),
+    ("めぐる",),
+    ("巡っ",),
+    ("巡る",),
+    ("以", "て"),
+    ("通じ", "て"),
+    ("通し", "て"),
+    ("はじめ",),
+    ("始め", "と"),
+    ("問わ", "ず"),
+    ("よそ", "に"),
+    ("もと", "に"),
+    ("元", "に"),
+    ("中心", "に"),
+    ("きっかけ", "に"),
+    ("契機", "に"),
+    ("皮切り", "に"),
+    ("境", "に"),
+    ("ピーク", "に"),
+)
 # Object noun and verb are rarely this far apart inside one clause; past it the pair is noise.
 DEFAULT_MAX_GAP = 12
 
@@ -58,16 +107,88 @@ def _is_object_noun(morpheme: Morpheme) -> bool:
     return morpheme.is_noun or nominal_suffix
 
 
-def _object_noun(morphemes: list[Morpheme], wo_index: int) -> str | None:
-    index = wo_index - 1
+def _skip_back(morphemes: list[Morpheme], index: int) -> int:
+    # Closing brackets and restrictive particles between a noun and its particle.
     while index >= 0 and (
         morphemes[index].surface in _CLOSING
         or (morphemes[index].pos[1] == "副助詞" and morphemes[index].surface in _RESTRICTIVE)
     ):
         index -= 1
+    return index
+
+
+def _noun_at(morphemes: list[Morpheme], index: int) -> bool:
     if index < 0 or not _is_object_noun(morphemes[index]):
-        return None
-    return morphemes[index].surface
+        return False
+    # A nominal suffix after an adjective or adjectival stem (恐ろしさ, 重み) nominalises the
+    # adjective: not a noun a thesaurus lists, and its surface alone (さ) means nothing.
+    previous = morphemes[index - 1] if index > 0 else None
+    suffix = morphemes[index].pos[0] == "接尾辞"
+    return not (
+        suffix
+        and (
+            morphemes[index].surface in _ADJECTIVE_NOMINALISERS
+            or (previous is not None and previous.pos[0] in {"形容詞", "形状詞"})
+        )
+    )
+
+
+def _conjunct_before(morphemes: list[Morpheme], noun_index: int) -> int | None:
+    """Index of the noun coordinated with this one by と/や (AとBを, AとCのBを), if any."""
+    index = noun_index - 1
+    steps = 0
+    crossed_no = False
+    while index > 0 and steps < _MAX_NP_SPAN:
+        morpheme = morphemes[index]
+        following = morphemes[index + 1]
+        if morpheme.surface in _COORDINATORS and morpheme.pos[0] == "助詞":
+            if following.surface == "の":
+                index -= 1  # AとのB: a modifier, not a coordination
+                steps += 1
+                continue
+            # 「A」とBを: a closing quote before と marks a quotation (と = "as"), not a conjunct.
+            conjunct = index - 1
+            while conjunct >= 0 and morphemes[conjunct].surface in _RESTRICTIVE:
+                conjunct -= 1
+            if not _noun_at(morphemes, conjunct):
+                return None
+            # Across an の (AとXのBを) A coordinates with B only if it is modified in parallel
+            # (YのAとXのBを); otherwise A and X both modify B (企業や政府の管理を).
+            if crossed_no and not _modified_by_no(morphemes, conjunct):
+                return None
+            return conjunct
+        inside_np = (
+            _is_object_noun(morpheme)
+            or morpheme.pos[0] in {"接頭辞", "名詞"}
+            or morpheme.surface == "の"
+            or (morpheme.pos[1] == "格助詞" and following.surface == "の")  # 顧客への
+        )
+        if not inside_np:
+            return None
+        crossed_no = crossed_no or morpheme.surface == "の"
+        index -= 1
+        steps += 1
+    return None
+
+
+def _modified_by_no(morphemes: list[Morpheme], noun_index: int) -> bool:
+    index = noun_index - 1
+    while index >= 0 and _is_object_noun(morphemes[index]):
+        index -= 1  # the rest of a compound noun (販売網)
+    return index >= 0 and morphemes[index].surface == "の"
+
+
+def _object_nouns(morphemes: list[Morpheme], wo_index: int) -> list[str]:
+    """The object noun before を, with the nouns coordinated with it (first conjunct first)."""
+    index = _skip_back(morphemes, wo_index - 1)
+    if not _noun_at(morphemes, index):
+        return []
+    nouns = [morphemes[index].surface]
+    conjunct = _conjunct_before(morphemes, index)
+    while conjunct is not None and len(nouns) < _MAX_CONJUNCTS:
+        nouns.append(morphemes[conjunct].surface)
+        conjunct = _conjunct_before(morphemes, conjunct)
+    return nouns[::-1]
 
 
 def verb_lemma(morpheme: Morpheme) -> str:
@@ -78,17 +199,28 @@ def verb_lemma(morpheme: Morpheme) -> str:
 
 
 def _in_toshite(morphemes: list[Morpheme], index: int) -> bool:
-    # として ("as") is a postposition, not the predicate: 人を人として思う → 思う.
-    return (
+    # として ("as") is a postposition, not the predicate: 人を人として思う → 思う. But
+    # Xを目的としている ("has X as its aim") is the verb する itself, continued by いる/おる.
+    if not (
         morphemes[index].lemma == _SURU_LEMMA
         and index > 0
         and morphemes[index - 1].surface == "と"
         and index + 1 < len(morphemes)
         and morphemes[index + 1].surface == "て"
-    )
+    ):
+        return False
+    after = morphemes[index + 2] if index + 2 < len(morphemes) else None
+    return after is None or after.lemma not in _CONTINUATIVE
+
+
+def _wo_compound(morphemes: list[Morpheme], wo_index: int) -> bool:
+    following = tuple(m.surface for m in morphemes[wo_index + 1 : wo_index + 3])
+    return any(following[: len(words)] == words for words in _WO_COMPOUNDS)
 
 
 def _predicate(morphemes: list[Morpheme], wo_index: int, max_gap: int) -> str | None:
+    if _wo_compound(morphemes, wo_index):
+        return None
     end = min(len(morphemes), wo_index + 1 + max_gap)
     for index in range(wo_index + 1, end):
         morpheme = morphemes[index]
@@ -97,8 +229,18 @@ def _predicate(morphemes: list[Morpheme], wo_index: int, max_gap: int) -> str | 
         if morpheme.is_verb and not _in_toshite(morphemes, index):
             return verb_lemma(morpheme)
         following = morphemes[index + 1] if index + 1 < len(morphemes) else None
-        if morpheme.is_sahen_noun and following is not None and following.lemma == _SURU_LEMMA:
+        if (
+            morpheme.is_sahen_noun
+            and following is not None
+            and following.lemma in {_SURU_LEMMA, _DEKIRU_LEMMA}
+        ):
             return verb_lemma(morpheme) + "する"
+        if morpheme.is_sahen_noun and (
+            following is None or following.is_punctuation or following.surface in _COMMAS
+        ):
+            # A サ変 noun closing a clause without する (…を使用、… / …を開設。) is the
+            # clause's nominal predicate: the object belongs to it, not to a later verb.
+            return None
     return None
 
 
@@ -109,12 +251,12 @@ def extract_cooccurrences(sentence: str, *, max_gap: int = DEFAULT_MAX_GAP) -> l
     for index, morpheme in enumerate(morphemes):
         if not _is_wo(morpheme):
             continue
-        noun = _object_noun(morphemes, index)
-        if noun is None:
+        nouns = _object_nouns(morphemes, index)
+        if not nouns:
             continue
         verb = _predicate(morphemes, index, max_gap)
         if verb is not None:
-            found.append(Cooccurrence(noun, verb))
+            found.extend(Cooccurrence(noun, verb) for noun in nouns)
     return found
 
 

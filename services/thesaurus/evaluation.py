@@ -8,6 +8,14 @@ NOUN with an auxiliary する, lemma 為る). Objects of other heads
 (nominal sentence endings such as 記述を削除。, adjectival predicates such as 収容可能) and
 pronoun objects are not verb cooccurrences and are left out; they are counted in
 ``GoldSentence.skipped`` so a report can say how many.
+
+Coordination (``coordination=True``, the default): in UD a coordinated object "AとBを食べる" is
+``obj`` on the first conjunct A, with B attached to A as ``conj``, and GSD puts the case
+marker を on the last conjunct B. UD's ``conj`` shares its head's relation, so every conjunct
+of an ``obj`` whose coordination carries を (on the ``obj`` itself or on one of its ``conj``
+descendants) is an object of the head verb: (A, 食べる) and (B, 食べる). With
+``coordination=False`` only the literal reading is taken (an ``obj`` with its own を child),
+which leaves such objects out.
 """
 
 from __future__ import annotations
@@ -72,7 +80,22 @@ def _conllu_sentences(path: Path) -> Iterator[tuple[str, list[list[str]]]]:
         yield text, tokens
 
 
-def _gold_pairs(tokens: list[list[str]]) -> tuple[list[Cooccurrence], int]:
+def _conjuncts(token: list[str], children: dict[str, list[list[str]]]) -> list[list[str]]:
+    """The token and its ``conj`` descendants, in order."""
+    found = [token]
+    for child in children.get(token[0], []):
+        if child[7] == "conj":
+            found.extend(_conjuncts(child, children))
+    return found
+
+
+def _has_wo(token: list[str], children: dict[str, list[list[str]]]) -> bool:
+    return any(c[7] == "case" and c[1] == "を" for c in children.get(token[0], []))
+
+
+def _gold_pairs(
+    tokens: list[list[str]], *, coordination: bool = True
+) -> tuple[list[Cooccurrence], int]:
     by_id = {token[0]: token for token in tokens}
     children: dict[str, list[list[str]]] = {}
     for token in tokens:
@@ -82,28 +105,30 @@ def _gold_pairs(tokens: list[list[str]]) -> tuple[list[Cooccurrence], int]:
     for token in tokens:
         if token[7] != "obj":
             continue
-        if not any(c[7] == "case" and c[1] == "を" for c in children.get(token[0], [])):
+        conjuncts = _conjuncts(token, children) if coordination else [token]
+        if not any(_has_wo(conjunct, children) for conjunct in conjuncts):
             continue
         head = by_id[token[6]]
         suru = any(c[2] == _SURU_LEMMA for c in children.get(head[0], []))
         # GSD tags a サ変 noun used as a verb VERB with XPOS 名詞-普通名詞-サ変可能.
         sahen = head[4].startswith("名詞") and (head[3] == "VERB" or suru)
-        if token[3] not in {"NOUN", "PROPN"}:
-            skipped += 1
-        elif sahen:
-            pairs.append(Cooccurrence(token[1], head[2] + "する"))
-        elif head[3] == "VERB":
-            pairs.append(Cooccurrence(token[1], head[2]))
-        else:
-            skipped += 1
+        for conjunct in conjuncts:
+            if conjunct[3] not in {"NOUN", "PROPN"}:
+                skipped += 1
+            elif sahen:
+                pairs.append(Cooccurrence(conjunct[1], head[2] + "する"))
+            elif head[3] == "VERB":
+                pairs.append(Cooccurrence(conjunct[1], head[2]))
+            else:
+                skipped += 1
     return pairs, skipped
 
 
-def load_ud_gold(path: Path) -> list[GoldSentence]:
+def load_ud_gold(path: Path, *, coordination: bool = True) -> list[GoldSentence]:
     """Gold cooccurrences of every sentence of a CoNLL-U file (see the module docstring)."""
     gold: list[GoldSentence] = []
     for text, tokens in _conllu_sentences(path):
-        pairs, skipped = _gold_pairs(tokens)
+        pairs, skipped = _gold_pairs(tokens, coordination=coordination)
         gold.append(GoldSentence(text, tuple(pairs), skipped))
     return gold
 

@@ -25,6 +25,21 @@ from services.thesaurus.cooccur import (
         ("彼を信じた。", []),  # pronoun object
         ("本を。読む。", []),  # the sentence ended before any verb
         ("水を飲み、パンを食べた。", [("水", "飲む"), ("パン", "食べる")]),
+        # coordination: every conjunct is an object
+        ("リンゴとバナナを食べた。", [("リンゴ", "食べる"), ("バナナ", "食べる")]),
+        ("パンや牛乳を買う。", [("パン", "買う"), ("牛乳", "買う")]),
+        ("販売網の強化と顧客へのサービスの充実を図る。", [("強化", "図る"), ("充実", "図る")]),
+        ("企業や政府の管理を回避する。", [("管理", "回避する")]),  # 企業 modifies 管理
+        ("友人との約束を守る。", [("約束", "守る")]),  # AとのB is no coordination
+        ("「家元」と本家を呼ぶ。", [("本家", "呼ぶ")]),  # quotation と
+        # light verb する, its potential, nominal predicates, compound particles
+        ("売上を目的としている。", [("売上", "為る")]),
+        ("端末を保護できる。", [("端末", "保護する")]),
+        ("倉庫を開設。", []),
+        ("倉庫を開設、社員を雇う。", [("社員", "雇う")]),
+        ("この件をめぐって議論した。", []),
+        ("東京を中心に活動する。", []),
+        ("便利さを実感する。", []),  # nominalised adjective
     ],
 )
 def test_extraction_rules(sentence: str, expected: list[tuple[str, str]]) -> None:
