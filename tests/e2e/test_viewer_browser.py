@@ -107,7 +107,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chro
         "--disable-component-update",
         "--disable-sync",
         "--disable-dev-shm-usage",
-        "--window-size=1400,1000",
+        "--window-size=1400,1700",
         f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
     ):
         options.add_argument(flag)
