@@ -83,6 +83,58 @@ def _length_weights(settings: LexicalSettings) -> dp.FloatArray:
     return np.where(deletion, settings.deletion_length_weight, settings.length_weight)
 
 
+def _align_window(
+    src_side: lexicon.EncodedSide,
+    tgt_side: lexicon.EncodedSide,
+    tables: tuple[lexicon.TranslationTable, lexicon.TranslationTable | None],
+    model: length.LengthModel,
+    settings: LexicalSettings,
+    cums: tuple[dp.IntArray, dp.IntArray],
+    path_cells: dp.IntArray,
+    bounds: tuple[int, int, int, int],
+) -> list[Bead]:
+    """Length + lexical pass in one window, near the first path; the margin doubles while
+    the new path runs along the band's edge (the band must not cut the best path off)."""
+    x0, x1, y0, y1 = bounds
+    n, m = x1 - x0, y1 - y0
+    src_window = lexicon.slice_side(src_side, x0, x1)
+    tgt_window = lexicon.slice_side(tgt_side, y0, y1)
+    margin = settings.margin
+    while True:
+        band = dp.band_around_path(path_cells, n, m, margin)
+        llr, row_first = lexicon.band_llr(src_window, tgt_window, tables, band, settings.epsilon)
+        beads = length.run_dp(
+            cums[0], cums[1], model, band,
+            extra=-settings.lexical_weight * llr,
+            extra_row=row_first,
+            length_weight=_length_weights(settings),
+        )  # fmt: skip
+        low, high = band
+        full = bool(np.all(low == 0) and np.all(high == m))
+        if full or not dp.path_touches_edge(length.beads_to_cells(beads)[1:], low, high, m):
+            return beads
+        margin *= 2
+
+
+def train_tables(
+    src_side: lexicon.EncodedSide,
+    tgt_side: lexicon.EncodedSide,
+    path: Sequence[Bead],
+    cues: dict[tuple[int, int], float],
+    settings: LexicalSettings,
+) -> tuple[lexicon.TranslationTable, lexicon.TranslationTable | None]:
+    """Model 1 t(e|f) (and t(f|e) when both directions count) on the confident 1-1 beads."""
+    pairs = confident_pairs(path, settings.confident_share, settings.max_training_beads)
+    forward = lexicon.train_model1(src_side, tgt_side, pairs, cues, cue_weight=settings.cue_weight)
+    if not settings.both_directions:
+        return forward, None
+    backward = lexicon.train_model1(
+        tgt_side, src_side, [(y, x) for x, y in pairs],
+        {(e, f): value for (f, e), value in cues.items()}, cue_weight=settings.cue_weight,
+    )  # fmt: skip
+    return forward, backward
+
+
 def align_two_pass(
     src: Sequence[str],
     tgt: Sequence[str],
@@ -94,37 +146,17 @@ def align_two_pass(
     src_cum, tgt_cum = length.cumulative_lengths(src), length.cumulative_lengths(tgt)
     first, model = length.length_pass(src_cum, tgt_cum)
     src_side, tgt_side = lexicon.encode(src, src_lang), lexicon.encode(tgt, tgt_lang)
-    pairs = confident_pairs(first, settings.confident_share, settings.max_training_beads)
     cues = lexicon.cue_similarity(src_side.vocabulary, tgt_side.vocabulary)
-    forward = lexicon.train_model1(src_side, tgt_side, pairs, cues, cue_weight=settings.cue_weight)
-    backward = None
-    if settings.both_directions:
-        backward = lexicon.train_model1(
-            tgt_side, src_side, [(y, x) for x, y in pairs],
-            {(e, f): value for (f, e), value in cues.items()}, cue_weight=settings.cue_weight,
-        )  # fmt: skip
+    tables = train_tables(src_side, tgt_side, first, cues, settings)
     cells = length.beads_to_cells(first)
-    cuts = anchor_cuts(first, settings.window)
     aligned: list[Bead] = []
-    for (x0, y0), (x1, y1) in itertools.pairwise(cuts):
+    for (x0, y0), (x1, y1) in itertools.pairwise(anchor_cuts(first, settings.window)):
         inside = (cells[:, 0] >= x0) & (cells[:, 0] <= x1) & (cells[:, 1] >= y0)
         window_cells = cells[inside & (cells[:, 1] <= y1)] - np.array([x0, y0])
-        band = dp.band_around_path(window_cells, x1 - x0, y1 - y0, settings.margin)
-        llr, row_first = lexicon.band_llr(
-            lexicon.slice_side(src_side, x0, x1),
-            lexicon.slice_side(tgt_side, y0, y1),
-            (forward, backward),
-            band,
-            settings.epsilon,
-        )
-        beads = length.run_dp(
-            src_cum[x0 : x1 + 1] - src_cum[x0],
-            tgt_cum[y0 : y1 + 1] - tgt_cum[y0],
-            model,
-            band,
-            extra=-settings.lexical_weight * llr,
-            extra_row=row_first,
-            length_weight=_length_weights(settings),
-        )
+        beads = _align_window(
+            src_side, tgt_side, tables, model, settings,
+            (src_cum[x0 : x1 + 1] - src_cum[x0], tgt_cum[y0 : y1 + 1] - tgt_cum[y0]),
+            window_cells, (x0, x1, y0, y1),
+        )  # fmt: skip
         aligned.extend(_shift(beads, x0, y0))
     return aligned

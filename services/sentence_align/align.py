@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from services.sentence_align.beads import Bead
 from shared.errors import InvalidInput
 
-METHODS = ("length", "lexicon", "hybrid")
+METHODS = ("length", "lexicon", "hybrid", "anchors")
 
 
 def align_sentences(
@@ -22,8 +22,11 @@ def align_sentences(
 
     ``method``: "length" (Gale-Church), "lexicon" (Moore 2002: length pass, IBM Model 1 on
     confident 1-1 beads, realign), "hybrid" (Zhao & Vogel 2002: length + lexical scores
-    with a background model; the default). Languages are optional hints (monolingual input
-    seeds the lexicon with the identity). Raises ``InvalidInput`` for an unknown method.
+    with a background model; the default), "anchors" (BAM for two versions of one text:
+    greedy non-crossing anchors, then the length DP inside the fragments). Languages are
+    optional hints (monolingual input seeds the lexicon with the identity). Raises
+    ``InvalidInput`` for an unknown method (``InputTooLarge`` when "anchors" gets texts
+    beyond its dense score matrix).
     """
     if method not in METHODS:
         raise InvalidInput(f"unknown sentence alignment method {method!r}; use one of {METHODS}")
@@ -37,6 +40,11 @@ def align_sentences(
         from services.sentence_align.lexicon import align_by_lexicon
 
         return align_by_lexicon(src, tgt, src_lang=src_lang, tgt_lang=tgt_lang)
+    if method == "anchors":
+        # Imported here: anchors itself calls align_sentences for its fragments.
+        from services.sentence_align.anchors import align_monolingual
+
+        return align_monolingual(src, tgt)
     from services.sentence_align.hybrid import align_hybrid
 
     return align_hybrid(src, tgt, src_lang=src_lang, tgt_lang=tgt_lang)

@@ -9,7 +9,10 @@ import typer
 
 from shared.errors import InvalidInput
 
-_METHOD_HELP = "length (Gale-Church), lexicon (Moore 2002) or hybrid (Zhao & Vogel 2002)"
+_METHOD_HELP = (
+    "length (Gale-Church), lexicon (Moore 2002), hybrid (Zhao & Vogel 2002) or anchors "
+    "(BAM, two versions of one text)"
+)
 
 
 def _read_sentences(path: Path, *, presplit: bool, lang: str | None) -> list[str]:

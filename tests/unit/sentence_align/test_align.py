@@ -34,22 +34,19 @@ def test_document_aligned_with_itself_is_the_identity(method: str, doc: list[str
     assert [(b.src, b.tgt) for b in beads] == [((k,), (k,)) for k in range(len(doc))]
 
 
-def _total(beads: list[Bead]) -> float:
-    return sum(bead.cost for bead in beads)
+def _links(beads: list[Bead]) -> set[tuple[tuple[int, ...], tuple[int, ...]]]:
+    # The beads as a set: the order of adjacent 1-0 and 0-1 beads is a convention that no
+    # rule can keep under swapping (src-first becomes tgt-first), so only it is ignored.
+    return {(bead.src, bead.tgt) for bead in beads}
 
 
-# Moore's lexicon method scores P(T|S) with one Model 1 direction, so it is directional by
-# design; length and hybrid (Model 1 in both directions) are symmetric.
-@pytest.mark.parametrize("method", ["length", "hybrid"])
-@settings(max_examples=30)
+@pytest.mark.parametrize("method", METHODS)
+@settings(max_examples=30, derandomize=True)
 @given(src=documents, tgt=documents)
 def test_swapping_sides_mirrors_the_beads(method: str, src: list[str], tgt: list[str]) -> None:
     forward = align_sentences(src, tgt, method=method, src_lang="de", tgt_lang="fr")
     backward = align_sentences(tgt, src, method=method, src_lang="fr", tgt_lang="de")
-    mirrored = [bead.mirrored() for bead in backward]
-    if [(b.src, b.tgt) for b in mirrored] != [(b.src, b.tgt) for b in forward]:
-        # Only an exact tie between two optimal alignments may differ.
-        assert _total(backward) == pytest.approx(_total(forward), rel=1e-6, abs=1e-6)
+    assert _links([bead.mirrored() for bead in backward]) == _links(forward)
 
 
 def test_empty_sides_become_deletions() -> None:
@@ -61,3 +58,11 @@ def test_empty_sides_become_deletions() -> None:
 def test_unknown_method_is_invalid_input() -> None:
     with pytest.raises(InvalidInput, match="unknown sentence alignment method"):
         align_sentences(["a"], ["b"], method="neural")
+
+
+def test_anchors_method_is_bam_alignment() -> None:
+    from services.sentence_align.anchors import align_monolingual
+
+    src = ["The mountain is high.", "We climbed it in 1956.", "It rained.", "The end."]
+    tgt = ["The mountain is very high.", "It rained all day.", "We climbed it.", "End."]
+    assert align_sentences(src, tgt, method="anchors") == align_monolingual(src, tgt)

@@ -13,7 +13,7 @@ from services.sentence_align.beads import check_coverage, parse_beads
 runner = CliRunner()
 
 
-@pytest.mark.parametrize("method", ["length", "lexicon", "hybrid"])
+@pytest.mark.parametrize("method", ["length", "lexicon", "hybrid", "anchors"])
 def test_align_sentences_presplit_prints_vecalign_beads(tmp_path: Path, method: str) -> None:
     src = tmp_path / "a.de"
     tgt = tmp_path / "a.fr"
