@@ -19,6 +19,7 @@ from services.gateway.exports import parse_since
 from shared.config import Settings, get_settings
 from shared.exports import read_tmx
 from shared.store import Store, sentence_pairs
+from tests.unit.gateway.observations import BIG_LARGE
 from tests.unit.gateway.test_viewer import ROWS, fill, save_tiny_snapshot
 from tests.unit.shared.test_exports_tmx import assert_tmx_14b
 
@@ -102,24 +103,7 @@ def test_parse_since() -> None:
 
 def test_ppdb_download(client: TestClient, store_url: str) -> None:
     assert download(client, "/v1/exports/paraphrases.ppdb") == b""
-    Store(store_url).add_paraphrase_observations(
-        [
-            {
-                "id": "o1",
-                "kind": "pc-mobile",
-                "lang": "en",
-                "src_text": "the big dog",
-                "tgt_text": "the large dog",
-            },
-            {
-                "id": "o2",
-                "kind": "pc-mobile",
-                "lang": "en",
-                "src_text": "a big house",
-                "tgt_text": "a large house",
-            },
-        ]
-    )
+    Store(store_url).add_paraphrase_observations(BIG_LARGE)
     lines = download(client, "/v1/exports/paraphrases.ppdb").decode().splitlines()
     fields = [line.split(" ||| ") for line in lines]
     assert all(len(f) == 5 and f[0] == "[X]" for f in fields)

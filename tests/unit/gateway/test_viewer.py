@@ -18,6 +18,7 @@ from services.thesaurus.similarity import SimilarityModel
 from services.thesaurus.thesauri import Thesaurus
 from shared.config import Settings, get_settings
 from shared.store import Store
+from tests.unit.gateway.observations import BIG_LARGE
 
 HOSTILE = "<script>alert('x')</script><img src=x onerror=alert(1)>"
 JOB = "job-viewer"
@@ -200,24 +201,7 @@ def test_static_files_are_a_fixed_list(client: TestClient) -> None:
 
 
 def test_paraphrase_page_searches_the_phrase_table(client: TestClient, store_url: str) -> None:
-    Store(store_url).add_paraphrase_observations(
-        [
-            {
-                "id": "o1",
-                "kind": "pc-mobile",
-                "lang": "en",
-                "src_text": "the big dog",
-                "tgt_text": "the large dog",
-            },
-            {
-                "id": "o2",
-                "kind": "pc-mobile",
-                "lang": "en",
-                "src_text": "a big house",
-                "tgt_text": "a large house",
-            },
-        ]
-    )
+    Store(store_url).add_paraphrase_observations(BIG_LARGE)
     page = client.get("/ui/paraphrases")
     assert page.status_code == 200
     phrases = re.findall(
