@@ -54,3 +54,19 @@ def test_paragraph_split_in_a_wrapper_joins_its_aligned_half() -> None:
     assert not any(
         "Encore une phrase." in pair.tgt_text and "Kurz" in pair.src_text for pair in joined
     )
+
+
+def test_a_box_body_does_not_join_its_paired_title() -> None:
+    # the boxes' short titles pair; their long bodies would ruin the pair's length match
+    src = parse_html(
+        "<html><body><div class='box'><h4>Werbung</h4>"
+        "<p>Kaufen Sie jetzt unsere neuen Wanderschuhe, nur diese Woche im Angebot!</p>"
+        "<p>Versand kostenlos ab dem zweiten Paar, Rückgabe innerhalb von dreissig Tagen.</p>"
+        "</div></body></html>"
+    )
+    tgt = parse_html("<html><body><div class='box'><h4>Annonce</h4></div></body></html>")
+    model = initial_model(sorted(set(src.label_names) | set(tgt.label_names)))
+    folded = block_tree(src), block_tree(tgt)
+    alignment = align_trees(*folded, model)
+    pairs = text_pairs(*folded, alignment, model, attach_wrapped=True)
+    assert [(pair.src_text, pair.tgt_text) for pair in pairs] == [("Werbung", "Annonce")]

@@ -73,3 +73,16 @@ def test_shared_anchor_tokens_lower_the_text_cost() -> None:
     plain = LengthTextModel(anchor_weight=0.0).pair_costs(["Piz Buin 1990"], ["Piz Buin 1990"])
     anchored = LengthTextModel(anchor_weight=2.0).pair_costs(["Piz Buin 1990"], ["Piz Buin 1990"])
     assert anchored[0, 0] == pytest.approx(plain[0, 0] - 6.0)
+
+
+def test_cognate_anchors_match_accent_folded_prefixes() -> None:
+    from services.tree_align.model import anchor_tokens, shared_anchors
+
+    assert anchor_tokens("Die Expedition 1956", cognates=True) == {"~expe", "1956", "Die"}
+    counts = shared_anchors(
+        ["Die Expedition erreichte 1956 den Gipfel"],
+        ["L'expédition atteignit le sommet en 1956", "Rien"],
+        cognates=True,
+    )
+    np.testing.assert_array_equal(counts, [[2, 0]])
+    assert shared_anchors(["Die Expedition"], ["L'expédition"])[0, 0] == 0
