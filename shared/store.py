@@ -139,8 +139,10 @@ def insert_ignoring_conflicts(
         statement = sqlite.insert(table).on_conflict_do_nothing()
     else:  # pragma: no cover - other back ends are not supported
         raise NotImplementedError(f"unsupported database dialect {dialect}")
-    result = connection.execute(statement, list(rows))
-    return max(result.rowcount, 0)
+    # RETURNING, not rowcount: a multi-row insert on PostgreSQL (psycopg, insertmanyvalues)
+    # reports rowcount -1, which made every batch count as 0 inserted rows.
+    returning = statement.returning(*table.primary_key.columns)
+    return len(connection.execute(returning, list(rows)).all())
 
 
 def site_of(url: str) -> str:
