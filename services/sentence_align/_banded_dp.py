@@ -180,6 +180,11 @@ def banded_dp(
     return cells[:count][::-1].copy(), costs[:count][::-1].copy(), total_cost
 
 
+def full_band(n_src: int, n_tgt: int) -> tuple[IntArray, IntArray]:
+    """Every cell of the (n_src + 1) x (n_tgt + 1) table: the exhaustive program."""
+    return np.zeros(n_src + 1, dtype=np.int64), np.full(n_src + 1, n_tgt, dtype=np.int64)
+
+
 def diagonal_band(n_src: int, n_tgt: int, half_width: int) -> tuple[IntArray, IntArray]:
     """Band of ``half_width`` target sentences either side of the straight diagonal."""
     rows = np.arange(n_src + 1, dtype=np.float64)

@@ -19,6 +19,10 @@ from services.sentence_align import _banded_dp as dp
 from services.sentence_align import length, lexicon
 from services.sentence_align.beads import Bead
 
+# Windows with at most this many sentences a side are searched in full (exact and cheaper
+# than building a band); page chunks and short documents take this path.
+FULL_BAND_SIZE = 24
+
 
 @dataclass(frozen=True)
 class LexicalSettings:
@@ -101,7 +105,10 @@ def _align_window(
     tgt_window = lexicon.slice_side(tgt_side, y0, y1)
     margin = settings.margin
     while True:
-        band = dp.band_around_path(path_cells, n, m, margin)
+        if max(n, m) <= FULL_BAND_SIZE:
+            band = dp.full_band(n, m)  # small window: the whole table costs less than a band
+        else:
+            band = dp.band_around_path(path_cells, n, m, margin)
         llr, row_first = lexicon.band_llr(src_window, tgt_window, tables, band, settings.epsilon)
         beads = length.run_dp(
             cums[0], cums[1], model, band,
@@ -135,28 +142,75 @@ def train_tables(
     return forward, backward
 
 
+def _deletions(x0: int, x1: int, y0: int, y1: int) -> list[Bead]:
+    # A segment with an empty side: every sentence of the other side is a 1-0 or 0-1 bead.
+    return [Bead((i,), ()) for i in range(x0, x1)] + [Bead((), (j,)) for j in range(y0, y1)]
+
+
+def segmented_length_pass(
+    src_cum: dp.IntArray, tgt_cum: dp.IntArray, cuts: Sequence[tuple[int, int]]
+) -> tuple[list[Bead], length.LengthModel]:
+    """Length pass inside fixed segments (cut points (i, j)) with one model for all of them:
+    c from the total lengths, then c and s2 refitted on every segment's 1-1 beads."""
+
+    def run(model: length.LengthModel) -> list[Bead]:
+        beads: list[Bead] = []
+        for (x0, y0), (x1, y1) in itertools.pairwise(cuts):
+            if x0 == x1 or y0 == y1:
+                beads += _deletions(x0, x1, y0, y1)
+                continue
+            cums = (src_cum[x0 : x1 + 1] - src_cum[x0], tgt_cum[y0 : y1 + 1] - tgt_cum[y0])
+            if max(x1 - x0, y1 - y0) <= FULL_BAND_SIZE:
+                window = length.run_dp(*cums, model, dp.full_band(x1 - x0, y1 - y0))
+            else:
+                window = length.align_with_widening_band(*cums, model)
+            beads += _shift(window, x0, y0)
+        return beads
+
+    first_model = length.initial_model(src_cum, tgt_cum)
+    first = run(first_model)
+    fitted = length.fit_model(src_cum, tgt_cum, first, first_model)
+    return (first, first_model) if fitted == first_model else (run(fitted), fitted)
+
+
 def align_two_pass(
     src: Sequence[str],
     tgt: Sequence[str],
     src_lang: str | None,
     tgt_lang: str | None,
     settings: LexicalSettings,
+    segments: Sequence[tuple[int, int]] | None = None,
 ) -> list[Bead]:
-    """Length pass, Model 1 on its confident 1-1 beads, then windowed length+lexical pass."""
+    """Length pass, Model 1 on its confident 1-1 beads, then windowed length+lexical pass.
+
+    ``segments``: optional fixed cut points (i, j) from (0, 0) to (n, m) that no bead may
+    cross (e.g. the aligned text chunks of one page pair); the length model and Model 1 are
+    then shared by all segments and each segment is one window.
+    """
     src_cum, tgt_cum = length.cumulative_lengths(src), length.cumulative_lengths(tgt)
-    first, model = length.length_pass(src_cum, tgt_cum)
+    if segments is None:
+        first, model = length.length_pass(src_cum, tgt_cum)
+        cuts = anchor_cuts(first, settings.window)
+    else:
+        cuts = list(segments)
+        first, model = segmented_length_pass(src_cum, tgt_cum, cuts)
     src_side, tgt_side = lexicon.encode(src, src_lang), lexicon.encode(tgt, tgt_lang)
     cues = lexicon.cue_similarity(src_side.vocabulary, tgt_side.vocabulary)
     tables = train_tables(src_side, tgt_side, first, cues, settings)
     cells = length.beads_to_cells(first)
     aligned: list[Bead] = []
-    for (x0, y0), (x1, y1) in itertools.pairwise(anchor_cuts(first, settings.window)):
-        inside = (cells[:, 0] >= x0) & (cells[:, 0] <= x1) & (cells[:, 1] >= y0)
-        window_cells = cells[inside & (cells[:, 1] <= y1)] - np.array([x0, y0])
+    for (x0, y0), (x1, y1) in itertools.pairwise(cuts):
+        if x0 == x1 or y0 == y1:
+            aligned += _deletions(x0, x1, y0, y1)
+            continue
+        # Path cells of the window: rows x0..x1 (the path's rows never decrease).
+        first_cell = np.searchsorted(cells[:, 0], x0, side="left")
+        window_cells = cells[first_cell : np.searchsorted(cells[:, 0], x1, side="right")]
+        window_cells = window_cells[(window_cells[:, 1] >= y0) & (window_cells[:, 1] <= y1)]
         beads = _align_window(
             src_side, tgt_side, tables, model, settings,
             (src_cum[x0 : x1 + 1] - src_cum[x0], tgt_cum[y0 : y1 + 1] - tgt_cum[y0]),
-            window_cells, (x0, x1, y0, y1),
+            window_cells - np.array([x0, y0]), (x0, x1, y0, y1),
         )  # fmt: skip
         aligned.extend(_shift(beads, x0, y0))
     return aligned

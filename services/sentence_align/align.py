@@ -48,3 +48,55 @@ def align_sentences(
     from services.sentence_align.hybrid import align_hybrid
 
     return align_hybrid(src, tgt, src_lang=src_lang, tgt_lang=tgt_lang)
+
+
+def align_segments(
+    segments: Sequence[tuple[Sequence[str], Sequence[str]]],
+    *,
+    method: str = "hybrid",
+    src_lang: str | None = None,
+    tgt_lang: str | None = None,
+) -> list[list[Bead]]:
+    """Align several already paired segments (e.g. the text chunks of one page pair).
+
+    Beads never cross a segment; each segment's beads use its own 0-based indices. For
+    "lexicon" and "hybrid" the length model and Model 1 are estimated once from all the
+    segments together (more text than one chunk, and one model set-up instead of one per
+    chunk); "length" and "anchors" align each segment on its own.
+    """
+    if method not in METHODS:
+        raise InvalidInput(f"unknown sentence alignment method {method!r}; use one of {METHODS}")
+    if method in ("length", "anchors") or not all(src and tgt for src, tgt in segments):
+        # (A segment with an empty side is all deletions; such pages go one chunk at a time.)
+        return [
+            align_sentences(src, tgt, method=method, src_lang=src_lang, tgt_lang=tgt_lang)
+            for src, tgt in segments
+        ]
+    from services.sentence_align._two_pass import align_two_pass
+    from services.sentence_align.hybrid import HYBRID_SETTINGS
+    from services.sentence_align.lexicon import lexicon_settings
+
+    settings = HYBRID_SETTINGS if method == "hybrid" else lexicon_settings()
+    cuts = [(0, 0)]
+    for src, tgt in segments:
+        cuts.append((cuts[-1][0] + len(src), cuts[-1][1] + len(tgt)))
+    beads = align_two_pass(
+        [sentence for src, _ in segments for sentence in src],
+        [sentence for _, tgt in segments for sentence in tgt],
+        src_lang, tgt_lang, settings, segments=cuts,
+    )  # fmt: skip
+    result: list[list[Bead]] = [[] for _ in segments]
+    segment = 0
+    for bead in beads:
+        # Beads come in order; skip to the segment holding the bead's first sentence.
+        first_src = bead.src[0] if bead.src else None
+        first_tgt = bead.tgt[0] if bead.tgt else None
+        while (first_src is not None and first_src >= cuts[segment + 1][0]) or (
+            first_tgt is not None and first_tgt >= cuts[segment + 1][1]
+        ):
+            segment += 1
+        x0, y0 = cuts[segment]
+        result[segment].append(
+            Bead(tuple(i - x0 for i in bead.src), tuple(j - y0 for j in bead.tgt), bead.cost)
+        )
+    return result

@@ -35,24 +35,26 @@ def join_sentences(sentences: list[str], lang: str) -> str:
 
 def sentence_pairs(message: ChunkPairs) -> list[SentencePair]:
     """Split each aligned chunk into sentences and align them; 1-0/0-1 beads are not pairs."""
-    from services.sentence_align.align import align_sentences
+    from services.sentence_align.align import align_segments
     from services.sentence_align.beads import format_bead
     from services.sentence_align.splitter import split_sentences
 
     context = message.context
     pairs: list[SentencePair] = []
-    for index, chunk in enumerate(message.chunks):
-        src_sentences = split_sentences(chunk.src_text, context.src_lang)
-        tgt_sentences = split_sentences(chunk.tgt_text, context.tgt_lang)
-        if not src_sentences or not tgt_sentences:
-            continue
-        beads = align_sentences(
-            src_sentences,
-            tgt_sentences,
-            method=message.method,
-            src_lang=context.src_lang,
-            tgt_lang=context.tgt_lang,
-        )
+    split = [
+        (index, split_sentences(chunk.src_text, context.src_lang),
+         split_sentences(chunk.tgt_text, context.tgt_lang))
+        for index, chunk in enumerate(message.chunks)
+    ]  # fmt: skip
+    split = [(index, src, tgt) for index, src, tgt in split if src and tgt]
+    # One length model and one Model 1 per page pair, shared by its chunks.
+    aligned = align_segments(
+        [(src, tgt) for _, src, tgt in split],
+        method=message.method,
+        src_lang=context.src_lang,
+        tgt_lang=context.tgt_lang,
+    )
+    for (index, src_sentences, tgt_sentences), beads in zip(split, aligned, strict=True):
         for bead in beads:
             if not bead.src or not bead.tgt:
                 continue

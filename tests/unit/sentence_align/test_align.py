@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.sentence_align.align import METHODS, align_sentences
+from services.sentence_align.align import METHODS, align_segments, align_sentences
 from services.sentence_align.beads import Bead, check_coverage
 from shared.errors import InvalidInput
 
@@ -66,3 +66,35 @@ def test_anchors_method_is_bam_alignment() -> None:
     src = ["The mountain is high.", "We climbed it in 1956.", "It rained.", "The end."]
     tgt = ["The mountain is very high.", "It rained all day.", "We climbed it.", "End."]
     assert align_sentences(src, tgt, method="anchors") == align_monolingual(src, tgt)
+
+
+segment_lists = st.lists(
+    st.tuples(
+        st.lists(sentences, min_size=1, max_size=6), st.lists(sentences, min_size=1, max_size=6)
+    ),
+    min_size=0,
+    max_size=5,
+)
+
+
+@pytest.mark.parametrize("method", METHODS)
+@settings(max_examples=20, derandomize=True)
+@given(segments=segment_lists)
+def test_segments_are_aligned_separately_and_covered(
+    method: str, segments: list[tuple[list[str], list[str]]]
+) -> None:
+    aligned = align_segments(segments, method=method, src_lang="de", tgt_lang="fr")
+    assert len(aligned) == len(segments)
+    for (src, tgt), beads in zip(segments, aligned, strict=True):
+        check_coverage(beads, len(src), len(tgt))
+
+
+def test_segment_with_an_empty_side_is_all_deletions() -> None:
+    aligned = align_segments([(["Der Berg."], ["La montagne."]), (["Ende."], [])])
+    assert aligned == [[Bead((0,), (0,), aligned[0][0].cost)], [Bead((0,), ())]]
+
+
+def test_length_segments_equal_separate_calls() -> None:
+    segments = [(["Der Berg ist hoch.", "Ja."], ["La montagne est haute."]), (["Gut."], ["Bon."])]
+    expected = [align_sentences(src, tgt, method="length") for src, tgt in segments]
+    assert align_segments(segments, method="length") == expected
