@@ -18,8 +18,9 @@ on until k reaches the root, so round r = 2k − 1 (one-sided) or 2k (pairs). De
   averaged by each 1st-round estimate, averaged over the estimated pairs that used two or more
   values with a positive mean; and the CV of all corpus-defined values (paper: 0.384 vs 2.125).
 
-Each process is two passes of numba kernels over the L × L matrix (group sums per row, then
-the fill), so memory stays O(L × groups) beyond the L × L model itself.
+Each process is one pass of a numba kernel over the L × L matrix, parallel over groups, with
+the per-row group sums R kept up to date in both orientations (see ``_kernels``), so memory
+stays O(L × groups) beyond the L × L model itself.
 """
 
 from __future__ import annotations
@@ -58,68 +59,102 @@ class Estimation:
 
 def _kernels() -> tuple[Any, ...]:
     # Compiled lazily (and cached on disk) so importing this module compiles nothing.
+    # R[a, g] = Σ_{b ∈ g, b ≠ a, SIM(a, b) defined} SIM(a, b) is kept in both orientations:
+    # ``sums`` (L × groups, row a) and ``sums_t`` (groups × L, row g: R_t[g, b] = R[b, g]), so
+    # that every kernel reads both along rows. The kernels run in parallel over groups, and
+    # a group's thread is the only one that touches its rows a ∈ g of ``sums`` and its row g of
+    # ``sums_t``: no races, and no L × groups transposes or scratch arrays per process.
     import numba
 
     @numba.njit(parallel=True, cache=True)
-    def row_group_sums(
-        values: Float32Array, rounds: RoundArray, label: IntArray, groups: int
-    ) -> tuple[FloatArray, FloatArray, FloatArray]:
-        # R[a, g] = Σ_{b ∈ g, b ≠ a, SIM(a, b) defined} SIM(a, b), with counts and squares.
+    def group_sums(
+        values: Float32Array,
+        rounds: RoundArray,
+        label: IntArray,
+        members: IntArray,
+        group_start: IntArray,
+        with_squares: bool,
+    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
         size = values.shape[0]
+        groups = len(group_start) - 1
+        extra = size if with_squares else 0
         sums = np.zeros((size, groups))
         counts = np.zeros((size, groups))
-        squares = np.zeros((size, groups))
-        for a in numba.prange(size):
-            for b in range(size):
-                if a != b and rounds[a, b] != UNDEFINED_ROUND:
-                    value = float(values[a, b])
-                    sums[a, label[b]] += value
-                    counts[a, label[b]] += 1.0
-                    squares[a, label[b]] += value * value
-        return sums, counts, squares
+        squares = np.zeros((extra, groups))
+        sums_t = np.zeros((groups, size))
+        counts_t = np.zeros((groups, size))
+        squares_t = np.zeros((groups, extra))
+        for g in numba.prange(groups):
+            for m in range(group_start[g], group_start[g + 1]):
+                a = members[m]
+                for b in range(size):
+                    if a != b and rounds[a, b] != UNDEFINED_ROUND:
+                        value = float(values[a, b])
+                        sums[a, label[b]] += value
+                        counts[a, label[b]] += 1.0
+                        sums_t[g, b] += value
+                        counts_t[g, b] += 1.0
+                        if with_squares:
+                            squares[a, label[b]] += value * value
+                            squares_t[g, b] += value * value
+        return sums, counts, squares, sums_t, counts_t, squares_t
 
     @numba.njit(parallel=True, cache=True)
     def fill_one_sided(
         values: Float32Array,
         rounds: RoundArray,
         open_cells: IntArray,
-        label: IntArray,
-        sums: FloatArray,
-        counts: FloatArray,
+        grouping: tuple[IntArray, IntArray, IntArray],
+        state: tuple[FloatArray, FloatArray, FloatArray, FloatArray],
         squares: FloatArray,
-        sums_t: FloatArray,
-        counts_t: FloatArray,
         squares_t: FloatArray,
+        with_cv: bool,
         round_tag: int,
-        added_sums: FloatArray,
-        added_counts: FloatArray,
     ) -> FloatArray:
-        # Fig. 1a: Σ_{a' ∈ G(a)} SIM(a', b) = R[b, G(a)] by symmetry, plus R[a, G(b)].
-        # Every row writes only its own cells and reads only R: the round is order-free.
-        # What a row fills is added to its own row of ``added_*`` for the next process.
-        # ``*_t`` are the transposes (groups × L), so R[b, G(a)] is read along a row.
+        # Fig. 1a: Σ_{a' ∈ G(a)} SIM(a', b) = R[b, G(a)] = R_t[G(a), b], plus R[a, G(b)].
+        # Reads see only the values defined before this process: row a of ``sums`` gets its
+        # additions after row a is done, row g of ``sums_t`` after group g is done, and no
+        # other cell reads them.
+        label, members, group_start = grouping
+        sums, counts, sums_t, counts_t = state
         size = values.shape[0]
-        cv = np.zeros((size, 2))
-        for a in numba.prange(size):
-            if open_cells[a] == 0:
-                continue
-            for b in range(size):
-                if a == b or rounds[a, b] != UNDEFINED_ROUND:
+        groups = len(group_start) - 1
+        cv = np.zeros((groups, 2))
+        for g in numba.prange(groups):
+            added_t = np.zeros(size)
+            added_t_counts = np.zeros(size)
+            added = np.zeros(groups)
+            added_counts = np.zeros(groups)
+            for m in range(group_start[g], group_start[g + 1]):
+                a = members[m]
+                if open_cells[a] == 0:
                     continue
-                used = counts[a, label[b]] + counts_t[label[a], b]
-                if used == 0.0:
-                    continue
-                total = sums[a, label[b]] + sums_t[label[a], b]
-                mean = total / used
-                values[a, b] = mean
-                rounds[a, b] = round_tag
-                open_cells[a] -= 1
-                added_sums[a, label[b]] += float(values[a, b])
-                added_counts[a, label[b]] += 1.0
-                if used >= 2.0 and mean > 0.0:
-                    square = squares[a, label[b]] + squares_t[label[a], b]
-                    cv[a, 0] += np.sqrt(max(square / used - mean * mean, 0.0)) / mean
-                    cv[a, 1] += 1.0
+                added[:] = 0.0
+                added_counts[:] = 0.0
+                for b in range(size):
+                    if a == b or rounds[a, b] != UNDEFINED_ROUND:
+                        continue
+                    group_b = label[b]
+                    used = counts[a, group_b] + counts_t[g, b]
+                    if used == 0.0:
+                        continue
+                    mean = (sums[a, group_b] + sums_t[g, b]) / used
+                    values[a, b] = mean
+                    rounds[a, b] = round_tag
+                    open_cells[a] -= 1
+                    stored = float(values[a, b])
+                    added[group_b] += stored
+                    added_counts[group_b] += 1.0
+                    added_t[b] += stored
+                    added_t_counts[b] += 1.0
+                    if with_cv and used >= 2.0 and mean > 0.0:
+                        square = squares[a, group_b] + squares_t[g, b]
+                        cv[g, 0] += np.sqrt(max(square / used - mean * mean, 0.0)) / mean
+                        cv[g, 1] += 1.0
+                sums[a, :] += added
+                counts[a, :] += added_counts
+            sums_t[g, :] += added_t
+            counts_t[g, :] += added_t_counts
         return cv
 
     @numba.njit(parallel=True, cache=True)
@@ -127,28 +162,37 @@ def _kernels() -> tuple[Any, ...]:
         values: Float32Array,
         rounds: RoundArray,
         open_cells: IntArray,
-        label: IntArray,
+        grouping: tuple[IntArray, IntArray, IntArray],
+        state: tuple[FloatArray, FloatArray, FloatArray, FloatArray],
         block_sums: FloatArray,
         block_counts: FloatArray,
         round_tag: int,
-        row_sums: FloatArray,
-        row_counts: FloatArray,
     ) -> None:
-        # Fig. 1b: the mean of the defined SIM over G(a) × G(b); R is updated in place.
+        # Fig. 1b: the mean of the defined SIM over G(a) × G(b). This process reads only the
+        # block sums, so R is updated in place.
+        label, members, group_start = grouping
+        sums, counts, sums_t, counts_t = state
         size = values.shape[0]
-        for a in numba.prange(size):
-            if open_cells[a] == 0:
-                continue
-            for b in range(size):
-                if a == b or rounds[a, b] != UNDEFINED_ROUND:
+        groups = len(group_start) - 1
+        for g in numba.prange(groups):
+            for m in range(group_start[g], group_start[g + 1]):
+                a = members[m]
+                if open_cells[a] == 0:
                     continue
-                used = block_counts[label[a], label[b]]
-                if used > 0.0:
-                    values[a, b] = block_sums[label[a], label[b]] / used
-                    rounds[a, b] = round_tag
-                    open_cells[a] -= 1
-                    row_sums[a, label[b]] += float(values[a, b])
-                    row_counts[a, label[b]] += 1.0
+                for b in range(size):
+                    if a == b or rounds[a, b] != UNDEFINED_ROUND:
+                        continue
+                    group_b = label[b]
+                    used = block_counts[g, group_b]
+                    if used > 0.0:
+                        values[a, b] = block_sums[g, group_b] / used
+                        rounds[a, b] = round_tag
+                        open_cells[a] -= 1
+                        stored = float(values[a, b])
+                        sums[a, group_b] += stored
+                        counts[a, group_b] += 1.0
+                        sums_t[g, b] += stored
+                        counts_t[g, b] += 1.0
 
     @numba.njit(parallel=True, cache=True)
     def merge_columns(matrix: FloatArray, coarse_of_fine: IntArray, groups: int) -> FloatArray:
@@ -159,15 +203,17 @@ def _kernels() -> tuple[Any, ...]:
                 out[a, coarse_of_fine[g]] += matrix[a, g]
         return out
 
-    @numba.njit(cache=True)
-    def sum_rows_by_group(matrix: FloatArray, label: IntArray, groups: int) -> FloatArray:
-        # out[g, :] = Σ_{a ∈ g} matrix[a, :], reading rows contiguously.
+    @numba.njit(parallel=True, cache=True)
+    def sum_rows_by_group(matrix: FloatArray, members: IntArray, group_start: IntArray) -> Any:
+        # out[g, :] = Σ_{a ∈ g} matrix[a, :], one group per thread, reading rows contiguously.
+        groups = len(group_start) - 1
         out = np.zeros((groups, matrix.shape[1]))
-        for a in range(matrix.shape[0]):
-            out[label[a], :] += matrix[a, :]
+        for g in numba.prange(groups):
+            for m in range(group_start[g], group_start[g + 1]):
+                out[g, :] += matrix[members[m], :]
         return out
 
-    return row_group_sums, fill_one_sided, fill_pairs, merge_columns, sum_rows_by_group
+    return group_sums, fill_one_sided, fill_pairs, merge_columns, sum_rows_by_group
 
 
 _KERNELS: tuple[Any, ...] | None = None
@@ -178,6 +224,14 @@ def _group_labels(thesaurus: Thesaurus, height: int) -> tuple[IntArray, int]:
     _, label = np.unique(thesaurus.leaf_ancestors(height), return_inverse=True)
     label = label.astype(np.int64).ravel()
     return label, int(label.max()) + 1 if len(label) else 0
+
+
+def _members(label: IntArray, groups: int) -> tuple[IntArray, IntArray]:
+    """Leaves sorted by group, and where each group starts in that order."""
+    members = np.argsort(label, kind="stable").astype(np.int64)
+    group_start = np.zeros(groups + 1, dtype=np.int64)
+    np.cumsum(np.bincount(label, minlength=groups), out=group_start[1:])
+    return members, group_start
 
 
 def coefficient_of_variation(values: Float32Array, mask: npt.NDArray[np.bool_]) -> float:
@@ -208,18 +262,24 @@ def estimate_undefined(
         raise InvalidInput("the similarity model was not built over this thesaurus' leaves")
     if _KERNELS is None:
         _KERNELS = _kernels()
-    row_group_sums, fill_one_sided, fill_pairs, merge_columns, sum_rows_by_group = _KERNELS
+    group_sums, fill_one_sided, fill_pairs, merge_columns, sum_rows_by_group = _KERNELS
     values = np.ascontiguousarray(model.values, dtype=np.float32).copy()
     rounds = np.ascontiguousarray(model.rounds, dtype=np.int8).copy()
-    off_diagonal = ~np.eye(len(model.leaf_ids), dtype=bool)
-    corpus_cv = coefficient_of_variation(values, (rounds == CORPUS_ROUND) & off_diagonal)
-    open_cells = ((rounds == UNDEFINED_ROUND) & off_diagonal).sum(axis=1).astype(np.int64)
-    del off_diagonal
+    size = len(model.leaf_ids)
+    diagonal = np.arange(size)
+    corpus = rounds == CORPUS_ROUND
+    corpus[diagonal, diagonal] = False
+    corpus_cv = coefficient_of_variation(values, corpus)
+    del corpus
+    open_cells = (rounds == UNDEFINED_ROUND).sum(axis=1).astype(np.int64)
+    open_cells -= np.diagonal(rounds) == UNDEFINED_ROUND  # the diagonal is never estimated
     top = thesaurus.max_leaf_depth if max_height is None else max_height
     first_cv, first_pairs = float("nan"), 0
     label, groups = _group_labels(thesaurus, 1)
-    sums, counts, squares = row_group_sums(values, rounds, label, groups)
-    added_buffer = np.empty((2, sums.size))
+    members, group_start = _members(label, groups)
+    sums, counts, squares, sums_t, counts_t, squares_t = group_sums(
+        values, rounds, label, members, group_start, True
+    )
     for height in range(1, top + 1):
         if not open_cells.any():
             break  # only the diagonal is left, and it is never estimated
@@ -227,43 +287,30 @@ def estimate_undefined(
             coarse, groups = _group_labels(thesaurus, height)
             coarse_of_fine = np.zeros(int(label.max()) + 1, dtype=np.int64)
             coarse_of_fine[label] = coarse
+            fine_members, fine_start = _members(coarse_of_fine, groups)
             sums = merge_columns(sums, coarse_of_fine, groups)
             counts = merge_columns(counts, coarse_of_fine, groups)
+            sums_t = sum_rows_by_group(sums_t, fine_members, fine_start)
+            counts_t = sum_rows_by_group(counts_t, fine_members, fine_start)
             label = coarse
-        # Reused buffers: a fresh L × groups allocation per process costs more than a fill.
-        added_sums = added_buffer[0, : sums.size].reshape(sums.shape)
-        added_counts = added_buffer[1, : sums.size].reshape(sums.shape)
-        added_sums.fill(0.0)
-        added_counts.fill(0.0)
-        squares_now = squares if height == 1 else sums
+            members, group_start = _members(label, groups)
+        grouping = (label, members, group_start)
+        state = (sums, counts, sums_t, counts_t)
+        first = height == 1
         cv = fill_one_sided(
-            values,
-            rounds,
-            open_cells,
-            label,
-            sums,
-            counts,
-            squares_now,
-            np.ascontiguousarray(sums.T),
-            np.ascontiguousarray(counts.T),
-            np.ascontiguousarray(squares_now.T),
-            2 * height - 1,
-            added_sums,
-            added_counts,
+            values, rounds, open_cells, grouping, state, squares, squares_t, first, 2 * height - 1
         )
-        if height == 1:
-            del squares
+        if first:
+            squares = squares[:0]
+            squares_t = squares_t[:, :0]
             if cv[:, 1].sum() > 0:
                 # Both (a, b) and (b, a) were filled: halve to count unordered pairs.
                 first_cv = float(cv[:, 0].sum() / cv[:, 1].sum())
                 first_pairs = int(cv[:, 1].sum()) // 2
-        sums += added_sums
-        counts += added_counts
         # Block[g1, g2] = Σ_{a ∈ g1} R[a, g2] = Σ over g1 × g2 of the defined SIM.
-        block_sums = sum_rows_by_group(sums, label, groups)
-        block_counts = sum_rows_by_group(counts, label, groups)
-        # This process reads only the block sums, so it may update R in place.
+        block_sums = sum_rows_by_group(sums, members, group_start)
+        block_counts = sum_rows_by_group(counts, members, group_start)
         fill_pairs(
-            values, rounds, open_cells, label, block_sums, block_counts, 2 * height, sums, counts
+            values, rounds, open_cells, grouping, state, block_sums, block_counts, 2 * height
         )
     return Estimation(values, rounds, first_cv, first_pairs, corpus_cv)

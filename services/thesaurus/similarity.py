@@ -110,15 +110,24 @@ def class_counts(
     return ClassCounts(tuple(verbs), thesaurus.leaf_ids, matrix, mapped, unmapped)
 
 
+def _sparse_mutual_information(
+    counts: FloatArray,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], FloatArray]:
+    """MI (eq. 1) of the seen (verb, class) cells only: verb rows, class columns, values."""
+    verbs, classes = np.nonzero(counts)  # row-major: grouped by verb
+    seen = counts[verbs, classes]
+    total = float(seen.sum())
+    verb_frequency = counts.sum(axis=1)
+    class_frequency = counts.sum(axis=0)
+    values = np.log2(seen * total / (verb_frequency[verbs] * class_frequency[classes]))
+    return verbs.astype(np.int64), classes.astype(np.int64), values
+
+
 def mutual_information(counts: FloatArray) -> FloatArray:
     """MI(v, C) = log2(f(v,C)·N / (f(v)·f(C))) (eq. 1); NaN where f(v, C) = 0."""
-    total = counts.sum()
-    verb_frequency = counts.sum(axis=1, keepdims=True)
-    class_frequency = counts.sum(axis=0, keepdims=True)
-    seen = counts > 0
+    verbs, classes, values = _sparse_mutual_information(counts)
     mi = np.full(counts.shape, np.nan, dtype=np.float64)
-    expected = (verb_frequency * class_frequency)[seen] if seen.any() else np.zeros(0)
-    mi[seen] = np.log2(counts[seen] * total / expected)
+    mi[verbs, classes] = values
     return mi
 
 
@@ -140,9 +149,12 @@ def _sim_kernel() -> object:
         verb_start: npt.NDArray[np.int64],
         verb_class: npt.NDArray[np.int64],
         verb_mi: FloatArray,
+        position: npt.NDArray[np.int64],
         out: Float32Array,
+        rounds: RoundArray,
     ) -> None:
-        n_classes = out.shape[0]
+        # Rows and columns are the seen classes; position[i] is class i's row in ``out``.
+        n_classes = len(position)
         for i in numba.prange(n_classes):
             row = np.zeros(n_classes, dtype=np.float64)
             for a in range(class_start[i], class_start[i + 1]):
@@ -153,8 +165,10 @@ def _sim_kernel() -> object:
                     # sim(v, Ci, Cj) = min(|MI(v,Ci)|, |MI(v,Cj)|) if MI(v,Ci)·MI(v,Cj) > 0
                     if mi_i * mi_j > 0.0:
                         row[verb_class[b]] += min(abs(mi_i), abs(mi_j))
+            target = position[i]
             for j in range(n_classes):
-                out[i, j] = row[j]
+                out[target, position[j]] = row[j]
+                rounds[target, position[j]] = CORPUS_ROUND
 
     return kernel
 
@@ -162,45 +176,67 @@ def _sim_kernel() -> object:
 _KERNEL: object | None = None
 
 
-def sim_matrix(mi: FloatArray) -> Float32Array:
-    """SIM(Ci, Cj) = Σ_v sim(v, Ci, Cj) for all class pairs (no undefined marking)."""
+def _sim_over_seen(
+    verbs: npt.NDArray[np.int64],
+    classes: npt.NDArray[np.int64],
+    values: FloatArray,
+    n_verbs: int,
+    n_classes: int,
+) -> tuple[Float32Array, RoundArray]:
+    """SIM between the classes that have a (verb, class) cell; NaN / round −1 elsewhere.
+
+    Only the seen classes enter the kernel (compact indices), so the cost is
+    Σ_v (classes of v)² plus one write per cell of the seen × seen block; the full L × L
+    arrays are allocated once, already undefined, and never masked afterwards.
+    """
     global _KERNEL
     if _KERNEL is None:
         _KERNEL = _sim_kernel()
-    seen = np.isfinite(mi) & (mi != 0.0)  # MI = 0 adds nothing either way
-    verbs, classes = np.nonzero(seen)  # row-major: grouped by verb
-    values = mi[verbs, classes]
-    n_verbs, n_classes = mi.shape
+    position = np.flatnonzero(np.bincount(classes, minlength=n_classes))
+    compact = np.full(n_classes, -1, dtype=np.int64)
+    compact[position] = np.arange(len(position))
+    local = compact[classes]
+    keep = values != 0.0  # MI = 0 adds nothing either way
+    verbs, local, kept = verbs[keep], local[keep], values[keep]
     verb_start = np.zeros(n_verbs + 1, dtype=np.int64)
     np.cumsum(np.bincount(verbs, minlength=n_verbs), out=verb_start[1:])
-    by_class = np.argsort(classes, kind="stable")
-    class_start = np.zeros(n_classes + 1, dtype=np.int64)
-    np.cumsum(np.bincount(classes, minlength=n_classes), out=class_start[1:])
-    out = np.empty((n_classes, n_classes), dtype=np.float32)
+    by_class = np.argsort(local, kind="stable")
+    class_start = np.zeros(len(position) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(local, minlength=len(position)), out=class_start[1:])
+    out = np.full((n_classes, n_classes), np.nan, dtype=np.float32)
+    rounds = np.full((n_classes, n_classes), UNDEFINED_ROUND, dtype=np.int8)
     _KERNEL(  # type: ignore[operator]
         class_start,
-        verbs[by_class].astype(np.int64),
-        values[by_class],
+        verbs[by_class],
+        kept[by_class],
         verb_start,
-        classes.astype(np.int64),
-        values,
+        local,
+        kept,
+        position.astype(np.int64),
         out,
+        rounds,
     )
-    return out
+    return out, rounds
+
+
+def sim_matrix(mi: FloatArray) -> Float32Array:
+    """SIM(Ci, Cj) = Σ_v sim(v, Ci, Cj) for all class pairs (0 where a class has no MI)."""
+    seen = np.isfinite(mi)
+    verbs, classes = np.nonzero(seen)
+    n_verbs, n_classes = mi.shape
+    out, _ = _sim_over_seen(verbs, classes, mi[verbs, classes], n_verbs, n_classes)
+    return np.nan_to_num(out, copy=False, nan=0.0)
 
 
 def similarity_matrix(counts: ClassCounts) -> SimilarityModel:
     """SIM over all leaf pairs from the class counts; undefined where f(Ci) = 0 or f(Cj) = 0."""
     if not counts.leaf_ids:
         raise InvalidInput("the thesaurus has no leaf classes")
-    mi = mutual_information(counts.counts)
-    values = sim_matrix(mi)
-    class_frequency = counts.class_frequency
-    seen = class_frequency > 0
-    defined = seen[:, None] & seen[None, :]
-    values[~defined] = np.nan
-    rounds = np.where(defined, CORPUS_ROUND, UNDEFINED_ROUND).astype(np.int8)
-    return SimilarityModel(counts.leaf_ids, values, rounds, class_frequency, counts.total)
+    verbs, classes, mi = _sparse_mutual_information(counts.counts)
+    n_verbs, n_classes = counts.counts.shape
+    # A class is seen (f(C) > 0) exactly when it has a nonzero (verb, class) cell.
+    values, rounds = _sim_over_seen(verbs, classes, mi, n_verbs, n_classes)
+    return SimilarityModel(counts.leaf_ids, values, rounds, counts.class_frequency, counts.total)
 
 
 def build_model(
