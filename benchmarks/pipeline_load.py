@@ -31,7 +31,6 @@ import random
 import re
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -47,9 +46,15 @@ import numpy as np
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.integration.processes import (
+    PARAMINE,
+    REPO,
+    free_port,
+    wait_for_http,
+    wait_for_worker_ready,
+)
+
 RESULTS = REPO / "benchmarks" / "results" / "pipeline_load.md"
-PARAMINE = str(Path(sys.executable).with_name("paramine"))
 STAGES = ("tree_align", "sentence_align", "paraphrase", "thesaurus")
 ALIGNMENT_STAGES = ("tree_align", "sentence_align")
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -207,28 +212,6 @@ def latency_sums(url: str) -> dict[str, tuple[float, float]]:
     return {stage: (total, count) for stage, (total, count) in sums.items()}
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_for_http(url: str, timeout: float, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"process for {url} exited with {process.returncode}")
-        try:
-            if httpx.get(url, timeout=2).status_code < 500:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise TimeoutError(f"{url} did not answer within {timeout} s")
-
-
 @dataclass
 class Cluster:
     gateway: str
@@ -289,7 +272,7 @@ def cluster(processes: int, redis_url: str, database_url: str, logs: Path) -> It
             result.worker_metrics[stage] = f"http://127.0.0.1:{metrics_port}/metrics"
         wait_for_http(f"{result.gateway}/healthz", 120, result.gateway_process)
         for stage in STAGES:
-            wait_for_http(result.worker_metrics[stage], 120, result.workers[stage])
+            wait_for_worker_ready(result.worker_metrics[stage], stage, result.workers[stage])
         yield result
     finally:
         for process in started:
@@ -507,6 +490,162 @@ async def drive(
     return result
 
 
+# -- one page pair, step by step --------------------------------------------------------------
+
+
+class TimedStore:
+    """Wraps the store: every store call (one transaction each) adds to ``seconds``."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.seconds = 0.0
+        self.transactions = 0
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self.store, name)
+        if not callable(attribute):
+            return attribute
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return attribute(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - started
+                self.transactions += 1
+
+        return timed
+
+
+PROFILE_STEPS = (
+    ("tree_align: JSON decode of the message", "decode_in"),
+    ("tree_align: schema validation (pydantic)", "validate_in"),
+    ("tree_align: algorithm (parse, tree alignment)", "tree_algorithm"),
+    ("tree_align: store writes", "tree_store"),
+    ("tree_align → sentence_align: serialise (model_dump + JSON)", "encode_mid"),
+    ("tree_align → sentence_align: publish to Redis", "publish"),
+    ("sentence_align: JSON decode of the message", "decode_mid"),
+    ("sentence_align: schema validation (pydantic)", "validate_mid"),
+    ("sentence_align: algorithm (sentence alignment)", "sentence_algorithm"),
+    ("sentence_align: store writes", "sentence_store"),
+    ("both stages: metrics (counters, histogram, gauge)", "metrics"),
+)
+
+
+def _lap(clock: dict[str, float], key: str, started: float) -> float:
+    now = time.perf_counter()
+    clock[key] = clock.get(key, 0.0) + now - started
+    return now
+
+
+def profile_pairs(count: int, redis_url: str, admin_url: str, seed: int) -> dict[str, Any]:
+    """Mean seconds per page pair of each step a worker takes, in one process, warm.
+
+    The same code the workers run (``parse_message``, the stage handlers, ``CelerySender``,
+    ``StageMetrics``) on generated news-size pairs against PostgreSQL and Redis; the handlers'
+    store calls are timed apart from their algorithm by wrapping the store.
+    """
+    import json
+
+    from prometheus_client import CollectorRegistry
+
+    from services.sentence_align.handler import handle as sentence_handle
+    from services.tree_align.handler import handle as tree_handle
+    from services.worker_process import warm_up
+    from shared.celery_app import make_celery
+    from shared.config import Settings
+    from shared.metrics import StageMetrics
+    from shared.pipeline import CelerySender
+    from shared.schemas import parse_message
+    from shared.store import Store
+
+    warm_up("tree_align")
+    rng = random.Random(seed)
+    totals: dict[str, float] = dict.fromkeys((key for _, key in PROFILE_STEPS), 0.0)
+    sizes = {"in": 0, "mid": 0}
+    transactions = 0
+    broker = redis.Redis.from_url(redis_url)
+    broker.flushdb()
+    sender = CelerySender(make_celery(Settings(redis_url=redis_url)))
+    metrics = StageMetrics.create(CollectorRegistry())
+    with postgres_database(admin_url) as database_url:
+        store = Store(database_url)
+        store.ensure_schema()
+        for serial in range(-2, count):  # two unmeasured pairs first (connections, caches)
+            clock: dict[str, float] = {}
+
+            raw = json.dumps({"job_id": f"profile-{serial}", **generate_pair(rng, serial)})
+            t = time.perf_counter()
+            payload = json.loads(raw)
+            t = _lap(clock, "decode_in", t)
+            message = parse_message("tree_align", payload)
+            t = _lap(clock, "validate_in", t)
+            timed = TimedStore(store)
+            outgoing = tree_handle(message, timed)  # type: ignore[arg-type]
+            t = _lap(clock, "tree_algorithm", t)
+            clock["tree_algorithm"] -= timed.seconds
+            clock["tree_store"] = timed.seconds
+            transactions_pair = timed.transactions
+            (next_stage, next_message), *_ = outgoing
+            mid = json.dumps(next_message.model_dump(mode="json"))
+            t = _lap(clock, "encode_mid", t)
+            sender.send(next_stage, next_message)
+            t = _lap(clock, "publish", t)
+            mid_payload = json.loads(mid)
+            t = _lap(clock, "decode_mid", t)
+            chunks = parse_message("sentence_align", mid_payload)
+            t = _lap(clock, "validate_mid", t)
+            timed = TimedStore(store)
+            sentence_handle(chunks, timed)  # type: ignore[arg-type]
+            t = _lap(clock, "sentence_algorithm", t)
+            clock["sentence_algorithm"] -= timed.seconds
+            clock["sentence_store"] = timed.seconds
+            for stage in ("tree_align", "sentence_align"):
+                with metrics.observe(stage):
+                    pass
+                metrics.messages_out.labels(stage).inc(1)
+            _lap(clock, "metrics", t)
+            if serial >= 0:
+                for key, value in clock.items():
+                    totals[key] += value
+                sizes["in"] += len(raw)
+                sizes["mid"] += len(mid)
+                transactions += transactions_pair + timed.transactions
+        store.engine.dispose()
+    broker.flushdb()
+    return {
+        "pairs": count,
+        "mean": {key: value / count for key, value in totals.items()},
+        "bytes_in": sizes["in"] / count,
+        "bytes_mid": sizes["mid"] / count,
+        "transactions": transactions / count,
+    }
+
+
+def profile_table(profile: dict[str, Any]) -> list[str]:
+    mean = profile["mean"]
+    total = sum(mean.values())
+    algorithm = mean["tree_algorithm"] + mean["sentence_algorithm"]
+    lines = [
+        "| step | ms per page pair | share |",
+        "|---|---|---|",
+        *(
+            f"| {label} | {1000 * mean[key]:.2f} | {mean[key] / total:.1%} |"
+            for label, key in PROFILE_STEPS
+        ),
+        f"| **total** | {1000 * total:.1f} | 100% |",
+        "",
+        f"{profile['pairs']} generated news-size pairs, one process, warm. Algorithm"
+        f" {algorithm / total:.1%} of the time, plumbing (decode, validation, store, serialise,"
+        f" publish, metrics) {1 - algorithm / total:.1%}. Message sizes: tree_align input"
+        f" {profile['bytes_in'] / 1000:.1f} KB of JSON, sentence_align input"
+        f" {profile['bytes_mid'] / 1000:.1f} KB; {profile['transactions']:.1f} store transactions"
+        " per pair. Not in this table: the broker's delivery to a worker and Celery's own"
+        " bookkeeping (the consumers' CPU in the load runs below).",
+    ]
+    return lines
+
+
 # -- report -----------------------------------------------------------------------------------
 
 
@@ -622,7 +761,13 @@ def depth_timeline(result: RunResult, step: float = 5.0) -> str:
     return header + "\n" + "\n".join(rows)
 
 
-def report(results: list[RunResult], duration: float, validation: bool, note: str = "") -> str:
+def report(
+    results: list[RunResult],
+    duration: float,
+    validation: bool,
+    note: str = "",
+    profile: dict[str, Any] | None = None,
+) -> str:
     rows = [summarise(r) for r in results]
     base = rows[0]["throughput"] or float("nan")
     lines = [
@@ -752,6 +897,8 @@ def report(results: list[RunResult], duration: float, validation: bool, note: st
             depth_timeline(result),
             "",
         ]
+    if profile is not None:
+        lines += ["## Where one page pair's time goes", "", *profile_table(profile), ""]
     lines += ["## Goals", "", *goals(rows), "", "## Machine", "", machine_note(), ""]
     return "\n".join(lines)
 
@@ -809,7 +956,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--note", default="", help="a line for the report (e.g. the commit run)")
+    parser.add_argument(
+        "--profile-pairs", type=int, default=40, help="pairs for the per-step breakdown (0: skip)"
+    )
+    parser.add_argument(
+        "--profile-only", action="store_true", help="print the per-step breakdown and stop"
+    )
     args = parser.parse_args(argv)
+    profile = (
+        profile_pairs(args.profile_pairs, args.redis_url, args.postgres_url, args.seed)
+        if args.profile_pairs
+        else None
+    )
+    if profile is not None:
+        print("\n".join(profile_table(profile)), flush=True)
+    if args.profile_only:
+        return
     results = []
     with tempfile.TemporaryDirectory(prefix="paramine-load-") as tmp:
         for processes in (int(n) for n in args.workers.split(",")):
@@ -827,7 +989,9 @@ def main(argv: list[str] | None = None) -> None:
                 )
             )
             print(summarise(results[-1]), flush=True)
-    text = report(results, args.duration, validation=args.duration < 300, note=args.note)
+    text = report(
+        results, args.duration, validation=args.duration < 300, note=args.note, profile=profile
+    )
     args.out.write_text(text)
     print(text)
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
+from typing import Any
 
-from celery.signals import worker_process_shutdown
+from celery.signals import task_rejected, worker_process_shutdown, worker_ready
 
 from shared.celery_app import get_celery, queue_name
+
+log = logging.getLogger(__name__)
 
 
 @worker_process_shutdown.connect  # type: ignore[untyped-decorator]
@@ -43,6 +47,29 @@ def warm_up(stage: str) -> None:
     sentence_pairs(chunk_pairs(message))
 
 
+def watch_consumer(stage: str) -> None:
+    """Export readiness and count refused messages (signals of the consumer, parent process).
+
+    ``paramine_worker_ready{stage}`` turns 1 when the consumer is attached to its queue, after
+    the warm-up: what tests and probes wait for. A message whose body may not be decoded
+    (``accept_content`` is JSON only, so a pickle is refused undecoded) is logged by Celery,
+    dropped, and counted in ``paramine_messages_rejected_total{stage}``.
+    """
+    from shared.metrics import stage_metrics
+
+    def ready(**_: Any) -> None:
+        stage_metrics().worker_ready.labels(stage).set(1)
+        log.info("%s worker consumes %s", stage, queue_name(stage))
+
+    def rejected(message: Any = None, exc: BaseException | None = None, **_: Any) -> None:
+        stage_metrics().messages_rejected.labels(stage).inc()
+        content_type = getattr(message, "content_type", None)
+        log.warning("%s refused a message (content type %s): %r", stage, content_type, exc)
+
+    worker_ready.connect(ready, weak=False)
+    task_rejected.connect(rejected, weak=False)
+
+
 def run_worker(
     stage: str, *, concurrency: int, metrics_host: str, metrics_port: int, loglevel: str
 ) -> None:
@@ -55,6 +82,7 @@ def run_worker(
         stage_metrics()  # define the metrics in the parent too, so they exist before the first task
         start_http_server(metrics_port, addr=metrics_host, registry=collecting_registry())
     warm_up(stage)
+    watch_consumer(stage)
     app = get_celery()
     app.loader.import_default_modules()
     __import__(f"services.{stage}.tasks")

@@ -26,7 +26,10 @@ class QueueSettings(BaseModel):
     hard_time_limit: float = 150.0
     # Must exceed the hard limit, or Redis redelivers tasks that are still running.
     visibility_timeout: float = 3_600.0
-    max_retries: int = 8
+    max_retries: int = 8  # TransientError (database or broker away): retries with backoff
+    # Any other failure (a bug, a time limit) is retried this often, then dead-lettered;
+    # InvalidInput is dead-lettered at once (retrying cannot help).
+    failure_retries: int = 3
     restore_interval: int = 30  # seconds between sweeps restoring expired unacked messages
     retry_backoff_max: float = 60.0
 

@@ -31,14 +31,20 @@ LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0
 
 @dataclass(frozen=True)
 class StageMetrics:
-    """Per-stage counters, latency and in-flight gauge (label ``stage``)."""
+    """Per-stage counters, latency and in-flight gauge (label ``stage``).
+
+    ``messages_rejected`` counts messages a worker refused before running anything (a body that
+    is not JSON, e.g. pickle); ``worker_ready`` is 1 once a worker consumes its stage's queue.
+    """
 
     messages_in: Counter
     messages_out: Counter
     messages_failed: Counter
     messages_retried: Counter
+    messages_rejected: Counter
     latency: Histogram
     in_flight: Gauge
+    worker_ready: Gauge
 
     @classmethod
     def create(cls, registry: CollectorRegistry = REGISTRY) -> StageMetrics:
@@ -61,6 +67,12 @@ class StageMetrics:
                 ["stage"],
                 registry=registry,
             ),
+            messages_rejected=Counter(
+                "paramine_messages_rejected",
+                "Messages refused undecoded (content type not allowed, malformed envelope)",
+                ["stage"],
+                registry=registry,
+            ),
             latency=Histogram(
                 "paramine_stage_latency_seconds",
                 "Time a stage spends on one message",
@@ -74,6 +86,13 @@ class StageMetrics:
                 ["stage"],
                 registry=registry,
                 multiprocess_mode="livesum",
+            ),
+            worker_ready=Gauge(
+                "paramine_worker_ready",
+                "1 while a worker process consumes the stage's queue",
+                ["stage"],
+                registry=registry,
+                multiprocess_mode="livemax",
             ),
         )
 

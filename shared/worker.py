@@ -1,9 +1,20 @@
 """The Celery side of a stage: one task definition shared by every stage's thin tasks.py.
 
 Timing and counting live in :func:`shared.pipeline.run_stage`; this module adds what only a
-queue worker needs: retry with backoff for ``TransientError``, a dead-letter record for
-everything that cannot be processed, and forwarding of the emitted messages to the next
-queues.
+queue worker needs: retries with exponential backoff, a dead-letter record for everything that
+cannot be processed, and forwarding of the emitted messages to the next queues.
+
+Failure policy (:func:`retries_allowed`), by what was raised:
+
+- ``InvalidInput`` (the message or its document is bad): dead-lettered on the first attempt;
+- ``TransientError`` (database or broker away): retried up to ``queue.max_retries`` times;
+- anything else (a bug, ``SoftTimeLimitExceeded``): retried up to ``queue.failure_retries``
+  times, then dead-lettered with the last reason and the number of attempts.
+
+Retries count across kinds: a message that already used its retries on an outage is
+dead-lettered on its next unexpected failure. A task that ignores its soft limit (stuck in
+native code) is killed at the hard limit; Celery then acks its message, so the consumer
+process writes it to the dead-letter table first (:class:`StageRequest`).
 """
 
 from __future__ import annotations
@@ -13,10 +24,11 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.exceptions import Reject, SoftTimeLimitExceeded
+from celery.exceptions import Reject, SoftTimeLimitExceeded, TimeLimitExceeded
+from celery.worker.request import Request
 from kombu.exceptions import KombuError
 
-from shared.config import get_settings
+from shared.config import QueueSettings, get_settings
 from shared.errors import InvalidInput, TransientError
 from shared.metrics import stage_metrics
 from shared.pipeline import CelerySender, Handler, describe_error, run_stage
@@ -32,9 +44,12 @@ def worker_store() -> Store:
     pid = os.getpid()
     store = _stores.get(pid)
     if store is None:
-        store = Store(get_settings().database_url)
+        for inherited in _stores.values():
+            # The parent's pool (the consumer dead-letters hard time-outs) was forked along:
+            # drop it without closing the parent's connections.
+            inherited.engine.dispose(close=False)
         _stores.clear()
-        _stores[pid] = store
+        store = _stores[pid] = Store(get_settings().database_url)
     return store
 
 
@@ -43,18 +58,45 @@ def retry_countdown(retries: int, cap: float) -> float:
     return float(min(2.0**retries, cap))
 
 
+def retries_allowed(exc: BaseException, queue: QueueSettings) -> int:
+    """How many retries a failure of this kind gets before its message is dead-lettered."""
+    if isinstance(exc, InvalidInput):
+        return 0
+    if isinstance(exc, TransientError):
+        return queue.max_retries
+    return queue.failure_retries
+
+
+class StageRequest(Request):  # type: ignore[misc]
+    """A task request that dead-letters its message when the hard time limit kills it."""
+
+    def on_timeout(self, soft: bool, timeout: float) -> None:
+        super().on_timeout(soft, timeout)
+        if soft or not self.args:
+            return
+        stage = str(getattr(self.task, "stage", "unknown"))
+        attempts = int(self.request_dict.get("retries") or 0) + 1
+        try:
+            _dead_letter(worker_store(), stage, self.args[0], TimeLimitExceeded(timeout), attempts)
+        except Exception:  # the message is acked either way: say so loudly
+            log.exception("%s: could not dead-letter a message killed at the hard limit", stage)
+
+
 def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
     """Register ``paramine.<stage>.process`` on ``app``: validate, handle, forward."""
     from shared.celery_app import task_name
 
     queue_settings = get_settings().queue
+    retry_cap = max(queue_settings.max_retries, queue_settings.failure_retries)
 
     @app.task(  # type: ignore[untyped-decorator]
         bind=True,
         name=task_name(stage),
         acks_late=True,
         reject_on_worker_lost=True,
-        max_retries=queue_settings.max_retries,
+        max_retries=retry_cap,
+        Request=StageRequest,
+        stage=stage,
     )
     def process(self: Any, payload: Any) -> int:
         store = worker_store()
@@ -75,16 +117,21 @@ def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
 
         try:
             outgoing = run_stage(stage, payload, handler, store, metrics)
-        except TransientError as exc:
-            if self.request.retries >= self.max_retries:
-                return give_up(exc)
-            metrics.messages_retried.labels(stage).inc()
-            raise self.retry(exc=exc, countdown=countdown) from None
-        except (InvalidInput, SoftTimeLimitExceeded) as exc:
-            return give_up(exc)
         except Exception as exc:
-            log.exception("%s failed on a message; dead-lettering it", stage)
-            return give_up(exc)
+            if self.request.retries >= retries_allowed(exc, queue_settings):
+                if not isinstance(exc, InvalidInput | TransientError):
+                    log.error(
+                        "%s gives up on a message after %d attempts: %s",
+                        stage, attempts, describe_error(exc), exc_info=exc,
+                    )  # fmt: skip
+                return give_up(exc)
+            if not isinstance(exc, TransientError):
+                log.warning(
+                    "%s failed (attempt %d), retrying in %.0f s: %s",
+                    stage, attempts, countdown, describe_error(exc),
+                )  # fmt: skip
+            metrics.messages_retried.labels(stage).inc()
+            raise self.retry(exc=exc, countdown=countdown, max_retries=retry_cap) from None
         sender = CelerySender(app)
         try:
             for next_stage, message in outgoing:
@@ -100,11 +147,12 @@ def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
 
 
 def _dead_letter(store: Store, stage: str, payload: Any, exc: BaseException, attempts: int) -> None:
-    reason = (
-        describe_error(exc)
-        if not isinstance(exc, SoftTimeLimitExceeded)
-        else ("TimeLimitExceeded: the message took longer than the soft time limit")
-    )
+    if isinstance(exc, SoftTimeLimitExceeded):
+        reason = "TimeLimitExceeded: the message took longer than the soft time limit"
+    elif isinstance(exc, TimeLimitExceeded):
+        reason = f"TimeLimitExceeded: killed at the hard time limit ({exc.args[0]} s)"
+    else:
+        reason = describe_error(exc)
     stage_metrics().messages_failed.labels(stage, exc.__class__.__name__).inc()
     # If the store itself is down this raises TransientError and the broker redelivers.
     store.record_dead_letter(

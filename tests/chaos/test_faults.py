@@ -1,5 +1,5 @@
-"""Faults on real services: killed workers, a Redis restart, PostgreSQL away for 30 s, a poison
-message. Each run must end with every page pair in the store exactly once, matching the
+"""Faults on real services: killed workers, a Redis restart, PostgreSQL away for 30 s, poison
+messages. Each run must end with every page pair in the store exactly once, matching the
 embedded run of the same input."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import base64
 import json
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -15,14 +16,21 @@ from typing import Any
 import httpx
 import pytest
 
-from shared.celery_app import make_celery
+from shared.celery_app import make_celery, task_name
 from shared.config import Settings
 from shared.metrics import stage_metrics
 from shared.pipeline import CelerySender, LocalRunner
 from shared.schemas import PagePair
 from shared.store import SentencePairQuery, Store
-from tests.chaos.conftest import ALIGNMENT_STAGES, VISIBILITY_TIMEOUT, ChaosCluster, page_pairs
-from tests.integration.conftest import PARAMINE, REPO
+from tests.chaos.conftest import (
+    ALIGNMENT_STAGES,
+    FAILURE_RETRIES,
+    VISIBILITY_TIMEOUT,
+    ChaosCluster,
+    page_pairs,
+)
+from tests.chaos.faulty_worker import POISON_QUEUE
+from tests.integration.processes import PARAMINE, REPO, stop
 
 pytestmark = pytest.mark.chaos
 Row = tuple[str, str, str, str]
@@ -163,8 +171,8 @@ def test_killed_workers_lose_nothing_in_a_thousand_pair_run(
     killed |= in_flight_pair_ids(cluster)
     assert killed, "no message was in flight when the workers died"
     assert client.hlen("unacked") > 0
-    # A restarted consumer restores unacked messages older than the visibility timeout.
-    time.sleep(VISIBILITY_TIMEOUT + 1)
+    # Restarted at once (as an orchestrator would): their restore sweeps put the dead workers'
+    # unacked messages back on the queues once the visibility timeout has passed.
     for stage in ALIGNMENT_STAGES:
         cluster.start_worker(stage)
 
@@ -195,7 +203,6 @@ def test_a_redis_restart_mid_run_loses_nothing(chaos_cluster: ChaosCluster, tmp_
     time.sleep(2)
     cluster.redis.start()
     # Whatever a worker held when Redis went away is restored after the visibility timeout.
-    time.sleep(VISIBILITY_TIMEOUT + 1)
     for stage in ALIGNMENT_STAGES:
         if cluster.processes[stage].poll() is not None:
             cluster.start_worker(stage)
@@ -242,46 +249,90 @@ def paramine(cluster: ChaosCluster, *args: str) -> str:
     return result.stdout
 
 
-def test_a_poison_message_is_dead_lettered_while_the_rest_complete(
+def test_poison_messages_are_dead_lettered_after_their_retries_while_the_rest_complete(
     chaos_cluster: ChaosCluster, tmp_path: Path
 ) -> None:
+    """An unexpected failure is retried FAILURE_RETRIES times with backoff, then dead-lettered
+    with its reason and attempt count; an invalid page is dead-lettered at once; a task killed
+    at the hard time limit is dead-lettered by the consumer; good pairs flow meanwhile;
+    ``paramine dead-letters list|retry|purge`` manage the letters."""
     cluster = chaos_cluster
+    store = direct_store(cluster)
     job_id = "chaos-poison"
     good = page_pairs(50, seed=4)
-    # A valid envelope whose page is binary garbage: the real tree_align handler refuses it
-    # (InvalidInput) every time it is delivered.
-    poison = {**good[0], "src": {**good[0]["src"], "url": "https://chaos.example/poison"}}
-    poison["src"]["html"] = "\x00\x01\x02" * 100
-    poison_message = PagePair.model_validate({"job_id": "chaos-poison-job", **poison})
-    sender = CelerySender(make_celery(Settings(redis_url=cluster.redis.url)))
-    sender.send("tree_align", poison_message)
-    messages = submit(cluster, job_id, good)
-    wait_for_job(cluster, job_id, len(messages), timeout=180)
-    store = direct_store(cluster)
-    assert_same_rows(rows_of(store, job_id), embedded_rows(job_id, messages, tmp_path))
+    # (1) a valid page pair on the queue of a worker whose handler always raises (a bug);
+    bug = PagePair.model_validate({"job_id": "chaos-poison-bug", **page_pairs(1, seed=5)[0]})
+    store.record_job(bug.job_id, [(bug.pair_id, bug.src.url, bug.tgt.url)], "chaos")
+    # (2) a valid envelope whose page is binary garbage: the real handler refuses it.
+    garbage = {**good[0], "src": {**good[0]["src"], "url": "https://chaos.example/poison"}}
+    garbage["src"]["html"] = "\x00\x01\x02" * 100
+    garbage_message = PagePair.model_validate({"job_id": "chaos-poison-garbage", **garbage})
+    # (3) a page pair on which the faulty handler ignores its soft limit: killed at the hard one.
+    stuck_pair = page_pairs(1, seed=6)[0]
+    stuck_pair["src"] = {**stuck_pair["src"], "url": "https://chaos.example/stuck"}
+    stuck = PagePair.model_validate({"job_id": "chaos-poison-stuck", **stuck_pair})
 
-    def poison_letters() -> list[dict[str, Any]]:
-        return [
-            row
-            for row in store.list_dead_letters(limit=1_000)
-            if row["job_id"] == "chaos-poison-job"
-        ]
+    faulty_log = cluster.logs / "faulty-worker.log"
+    faulty_env = {
+        **cluster.env,
+        "PARAMINE_QUEUE__SOFT_TIME_LIMIT": "2",
+        "PARAMINE_QUEUE__HARD_TIME_LIMIT": "4",
+    }
+    faulty = subprocess.Popen(
+        [sys.executable, "-m", "tests.chaos.faulty_worker"], env=faulty_env, cwd=REPO,
+        stdout=faulty_log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    try:
+        app = make_celery(Settings(redis_url=cluster.redis.url))
+        for poison in (bug, stuck):
+            app.send_task(
+                task_name("tree_align"), args=[poison.model_dump(mode="json")], queue=POISON_QUEUE
+            )
+        CelerySender(app).send("tree_align", garbage_message)
+        messages = submit(cluster, job_id, good)
+        wait_for_job(cluster, job_id, len(messages), timeout=180)
+        assert_same_rows(rows_of(store, job_id), embedded_rows(job_id, messages, tmp_path))
 
-    wait_until(lambda: len(poison_letters()) == 1, 60, "the poison message dead-lettered")
-    letter = poison_letters()[0]
-    assert letter["stage"] == "tree_align" and "binary" in letter["reason"]
-    assert letter["attempts"] >= 1
+        def letters() -> dict[str, dict[str, Any]]:
+            return {
+                row["job_id"]: row
+                for row in store.list_dead_letters(limit=1_000)
+                if row["job_id"] in {bug.job_id, garbage_message.job_id, stuck.job_id}
+            }
+
+        wait_until(lambda: len(letters()) == 3, 120, "the poison messages dead-lettered")
+    finally:
+        stop(faulty)
+    by_job = letters()
+    bug_letter, garbage_letter = by_job[bug.job_id], by_job[garbage_message.job_id]
+    assert bug_letter["stage"] == "tree_align" and bug_letter["error_type"] == "RuntimeError"
+    assert "injected fault" in bug_letter["reason"]
+    assert bug_letter["attempts"] == FAILURE_RETRIES + 1
+    log = faulty_log.read_text(errors="replace")
+    assert log.count("tree_align failed (attempt") == FAILURE_RETRIES
+    assert "tree_align gives up on a message after 3 attempts" in log
+    assert garbage_letter["error_type"] == "InvalidInput" and "binary" in garbage_letter["reason"]
+    assert garbage_letter["attempts"] == 1  # never retried
+    assert completed(cluster, bug.job_id) == 0
+    stuck_letter = by_job[stuck.job_id]
+    assert stuck_letter["error_type"] == "TimeLimitExceeded"
+    assert "hard time limit" in stuck_letter["reason"] and stuck_letter["attempts"] == 1
 
     listed = paramine(cluster, "list", "--stage", "tree_align")
-    assert letter["id"] in listed and letter["error_type"] in listed
+    for letter in (bug_letter, garbage_letter):
+        assert letter["id"] in listed and letter["error_type"] in listed
 
-    assert json.loads(paramine(cluster, "retry", letter["id"]))["retried"] == 1
-    # Retried, it fails again and comes back as the same dead letter (content-keyed).
+    # The bug "fixed" (the real tree_align worker takes the retried message): it completes.
+    assert json.loads(paramine(cluster, "retry", bug_letter["id"]))["retried"] == 1
+    wait_for_job(cluster, bug.job_id, 1, timeout=120)
+    assert bug.job_id not in letters()
+    # The invalid page fails again and comes back as the same dead letter (content-keyed).
+    assert json.loads(paramine(cluster, "retry", garbage_letter["id"]))["retried"] == 1
     wait_until(
-        lambda: len(poison_letters()) == 1, 60, "the retried poison message dead-lettered again"
+        lambda: garbage_message.job_id in letters(), 60, "the retried garbage dead-lettered again"
     )
-    assert poison_letters()[0]["id"] == letter["id"]
+    assert letters()[garbage_message.job_id]["id"] == garbage_letter["id"]
 
-    assert "purged 1" in paramine(cluster, "purge", letter["id"])
-    assert poison_letters() == []
-    assert letter["id"] not in paramine(cluster, "list")
+    assert "purged 2" in paramine(cluster, "purge", garbage_letter["id"], stuck_letter["id"])
+    assert letters() == {}
+    assert garbage_letter["id"] not in paramine(cluster, "list")

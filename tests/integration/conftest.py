@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
-import sys
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-PARAMINE = str(Path(sys.executable).with_name("paramine"))
+from tests.integration.processes import (
+    REPO,
+    free_port,
+    start_paramine,
+    stop,
+    wait_for_http,
+    wait_for_worker_ready,
+)
+
 REDIS_URL = os.environ.get("PARAMINE_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
 POSTGRES_ADMIN_URL = os.environ.get(
     "PARAMINE_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
@@ -30,28 +33,6 @@ def _unavailable(what: str, exc: Exception) -> None:
     if os.environ.get("CI"):
         pytest.fail(message)
     pytest.skip(message)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_for_http(
-    url: str, timeout: float = 60.0, process: subprocess.Popen[bytes] | None = None
-) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process is not None and process.poll() is not None:
-            raise RuntimeError(f"process for {url} exited with {process.returncode}")
-        try:
-            if httpx.get(url, timeout=2).status_code < 500:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise TimeoutError(f"{url} did not answer within {timeout} s")
 
 
 @pytest.fixture(scope="session")
@@ -95,28 +76,6 @@ class Cluster:
     worker_metrics: dict[str, str] = field(default_factory=dict)
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     logs: Path = REPO
-
-
-def start_paramine(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    handle = log.open("wb")
-    return subprocess.Popen(
-        [PARAMINE, *args],
-        env=env,
-        stdout=handle,
-        stderr=subprocess.STDOUT,
-        cwd=REPO,
-        start_new_session=True,
-    )
-
-
-def stop(process: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, 9)
-            process.wait(5)
 
 
 @pytest.fixture(scope="session")
@@ -163,7 +122,7 @@ def cluster(
         )
         wait_for_http(f"{result.gateway}/healthz", process=result.processes["gateway"])
         for stage in STAGES:
-            wait_for_http(result.worker_metrics[stage], process=result.processes[stage])
+            wait_for_worker_ready(result.worker_metrics[stage], stage, result.processes[stage])
         yield result
     finally:
         for process in result.processes.values():

@@ -17,7 +17,8 @@ import sqlalchemy as sa
 
 from shared.inputs import pairs_from_html_dir
 from shared.store import SentencePairQuery, Store
-from tests.integration.conftest import PARAMINE, REPO, STAGES, Cluster
+from tests.integration.conftest import STAGES, Cluster
+from tests.integration.processes import PARAMINE, REPO
 
 pytestmark = pytest.mark.integration
 SAMPLES = REPO / "samples" / "crawl"

@@ -17,15 +17,8 @@ import redis
 import yaml
 
 from shared.inputs import pairs_from_html_dir
-from tests.integration.conftest import (
-    REDIS_URL,
-    REPO,
-    STAGES,
-    free_port,
-    start_paramine,
-    stop,
-    wait_for_http,
-)
+from tests.integration import processes as proc
+from tests.integration.conftest import REDIS_URL, STAGES
 
 pytestmark = pytest.mark.integration
 PROMETHEUS = "/usr/bin/prometheus"
@@ -67,20 +60,20 @@ def scraped(tmp_path: Path) -> Iterator[Scraped]:
     }
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
     env.pop("PARAMINE_API_KEY", None)
-    gateway_port, worker_port, prometheus_port = free_port(), free_port(), free_port()
+    gateway_port, worker_port, prometheus_port = (proc.free_port() for _ in range(3))
     processes: list[subprocess.Popen[bytes]] = []
     try:
         for name in ("gateway", "worker"):
             (tmp_path / f"metrics-{name}").mkdir()
         processes.append(
-            start_paramine(
+            proc.start_paramine(
                 ["serve", "--host", "127.0.0.1", "--port", str(gateway_port)],
                 {**env, "PARAMINE_METRICS_DIR": str(tmp_path / "metrics-gateway")},
                 tmp_path / "gateway.log",
             )
         )
         processes.append(
-            start_paramine(
+            proc.start_paramine(
                 [
                     "worker",
                     "--stage",
@@ -124,17 +117,15 @@ def scraped(tmp_path: Path) -> Iterator[Scraped]:
         )
         gateway = f"http://127.0.0.1:{gateway_port}"
         prometheus = f"http://127.0.0.1:{prometheus_port}"
-        wait_for_http(f"{gateway}/healthz", timeout=DEADLINE_SECONDS, process=processes[0])
-        wait_for_http(
-            f"http://127.0.0.1:{worker_port}/metrics",
-            timeout=DEADLINE_SECONDS,
-            process=processes[1],
+        proc.wait_for_http(f"{gateway}/healthz", timeout=DEADLINE_SECONDS, process=processes[0])
+        proc.wait_for_worker_ready(
+            f"http://127.0.0.1:{worker_port}/metrics", "tree_align", process=processes[1]
         )
-        wait_for_http(f"{prometheus}/-/ready", timeout=DEADLINE_SECONDS, process=processes[2])
+        proc.wait_for_http(f"{prometheus}/-/ready", timeout=DEADLINE_SECONDS, process=processes[2])
         yield Scraped(prometheus=prometheus, gateway=gateway)
     finally:
         for process in reversed(processes):
-            stop(process)
+            proc.stop(process)
         redis.Redis.from_url(broker).flushdb()
 
 
@@ -148,7 +139,7 @@ def _query(prometheus: str, expr: str) -> list[dict[str, Any]]:
 def test_prometheus_receives_gateway_and_worker_metrics(scraped: Scraped) -> None:
     pairs = [
         {"kind": source.kind, "src": source.src.model_dump(), "tgt": source.tgt.model_dump()}
-        for source in pairs_from_html_dir(REPO / "samples" / "crawl")
+        for source in pairs_from_html_dir(proc.REPO / "samples" / "crawl")
     ]
     response = httpx.post(f"{scraped.gateway}/v1/page-pairs", json={"pairs": pairs}, timeout=30)
     assert response.status_code == 202, response.text

@@ -1,0 +1,62 @@
+"""A real Celery worker whose tree_align handler always fails (fault injection).
+
+It registers ``paramine.tree_align.process`` through the same :func:`define_stage_task` as the
+real worker (retry policy, backoff, dead letters, metrics, time limits) but with a handler
+that raises an unexpected ``RuntimeError`` (a stand-in for a bug) or, for a page whose URL
+says ``stuck``, ignores its soft time limit until the hard limit kills it (a stand-in for a
+loop in native code). It consumes a queue of its own, so the real workers never see its
+messages. A dead letter it writes names the
+tree_align stage: ``paramine dead-letters retry`` sends it to the real tree_align queue, as
+after a fixed release.
+
+Run: ``python -m tests.chaos.faulty_worker`` with the cluster's ``PARAMINE_*`` environment.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+
+from celery.exceptions import SoftTimeLimitExceeded
+
+from shared.celery_app import make_celery
+from shared.config import get_settings
+from shared.pipeline import Outgoing
+from shared.schemas import PagePair
+from shared.store import Store
+from shared.worker import define_stage_task
+
+POISON_QUEUE = "paramine.poison"
+
+
+def always_fails(message: PagePair, store: Store) -> list[Outgoing]:
+    if "stuck" in message.src.url:
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline:
+            with contextlib.suppress(SoftTimeLimitExceeded):
+                time.sleep(0.5)
+    raise RuntimeError(f"injected fault: page pair {message.pair_id} always fails")
+
+
+def main() -> None:
+    app = make_celery(get_settings())
+    app.conf.include = []  # the real stage tasks are not registered here
+    define_stage_task(app, "tree_align", always_fails)
+    app.worker_main(
+        [
+            "worker",
+            f"--queues={POISON_QUEUE}",
+            "--concurrency=1",
+            "--pool=prefork",
+            f"--hostname=poison-{os.getpid()}@localhost",
+            "--loglevel=INFO",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ]
+    )
+
+
+if __name__ == "__main__":
+    main()

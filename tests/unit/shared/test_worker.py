@@ -1,0 +1,75 @@
+"""The worker's failure policy: InvalidInput at once, other failures after their retries."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from celery.exceptions import SoftTimeLimitExceeded
+
+from shared.celery_app import make_celery
+from shared.config import QueueSettings, Settings, get_settings
+from shared.errors import InputTooLarge, InvalidInput, TransientError
+from shared.pipeline import Outgoing
+from shared.schemas import PagePair
+from shared.store import Store
+from shared.worker import define_stage_task, retries_allowed, retry_countdown
+
+
+def test_each_kind_of_failure_gets_its_number_of_retries() -> None:
+    queue = QueueSettings(max_retries=8, failure_retries=3)
+    assert retries_allowed(InvalidInput("bad page"), queue) == 0
+    assert retries_allowed(InputTooLarge("huge page"), queue) == 0
+    assert retries_allowed(TransientError("database away"), queue) == 8
+    assert retries_allowed(RuntimeError("a bug"), queue) == 3
+    assert retries_allowed(SoftTimeLimitExceeded(), queue) == 3
+
+
+def test_backoff_doubles_up_to_its_cap() -> None:
+    assert [retry_countdown(n, 5.0) for n in range(5)] == [1.0, 2.0, 4.0, 5.0, 5.0]
+
+
+@pytest.fixture
+def worker_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settings]:
+    monkeypatch.setenv("PARAMINE_DATABASE_URL", f"sqlite:///{tmp_path / 'store.db'}")
+    monkeypatch.setenv("PARAMINE_QUEUE__FAILURE_RETRIES", "2")
+    monkeypatch.setenv("PARAMINE_QUEUE__RETRY_BACKOFF_MAX", "0")
+    get_settings.cache_clear()
+    yield get_settings()
+    get_settings.cache_clear()
+
+
+def _pair(html: str) -> dict[str, Any]:
+    page = {"lang": "en", "html": html}
+    return PagePair.model_validate({"job_id": "j", "src": page, "tgt": page}).model_dump(
+        mode="json"
+    )
+
+
+def test_the_real_task_retries_a_bug_then_dead_letters_it(worker_settings: Settings) -> None:
+    """The stage task itself, run eagerly (retries execute in place) on a SQLite store."""
+    calls: list[str] = []
+
+    def handler(message: PagePair, store: Store) -> list[Outgoing]:
+        calls.append(message.src.html)
+        if message.src.html == "bad":
+            raise InvalidInput("page is bad")
+        raise RuntimeError("boom")
+
+    app = make_celery(worker_settings)
+    app.conf.task_always_eager = True
+    process = define_stage_task(app, "tree_align", handler)
+
+    process.apply(args=[_pair("bug")])
+    process.apply(args=[_pair("bad")])
+
+    assert calls == ["bug", "bug", "bug", "bad"]  # 1 + FAILURE_RETRIES attempts, then 1
+    letters = {
+        letter["error_type"]: letter
+        for letter in Store(worker_settings.database_url).list_dead_letters()
+    }
+    assert letters["RuntimeError"]["attempts"] == 3
+    assert letters["RuntimeError"]["reason"] == "RuntimeError: boom"
+    assert letters["InvalidInput"]["attempts"] == 1
