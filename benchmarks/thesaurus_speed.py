@@ -75,8 +75,8 @@ def _synthetic_counts(thesaurus: Thesaurus, verbs: int, tokens: int) -> ClassCou
     class_weight[rng.permutation(leaves)[: leaves // 5]] = 0.0  # 20% of classes never seen
     verb_ids = rng.choice(verbs, size=tokens, p=verb_weight / verb_weight.sum())
     class_ids = rng.choice(leaves, size=tokens, p=class_weight / class_weight.sum())
-    matrix = np.zeros((verbs, leaves))
-    np.add.at(matrix, (verb_ids, class_ids), 1.0)
+    cells = np.bincount(verb_ids * leaves + class_ids, minlength=verbs * leaves)
+    matrix = cells.reshape(verbs, leaves).astype(np.float64)
     matrix[matrix < 2] = 0.0  # the seed's rule: pairs seen once are dropped
     names = tuple(f"v{k}" for k in range(verbs))
     return ClassCounts(names, thesaurus.leaf_ids, matrix, int(matrix.sum()), 0)
@@ -184,6 +184,9 @@ def _in_subprocess(name: str) -> dict[str, Any]:
     return result
 
 
+LOAD = os.getloadavg()
+
+
 def main() -> None:
     cases = {
         "sample": "shipped sample thesaurus × livedoor counts",
@@ -223,9 +226,10 @@ def main() -> None:
         f"| {peer['peer_seconds']:.2f} | {peer['peer_seconds'] / peer['ours_seconds']:.0f}× "
         f"| {peer['max_abs_difference']:.1e} |",
         "",
-        "Machine: 2 cores shared with other engineers' jobs (load average 7–10 during this run);",
-        "wall-clock timings are inflated by the contention. The CPU column (process CPU time",
-        "of all threads) is what the computation itself used.",
+        f"Machine: 2 cores shared with other engineers' jobs (load average {LOAD[0]:.1f} before",
+        f"and {os.getloadavg()[0]:.1f} after this run); wall-clock timings are inflated by the",
+        "contention. The CPU column (process CPU time of all threads) is what the computation",
+        "itself used.",
         "",
     ]
     report = "\n".join(lines)

@@ -8,9 +8,13 @@ ALGORITHMS.md §4 steps 2–3 (Shinnou section 2.2–2.3, after Hindle 1990):
 
 Decisions, written down as ALGORITHMS.md asks:
 
-* **Polysemy.** A noun with k leaf classes adds 1/k of each of its observations to every one
-  of them (``polysemy="split"``, the default); ``polysemy="all"`` adds the full count to each.
-  The paper disambiguates with the verb's other nouns but does not describe how.
+* **Polysemy.** The paper resolves a polysemous noun "from the distribution of nouns in
+  cooccurrence data which have the same verb" without saying how. ``polysemy="verb"`` does
+  that: a noun with several leaf classes, seen with verb v, goes to the class whose sibling
+  group (same parent) holds the most monosemous-noun observations of v; ties share the count
+  equally, and a noun with no such evidence splits it over all its classes (unresolved).
+  ``polysemy="split"`` (the default) always adds 1/k of each observation to each of the
+  noun's k classes; ``polysemy="all"`` adds the full count to each.
 * **Counts.** f(v, C) is the generalised count; f(v), f(C) and N are its margins, i.e. they
   count only the cooccurrences whose noun the thesaurus knows (the paper's "generalised
   cooccurrence data").
@@ -35,6 +39,7 @@ from shared.errors import InvalidInput
 
 FloatArray = npt.NDArray[np.float64]
 Float32Array = npt.NDArray[np.float32]
+IntArray = npt.NDArray[np.int64]
 RoundArray = npt.NDArray[np.int8]
 
 CORPUS_ROUND = 0  # round tag of a similarity measured on the corpus
@@ -50,6 +55,8 @@ class ClassCounts:
     counts: FloatArray  # (len(verbs), len(leaf_ids))
     mapped_tokens: int  # cooccurrence observations whose noun is in the thesaurus
     unmapped_tokens: int  # observations whose noun is not
+    polysemous_tokens: int = 0  # mapped observations whose noun has several classes
+    resolved_tokens: int = 0  # of those, the ones ``polysemy="verb"`` resolved
 
     @property
     def verb_frequency(self) -> FloatArray:
@@ -88,26 +95,58 @@ class SimilarityModel:
         }
 
 
+_POLYSEMY = frozenset({"split", "all", "verb"})
+
+
+def _verb_evidence(
+    counts: Mapping[Cooccurrence, int], thesaurus: Thesaurus, verb_row: Mapping[str, int]
+) -> tuple[FloatArray, IntArray]:
+    """Monosemous-noun observations of every verb per sibling group, and each leaf's group."""
+    _, group = np.unique(thesaurus.leaf_ancestors(1), return_inverse=True)
+    group = group.astype(np.int64).ravel()
+    evidence = np.zeros((len(verb_row), int(group.max()) + 1 if len(group) else 0))
+    for pair, count in counts.items():
+        leaves = thesaurus.word_leaves(pair.noun)
+        if len(leaves) == 1:
+            evidence[verb_row[pair.verb], group[leaves[0]]] += count
+    return evidence, group
+
+
 def class_counts(
     counts: Mapping[Cooccurrence, int], thesaurus: Thesaurus, *, polysemy: str = "split"
 ) -> ClassCounts:
     """Generalise each cooccurrence's noun to its leaf classes (§4 step 2) as a dense f(v, C)."""
-    if polysemy not in {"split", "all"}:
-        raise InvalidInput(f"polysemy must be 'split' or 'all', not {polysemy!r}")
+    if polysemy not in _POLYSEMY:
+        raise InvalidInput(f"polysemy must be one of {sorted(_POLYSEMY)}, not {polysemy!r}")
     verbs = sorted({pair.verb for pair in counts})
     verb_row = {verb: row for row, verb in enumerate(verbs)}
     matrix = np.zeros((len(verbs), len(thesaurus.leaves)), dtype=np.float64)
-    mapped = unmapped = 0
+    if polysemy == "verb":
+        evidence, group = _verb_evidence(counts, thesaurus, verb_row)
+    mapped = unmapped = polysemous = resolved = 0
     for pair, count in counts.items():
         leaves = thesaurus.word_leaves(pair.noun)
         if not leaves:
             unmapped += count
             continue
         mapped += count
-        share = count / len(leaves) if polysemy == "split" else float(count)
+        row = verb_row[pair.verb]
+        if len(leaves) > 1:
+            polysemous += count
+            if polysemy == "verb":
+                score = evidence[row, group[list(leaves)]]
+                best = tuple(
+                    leaf for leaf, s in zip(leaves, score, strict=True) if s == score.max()
+                )
+                if score.max() > 0 and len(best) < len(leaves):
+                    leaves = best
+                    resolved += count
+        share = float(count) if polysemy == "all" else count / len(leaves)
         for leaf in leaves:
-            matrix[verb_row[pair.verb], leaf] += share
-    return ClassCounts(tuple(verbs), thesaurus.leaf_ids, matrix, mapped, unmapped)
+            matrix[row, leaf] += share
+    return ClassCounts(
+        tuple(verbs), thesaurus.leaf_ids, matrix, mapped, unmapped, polysemous, resolved
+    )
 
 
 def _sparse_mutual_information(

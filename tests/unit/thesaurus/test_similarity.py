@@ -22,6 +22,7 @@ from services.thesaurus.similarity import (
     word_similarity,
 )
 from services.thesaurus.thesauri import Thesaurus
+from shared.errors import InvalidInput
 
 # Verbs × classes: f(v1, ·) = 2 1 0 0, f(v2, ·) = 0 1 1 0.  N = 5, f(v1) = 3, f(v2) = 2,
 # f(C1) = 2, f(C2) = 2, f(C3) = 1, f(C4) = 0.
@@ -103,6 +104,21 @@ def test_polysemous_noun_splits_its_count(tree: Thesaurus) -> None:
     assert counts.mapped_tokens == 4 and counts.unmapped_tokens == 3
     everywhere = class_counts({Cooccurrence("銀", "磨く"): 4}, tree, polysemy="all")
     np.testing.assert_allclose(everywhere.counts[0], [4.0, 0, 0, 4.0, 0])
+
+
+def test_polysemy_resolved_by_the_verbs_other_nouns(tree: Thesaurus) -> None:
+    observed = {
+        Cooccurrence("銀", "磨く"): 4,  # 銀 is in a1 (group P) and b1 (group Q)
+        Cooccurrence("船", "磨く"): 2,  # monosemous, b2 in group Q: evidence for b1
+        Cooccurrence("銀", "解く"): 2,  # no monosemous noun with 解く: split
+    }
+    counts = class_counts(observed, tree, polysemy="verb")
+    row = {verb: counts.counts[k] for k, verb in enumerate(counts.verbs)}
+    np.testing.assert_allclose(row["磨く"], [0, 0, 0, 4.0, 2.0])
+    np.testing.assert_allclose(row["解く"], [1.0, 0, 0, 1.0, 0])
+    assert (counts.polysemous_tokens, counts.resolved_tokens) == (6, 4)
+    with pytest.raises(InvalidInput, match="polysemy"):
+        class_counts(observed, tree, polysemy="guess")
 
 
 def test_word_similarity_is_the_max_over_classes(tree: Thesaurus) -> None:
