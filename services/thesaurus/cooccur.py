@@ -37,8 +37,9 @@ held-out second half separately.
   A サ変 noun closing a clause without する (営業所を開設。, …を使用、…) is the clause's
   nominal predicate: the object is its own and no later verb is reported.
 * **Compound particles (複合辞) beginning with を** are not objects of a verb: Xをめぐって,
-  Xをもって (以て), Xを通じて/通して, Xをはじめ(とする), Xを問わず, Xをよそに, Xをもとに,
-  Xを中心に, Xをきっかけに/契機に/皮切りに/境に/ピークに give nothing.
+  Xを以て, Xを通じて/通して, Xをはじめ(とする), Xを問わず give nothing, and so does the
+  adverbial Xを N に not followed by a verb (Xをテーマに, Xを中心に, Xをきっかけに,
+  Xをピークに); Xを手に入れる and Xを元に戻す keep their verb.
 * **Clause boundary.** The scan stops (no cooccurrence) at a sentence-final mark (。！？),
   at another を (a new object began before any verb) or after ``max_gap`` morphemes.
 """
@@ -76,15 +77,6 @@ _WO_COMPOUNDS = (
     ("はじめ",),
     ("始め", "と"),
     ("問わ", "ず"),
-    ("よそ", "に"),
-    ("もと", "に"),
-    ("元", "に"),
-    ("中心", "に"),
-    ("きっかけ", "に"),
-    ("契機", "に"),
-    ("皮切り", "に"),
-    ("境", "に"),
-    ("ピーク", "に"),
 )
 # Object noun and verb are rarely this far apart inside one clause; past it the pair is noise.
 DEFAULT_MAX_GAP = 12
@@ -215,7 +207,17 @@ def _in_toshite(morphemes: list[Morpheme], index: int) -> bool:
 
 def _wo_compound(morphemes: list[Morpheme], wo_index: int) -> bool:
     following = tuple(m.surface for m in morphemes[wo_index + 1 : wo_index + 3])
-    return any(following[: len(words)] == words for words in _WO_COMPOUNDS)
+    if any(following[: len(words)] == words for words in _WO_COMPOUNDS):
+        return True
+    # Xを N に not followed by a verb is adverbial, "with X as N" (Xをテーマに, Xを中心に,
+    # Xをピークに); Xを手に入れる and Xを元に戻す keep their verb.
+    after = morphemes[wo_index + 3] if wo_index + 3 < len(morphemes) else None
+    return (
+        len(following) == 2
+        and morphemes[wo_index + 1].is_noun
+        and following[1] == "に"
+        and (after is None or not after.is_verb)
+    )
 
 
 def _predicate(morphemes: list[Morpheme], wo_index: int, max_gap: int) -> str | None:

@@ -39,6 +39,8 @@ from services.thesaurus.cooccur import (
         ("倉庫を開設、社員を雇う。", [("社員", "雇う")]),
         ("この件をめぐって議論した。", []),
         ("東京を中心に活動する。", []),
+        ("春をテーマに作品を作る。", [("作品", "作る")]),  # Xを N に: adverbial
+        ("鍵を元に戻す。", [("鍵", "戻す")]),  # ... unless a verb follows
         ("便利さを実感する。", []),  # nominalised adjective
     ],
 )
