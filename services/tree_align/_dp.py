@@ -223,11 +223,19 @@ def _scan(fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, mode,
     return M, N
 
 
+@njit(cache=True, inline="always")
+def _runtime_constants():
+    # Constants passed as literals would compile one specialisation of _scan per distinct
+    # literal argument tuple (nine before this); typed values compile one per caller.
+    return np.int64(0), np.bool_(False), np.bool_(True)
+
+
 @njit(cache=True)
 def forward(order1, order2, mode, c, X, PU):
     """Fill AF, SG and SF for every internal node pair, children before parents."""
     ptr1, ptr2, int1, int2 = c[0], c[2], c[4], c[5]
     AF, SG, SF, sg_row, sg_off, sf_row, sf_off = c[18], c[19], c[20], c[21], c[22], c[23], c[24]
+    zero, no, yes = _runtime_constants()
     virtual1 = order1[-1]
     virtual2 = order2[-1]
     for fp in order1:
@@ -242,14 +250,14 @@ def forward(order1, order2, mode, c, X, PU):
                 continue  # AF, SG and SF stay INF: nothing in these subtrees may pair
             _fill_pair_units(fp, gp, c, PU)
             if (fp == virtual1) == (gp == virtual2):
-                _scan(fp, gp, 0, m, 0, n, False, False, False, mode, c, X, PU)
+                _scan(fp, gp, zero, m, zero, n, no, no, no, mode, c, X, PU)
                 AF[int1[fp], int2[gp]] = X[ST_TOT, m, n]
             if fp != virtual1:
                 wide = 1 if c[31][fp] > 1 else 0
                 base = sg_row[fp] + sg_off[wide, gp]
                 for w in range(n):
                     g_hi = min(n, w + c[31][fp])
-                    _scan(fp, gp, 0, m, w, g_hi, False, True, False, mode, c, X, PU)
+                    _scan(fp, gp, zero, m, w, g_hi, no, yes, no, mode, c, X, PU)
                     for b in range(1, g_hi - w + 1):
                         SG[base + _rindex(w, w + b - 1, n, wide)] = _plus(
                             X[ST_SB, m, b], X[ST_F, m, b], mode
@@ -259,22 +267,22 @@ def forward(order1, order2, mode, c, X, PU):
                 base = sf_row[gp] + sf_off[wide, fp]
                 for w in range(m):
                     f_hi = min(m, w + c[32][gp])
-                    _scan(fp, gp, w, f_hi, 0, n, True, False, False, mode, c, X, PU)
+                    _scan(fp, gp, w, f_hi, zero, n, yes, no, no, mode, c, X, PU)
                     for a in range(2, f_hi - w + 1):
                         SF[base + _rindex(w, w + a - 1, m, wide)] = _plus(
                             X[ST_SB, a, n], X[ST_GSB, a, n], mode
                         )
-                    _scan(fp, gp, w, w + 1, 0, n, True, False, True, mode, c, X, PU)
+                    _scan(fp, gp, w, w + 1, zero, n, yes, no, yes, mode, c, X, PU)
                     SF[base + _rindex(w, w, m, wide)] = _plus(X[ST_SB, 1, n], X[ST_GSB, 1, n], mode)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _close(term: float, target: float) -> bool:
     # the traceback recomputes each candidate term exactly as the forward pass did
     return term < INF and abs(term - target) <= 1e-9 * (1.0 + abs(target))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _best_state(X, a, b, mask):
     best = -1
     for s in range(4):
@@ -283,7 +291,7 @@ def _best_state(X, a, b, mask):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _push(tasks, row, fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, a, b, mask):
     tasks[row, 0] = fp
     tasks[row, 1] = gp
@@ -303,6 +311,7 @@ def _push(tasks, row, fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_
 def viterbi_pairs(V1, V2, c, X, PU, pairs):
     """Trace the optimal alignment back from AF[V1, V2]; returns the number of node pairs."""
     ptr1, idx1, ptr2, idx2, int1, int2, max_span = c[0], c[1], c[2], c[3], c[4], c[5], c[25]
+    mode = np.int64(VITERBI)
     # task: fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, end_a, end_b, mask
     tasks = np.empty((pairs.shape[0] * 2 + 16, 12), dtype=np.int64)
     n_tasks = 1
@@ -329,7 +338,7 @@ def viterbi_pairs(V1, V2, c, X, PU, pairs):
             tasks[n_tasks, 11],
         )
         _fill_pair_units(fp, gp, c, PU)
-        _scan(fp, gp, f_lo, f_hi, g_lo, g_hi, tf == 1, tg == 1, nsf == 1, VITERBI, c, X, PU)
+        _scan(fp, gp, f_lo, f_hi, g_lo, g_hi, tf == 1, tg == 1, nsf == 1, mode, c, X, PU)
         s = _best_state(X, a, b, mask)
         while a > 0 or b > 0:
             f = idx1[ptr1[fp] + f_lo + a - 1] if a > 0 else -1
@@ -514,6 +523,8 @@ def outside(order1, order2, c, X, PU, GX, grads):
     ptr1, ptr2, int1, int2 = c[0], c[2], c[4], c[5]
     SG, SF, sg_row, sg_off, sf_row, sf_off = c[19], c[20], c[21], c[22], c[23], c[24]
     g_AF, g_SG, g_SF = grads[0], grads[1], grads[2]
+    zero, no, yes = _runtime_constants()
+    mode = np.int64(INSIDE)
     virtual1 = order1[-1]
     virtual2 = order2[-1]
     g_AF[int1[virtual1], int2[virtual2]] = 1.0
@@ -531,10 +542,10 @@ def outside(order1, order2, c, X, PU, GX, grads):
                 continue
             _fill_pair_units(fp, gp, c, PU)
             if (fp == virtual1) == (gp == virtual2) and g_AF[int1[fp], int2[gp]] != 0.0:
-                _scan(fp, gp, 0, m, 0, n, False, False, False, INSIDE, c, X, PU)
+                _scan(fp, gp, zero, m, zero, n, no, no, no, mode, c, X, PU)
                 GX[:, : m + 1, : n + 1] = 0.0
                 GX[4, m, n] = g_AF[int1[fp], int2[gp]]
-                _backward_scan(fp, gp, 0, m, 0, n, False, False, False, c, X, PU, GX, grads)
+                _backward_scan(fp, gp, zero, m, zero, n, no, no, no, c, X, PU, GX, grads)
             if fp != virtual1:
                 wide = 1 if c[31][fp] > 1 else 0
                 base = sg_row[fp] + sg_off[wide, gp]
@@ -545,7 +556,7 @@ def outside(order1, order2, c, X, PU, GX, grads):
                         any_grad = any_grad or g_SG[base + _rindex(w, w + b - 1, n, wide)] != 0.0
                     if not any_grad:
                         continue
-                    _scan(fp, gp, 0, m, w, g_hi, False, True, False, INSIDE, c, X, PU)
+                    _scan(fp, gp, zero, m, w, g_hi, no, yes, no, mode, c, X, PU)
                     GX[:, : m + 1, : g_hi - w + 1] = 0.0
                     for b in range(1, g_hi - w + 1):
                         gv = g_SG[base + _rindex(w, w + b - 1, n, wide)]
@@ -554,7 +565,7 @@ def outside(order1, order2, c, X, PU, GX, grads):
                             for s in (ST_SB, ST_F):
                                 if X[s, m, b] < INF:
                                     GX[s, m, b] += gv * math.exp(out - X[s, m, b])
-                    _backward_scan(fp, gp, 0, m, w, g_hi, False, True, False, c, X, PU, GX, grads)
+                    _backward_scan(fp, gp, zero, m, w, g_hi, no, yes, no, c, X, PU, GX, grads)
             if gp != virtual2:
                 wide = 1 if c[32][gp] > 1 else 0
                 base = sf_row[gp] + sf_off[wide, fp]
@@ -564,7 +575,7 @@ def outside(order1, order2, c, X, PU, GX, grads):
                     for a in range(2, f_hi - w + 1):
                         any_grad = any_grad or g_SF[base + _rindex(w, w + a - 1, m, wide)] != 0.0
                     if any_grad:
-                        _scan(fp, gp, w, f_hi, 0, n, True, False, False, INSIDE, c, X, PU)
+                        _scan(fp, gp, w, f_hi, zero, n, yes, no, no, mode, c, X, PU)
                         GX[:, : f_hi - w + 1, : n + 1] = 0.0
                         for a in range(2, f_hi - w + 1):
                             gv = g_SF[base + _rindex(w, w + a - 1, m, wide)]
@@ -573,17 +584,13 @@ def outside(order1, order2, c, X, PU, GX, grads):
                                 for s in (ST_SB, ST_GSB):
                                     if X[s, a, n] < INF:
                                         GX[s, a, n] += gv * math.exp(out - X[s, a, n])
-                        _backward_scan(
-                            fp, gp, w, f_hi, 0, n, True, False, False, c, X, PU, GX, grads
-                        )
+                        _backward_scan(fp, gp, w, f_hi, zero, n, yes, no, no, c, X, PU, GX, grads)
                     gv = g_SF[base + _rindex(w, w, m, wide)]
                     out = SF[base + _rindex(w, w, m, wide)]
                     if gv != 0.0 and out < INF:
-                        _scan(fp, gp, w, w + 1, 0, n, True, False, True, INSIDE, c, X, PU)
+                        _scan(fp, gp, w, w + 1, zero, n, yes, no, yes, mode, c, X, PU)
                         GX[:, :2, : n + 1] = 0.0
                         for s in (ST_SB, ST_GSB):
                             if X[s, 1, n] < INF:
                                 GX[s, 1, n] += gv * math.exp(out - X[s, 1, n])
-                        _backward_scan(
-                            fp, gp, w, w + 1, 0, n, True, False, True, c, X, PU, GX, grads
-                        )
+                        _backward_scan(fp, gp, w, w + 1, zero, n, yes, no, yes, c, X, PU, GX, grads)

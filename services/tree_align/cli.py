@@ -134,8 +134,15 @@ def train_tree_model_command(
         float, typer.Option(help="weight of the initial model mixed in after training")
     ] = 0.01,
     fold_inline: Annotated[bool, typer.Option(help=_FOLD_HELP)] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="print one JSON summary")] = False,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="no progress bar")] = False,
 ) -> None:
     """Train Pr_tag and Pr_del by EM (inside-outside) on page pairs and write the model."""
+    from dataclasses import replace
+
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
     from services.tree_align.model import initial_model
     from services.tree_align.train import smooth, train
 
@@ -149,18 +156,35 @@ def train_tree_model_command(
         (_parse(src, fold_inline=fold_inline), _parse(tgt, fold_inline=fold_inline))
         for src, tgt in files
     ]
-    result = train(
-        trees,
-        max_iterations=iterations,
-        tol=tol,
-        on_iteration=lambda step, ll: typer.echo(f"iteration {step}: log-likelihood {ll:.3f}"),
-    )
-    model = smooth(result.model, initial_model(result.model.labels), smoothing)
-    from dataclasses import replace
+    with Progress(
+        TextColumn("[bold]EM"),
+        BarColumn(),
+        TextColumn("iteration {task.completed}/{task.total}"),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        disable=quiet or as_json,
+    ) as bar:
+        task = bar.add_task("log-likelihood ?", total=iterations)
 
+        def progress(step: int, log_likelihood: float) -> None:
+            bar.update(task, completed=step + 1, description=f"log-likelihood {log_likelihood:.3f}")
+
+        result = train(trees, max_iterations=iterations, tol=tol, progress=progress)
+    model = smooth(result.model, initial_model(result.model.labels), smoothing)
     model = replace(model, trained_on=f"{len(trees)} page pairs")
     model.save(out)
-    typer.echo(f"wrote {out} ({len(model.labels)} labels, {model.iterations} EM iterations)")
+    if as_json:
+        summary = {
+            "out": str(out),
+            "page_pairs": len(trees),
+            "labels": len(model.labels),
+            "iterations": model.iterations,
+            "log_likelihoods": result.log_likelihoods,
+        }
+        typer.echo(json.dumps(summary))
+    elif not quiet:
+        typer.echo(f"wrote {out} ({len(model.labels)} labels, {model.iterations} EM iterations)")
 
 
 def register(app: typer.Typer, eval_app: typer.Typer) -> None:

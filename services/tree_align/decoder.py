@@ -134,7 +134,8 @@ def _context(
 ) -> tuple[tuple[object, ...], _Side, _Side]:
     src = _side(src_tree, model.label_ids(src_tree.label_names), model.log_del_src)
     tgt = _side(tgt_tree, model.label_ids(tgt_tree.label_names), model.log_del_tgt)
-    widest1, widest2 = _widest_spans(src, max_span), _widest_spans(tgt, max_span)
+    widest1 = _widest_spans(src, src_tree, max_span)
+    widest2 = _widest_spans(tgt, tgt_tree, max_span)
     sg_row, sg_size = _span_rows(src, widest1, tgt)
     sf_row, sf_size = _span_rows(tgt, widest2, src)
     n_int1 = int((src.internal >= 0).sum())
@@ -170,17 +171,22 @@ def _context(
     return context, src, tgt
 
 
-def _widest_spans(side: _Side, max_span: int | None) -> npt.NDArray[np.int64]:
+def _widest_spans(side: _Side, tree: TagTree, max_span: int | None) -> npt.NDArray[np.int64]:
     """How many siblings of the other tree a deleted node's children may cover, per node.
 
-    A node whose only child is a leaf matches at most one node below it, and a tight span
-    starts and ends with matched content: it covers one sibling. Others: ``max_span``.
+    A tight span starts and ends with matched content. When the subtree below a node is a
+    chain (one leaf: every node has at most one child, e.g. ``div > p > #text`` or
+    ``li > a > span > #text``), all nodes its children can match are ancestors of one
+    another, so their partners lie on one root-to-leaf path, inside one sibling of the other
+    tree: the span covers one sibling. Others: ``max_span``.
     """
     limit = max_span or (1 << 30)
     degree = np.diff(side.ptr)
-    first_child = side.idx[np.minimum(side.ptr[:-1], len(side.idx) - 1)]
-    single_leaf = (degree == 1) & (side.internal[first_child] < 0)
-    return np.where(single_leaf, 1, limit).astype(np.int64)
+    is_leaf = (degree[: side.size] == 0).astype(np.int64)
+    prefix = np.concatenate(([0], np.cumsum(is_leaf)))
+    leaves = np.append(prefix[tree.subtree_end] - prefix[: side.size], prefix[-1])
+    chain = (degree > 0) & (leaves == 1)
+    return np.where(chain, 1, limit).astype(np.int64)
 
 
 def _scan_buffer(src: _Side, tgt: _Side, planes: int) -> tuple[FloatArray, FloatArray]:

@@ -102,9 +102,13 @@ def train(
     model: TreeModel | None = None,
     max_iterations: int = 20,
     tol: float = 1e-3,
-    on_iteration: Callable[[int, float], None] | None = None,
+    progress: Callable[[int, float], None] | None = None,
 ) -> TrainingResult:
-    """Run EM from ``model`` (default: the uniform initial model with an identical-tag bonus)."""
+    """Run EM from ``model`` (default: the uniform initial model with an identical-tag bonus).
+
+    ``progress`` is called after every E step with the iteration (0-based) and the corpus
+    log-likelihood of the model of that iteration.
+    """
     if model is None:
         labels = sorted({name for pair in page_pairs for tree in pair for name in tree.label_names})
         model = initial_model(labels)
@@ -117,8 +121,8 @@ def train(
         if total is None:
             break
         history.append(total.log_likelihood)
-        if on_iteration is not None:
-            on_iteration(iteration, total.log_likelihood)
+        if progress is not None:
+            progress(iteration, total.log_likelihood)
         if len(history) > 1 and history[-1] - history[-2] < tol:
             break
         model = maximise(model, total)

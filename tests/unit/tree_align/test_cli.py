@@ -71,3 +71,29 @@ def test_train_tree_model_writes_a_loadable_model(pages: Path, tmp_path: Path) -
     model = TreeModel.load(out)
     assert model.iterations >= 1
     assert model.trained_on == "2 page pairs"
+
+
+def test_train_tree_model_json_reports_the_em_run(pages: Path, tmp_path: Path) -> None:
+    out = tmp_path / "model.json"
+    result = CliRunner().invoke(
+        app, ["train-tree-model", str(pages), "--out", str(out), "--iterations", "2", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)  # nothing but the JSON document on stdout
+    assert report["page_pairs"] == 2 and report["out"] == str(out)
+    assert 1 <= len(report["log_likelihoods"]) <= 2
+    assert report["log_likelihoods"] == sorted(report["log_likelihoods"])  # EM never decreases
+
+
+def test_train_progress_reports_every_iteration(pages: Path) -> None:
+    from services.tree_align.cli import _parse
+    from services.tree_align.train import train
+
+    trees = [
+        (_parse(a, fold_inline=True), _parse(b, fold_inline=True))
+        for a, b in page_pair_files([str(pages)])
+    ]
+    seen: list[tuple[int, float]] = []
+    result = train(trees, max_iterations=3, tol=-1.0, progress=lambda i, ll: seen.append((i, ll)))
+    assert seen == list(enumerate(result.log_likelihoods))
+    assert len(seen) == 3

@@ -126,7 +126,7 @@ def alignment_cost(src: TagTree, tgt: TagTree, model: TreeModel, mapping: Mappin
     matched2 = {b for _, b in mapping}
     cost -= sum(model.log_del_src[labels1[x]] for x in range(src.size) if x not in matched1)
     cost -= sum(model.log_del_tgt[labels2[y]] for y in range(tgt.size) if y not in matched2)
-    return cost
+    return float(cost)
 
 
 @given(small_trees(), small_trees(), models())
@@ -199,3 +199,16 @@ def test_band_pruning_is_exact_on_the_restricted_model(
     assert math.isclose(
         align_trees(src, tgt, model, band=band).cost, best, rel_tol=1e-9, abs_tol=1e-9
     )
+
+
+def test_only_chains_have_single_sibling_spans() -> None:
+    from services.tree_align.decoder import _side, _widest_spans
+
+    tree = parse_html("<div><p><b>x</b></p></div><ul><li>a</li><li>b</li></ul>")
+    model = initial_model(sorted(set(tree.label_names)))
+    side = _side(tree, model.label_ids(tree.label_names), model.log_del_src)
+    widest = _widest_spans(side, tree, None)
+    by_label = {tree.label(node): int(widest[node]) for node in range(tree.size)}
+    assert by_label["div"] == by_label["p"] == by_label["b"] == 1  # div > p > b > #text
+    assert by_label["ul"] > 1 and by_label["body"] > 1
+    assert by_label["li"] == 1
