@@ -169,56 +169,84 @@ def _total(X, a, b, mode):
 def _scan(fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, mode, c, X, PU):
     """Fill X[state, a, b] for the forest fp.CF[f_lo:f_hi] against gp.CF[g_lo:g_hi].
 
-    Plane ST_TOT holds the semiring sum of the four states of each finished cell.
+    Plane ST_TOT holds the semiring sum of the four states of each finished cell. Every state
+    of every cell is written (no separate INF fill). Per-row values of the F-tree are read
+    once per row: stores into X could alias the model arrays, so the compiler cannot hoist them.
     """
     ptr1, idx1, ptr2, idx2, int1, int2 = c[0], c[1], c[2], c[3], c[4], c[5]
     del1, del2, sub1, sub2 = c[14], c[15], c[16], c[17]
     SG, SF, sg_row, sg_off, sf_row, sf_off = c[19], c[20], c[21], c[22], c[23], c[24]
+    wide1, wide2 = c[31], c[32]
     M = f_hi - f_lo
     N = g_hi - g_lo
-    for a in range(M + 1):
-        f = idx1[ptr1[fp] + f_lo + a - 1] if a > 0 else -1
-        for b in range(N + 1):
-            # every state of the cell is written (no separate INF fill of the buffer)
-            X[ST_SB, a, b] = 0.0 if a == 0 and b == 0 else INF
+    g_first = ptr2[gp] + g_lo
+    X[ST_SB, 0, 0] = 0.0
+    X[ST_F, 0, 0] = INF
+    X[ST_GSB, 0, 0] = INF
+    X[ST_GF, 0, 0] = INF
+    X[ST_TOT, 0, 0] = 0.0
+    for b in range(1, N + 1):  # row 0: only DelG units
+        g = idx2[g_first + b - 1]
+        X[ST_SB, 0, b] = INF
+        X[ST_F, 0, b] = INF
+        X[ST_GSB, 0, b] = INF
+        X[ST_GF, 0, b] = INF
+        if not (tight_g and b == 1):
+            X[ST_GSB, 0, b] = sub2[g] + _plus(X[ST_SB, 0, b - 1], X[ST_GSB, 0, b - 1], mode)
+            X[ST_GF, 0, b] = sub2[g] + _plus(X[ST_F, 0, b - 1], X[ST_GF, 0, b - 1], mode)
+        X[ST_TOT, 0, b] = _total(X, 0, b, mode)
+    for a in range(1, M + 1):
+        t = f_lo + a - 1  # index of the F-tree among fp's children
+        f = idx1[ptr1[fp] + t]
+        f_sub = sub1[f]
+        f_del = del1[f]
+        f_wide = wide1[f]
+        del_f = not (tight_f and a == 1)
+        span_f = int1[f] >= 0 and not (no_span_first and a == 1)
+        # SG entries of one range end are consecutive; single-sibling spans stored at v
+        f_base = sg_row[f] + sg_off[1 if f_wide > 1 else 0, gp] + g_lo - 1
+        g_wide_base = sf_off[1, fp] + (t * (t + 1)) // 2 + f_lo - 1
+        g_single_base = sf_off[0, fp] + t
+        X[ST_SB, a, 0] = INF
+        X[ST_F, a, 0] = INF
+        X[ST_GSB, a, 0] = INF
+        X[ST_GF, a, 0] = INF
+        if del_f:  # DelF after SB or DelF only (rule b)
+            X[ST_F, a, 0] = f_sub + _plus(X[ST_SB, a - 1, 0], X[ST_F, a - 1, 0], mode)
+        X[ST_TOT, a, 0] = _total(X, a, 0, mode)
+        for b in range(1, N + 1):
+            g = idx2[g_first + b - 1]
             X[ST_F, a, b] = INF
             X[ST_GSB, a, b] = INF
             X[ST_GF, a, b] = INF
-            if a == 0 and b == 0:
-                X[ST_TOT, a, b] = 0.0
-                continue
-            g = idx2[ptr2[gp] + g_lo + b - 1] if b > 0 else -1
-            if a > 0 and not (tight_f and a == 1):
-                # DelF after SB or DelF only (rule b)
-                X[ST_F, a, b] = sub1[f] + _plus(X[ST_SB, a - 1, b], X[ST_F, a - 1, b], mode)
-            if b > 0 and not (tight_g and b == 1):
+            if del_f:
+                X[ST_F, a, b] = f_sub + _plus(X[ST_SB, a - 1, b], X[ST_F, a - 1, b], mode)
+            if not (tight_g and b == 1):
                 X[ST_GSB, a, b] = sub2[g] + _plus(X[ST_SB, a, b - 1], X[ST_GSB, a, b - 1], mode)
                 X[ST_GF, a, b] = sub2[g] + _plus(X[ST_F, a, b - 1], X[ST_GF, a, b - 1], mode)
-            if a > 0 and b > 0:
-                best = X[ST_TOT, a - 1, b - 1] + PU[f_lo + a - 1, g_lo + b - 1]  # (4) with (1)
-                if int1[f] >= 0 and not (no_span_first and a == 1):
-                    # (5): SpanF(f, G[b0..b]); SG entries of one range end are consecutive
+            diagonal = X[ST_TOT, a - 1, b - 1]
+            best = diagonal + PU[t, g_lo + b - 1]  # (4) with (1)
+            if span_f:  # (5): SpanF(f, G[b0..b])
+                if f_wide > 1:
                     v = g_lo + b - 1
-                    if c[31][f] > 1:
-                        row = sg_row[f] + sg_off[1, gp] + (v * (v + 1)) // 2 + g_lo - 1
-                    else:  # single-sibling spans: only b0 == b, stored at v
-                        row = sg_row[f] + sg_off[0, gp] + v - b
+                    row = f_base + (v * (v + 1)) // 2
                     acc = INF
-                    for b0 in range(max(1, b - c[31][f] + 1), b + 1):
+                    for b0 in range(max(1, b - f_wide + 1), b + 1):
                         acc = _plus(acc, X[ST_TOT, a - 1, b0 - 1] + SG[row + b0], mode)
-                    best = _plus(best, del1[f] + acc, mode)
-                if int2[g] >= 0:
-                    # (6): SpanG(g, F[a0..a])
-                    t = f_lo + a - 1
-                    if c[32][g] > 1:
-                        row = sf_row[g] + sf_off[1, fp] + (t * (t + 1)) // 2 + f_lo - 1
-                    else:
-                        row = sf_row[g] + sf_off[0, fp] + t - a
+                else:
+                    acc = diagonal + SG[f_base + b]
+                best = _plus(best, f_del + acc, mode)
+            if int2[g] >= 0:  # (6): SpanG(g, F[a0..a])
+                g_wide = wide2[g]
+                if g_wide > 1:
+                    row = sf_row[g] + g_wide_base
                     acc = INF
-                    for a0 in range(max(1, a - c[32][g] + 1), a + 1):
+                    for a0 in range(max(1, a - g_wide + 1), a + 1):
                         acc = _plus(acc, X[ST_TOT, a0 - 1, b - 1] + SF[row + a0], mode)
-                    best = _plus(best, del2[g] + acc, mode)
-                X[ST_SB, a, b] = best
+                else:
+                    acc = diagonal + SF[sf_row[g] + g_single_base]
+                best = _plus(best, del2[g] + acc, mode)
+            X[ST_SB, a, b] = best
             X[ST_TOT, a, b] = _total(X, a, b, mode)
     return M, N
 
