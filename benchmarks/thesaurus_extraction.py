@@ -100,6 +100,12 @@ def main() -> None:
         "- tokenisation differences between unidic-lite and the treebank (エル・ドラード →",
         "  ドラード, 下野尻 → 尻).",
         "",
+        "History, for honesty: while the rules were developed, the held-out half was scored",
+        "three times (numbers only, its sentences never read): 0.912 / 0.912 after the",
+        "coordination rule, 0.918 / 0.912 after サ変+できる and the parallel-の check, and",
+        "the row above after the last rule (adverbial Xを N に, drawn from livedoor sentences),",
+        "which was kept because it was decided on development data.",
+        "",
         "Machine: 2 cores shared with other engineers' jobs; timings are noisy.",
         "",
     ]

@@ -275,7 +275,7 @@ def rebuild_snapshot(
     *,
     min_pair: int = 2,
     min_verb: int = 21,
-    polysemy: str = "split",
+    polysemy: str = "verb",
 ) -> int:
     """Recompute the similarity model from all stored observations (§4 steps 1–4); snapshot id."""
     thesaurus = load_thesaurus(engine, thesaurus_name)
