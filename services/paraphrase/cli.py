@@ -44,17 +44,44 @@ def align_words_command(
     symmetrize: Annotated[
         str, typer.Option(help="symmetrisation heuristic")
     ] = "grow-diag-final-and",
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="no progress bar")] = False,
 ) -> None:
-    """Align words of each pair (IBM-1 + HMM both ways); one Pharaoh line of i-j links each."""
+    """Align words of each pair (IBM-1 + HMM both ways); one Pharaoh line of i-j links each.
+
+    While EM trains, a progress bar (iteration, model, log-likelihood) goes to stderr when
+    stderr is a terminal, unless ``-q``; stdout carries only the links.
+    """
+    import sys
+
+    from rich.console import Console
+    from rich.progress import Progress
+
     from services.paraphrase.evaluate import format_links
-    from services.paraphrase.word_align import SYMMETRIZATIONS, AlignerConfig, WordAligner
+    from services.paraphrase.word_align import (
+        SYMMETRIZATIONS,
+        AlignerConfig,
+        TrainingProgress,
+        WordAligner,
+    )
 
     if symmetrize not in SYMMETRIZATIONS:
         raise typer.BadParameter(f"--symmetrize must be one of {', '.join(SYMMETRIZATIONS)}")
     pairs = [(s.split(), t.split()) for s, t in _tsv_pairs(pairs_tsv)]
     extra = [(s.split(), t.split()) for s, t in _tsv_pairs(train)] if train else []
     config = AlignerConfig(symmetrize=symmetrize)  # type: ignore[arg-type]
-    aligner = WordAligner(config).fit(pairs + extra)
+    console = Console(stderr=True)
+    steps = 2 * (config.ibm1_iterations + config.hmm_iterations)
+    with Progress(
+        *Progress.get_default_columns(), console=console, disable=quiet or not sys.stderr.isatty()
+    ) as bar:
+        task = bar.add_task("EM", total=steps)
+
+        def progress(event: TrainingProgress) -> None:
+            way = "source->target" if event.direction == 0 else "target->source"
+            text = f"EM {event.step}/{steps} {event.model} {way} log-lik {event.log_likelihood:.1f}"
+            bar.update(task, completed=event.step, description=text)
+
+        aligner = WordAligner(config).fit(pairs + extra, progress=progress)
     for source, target in pairs:
         typer.echo(format_links(aligner.align(source, target)))
 

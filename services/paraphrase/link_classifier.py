@@ -1,166 +1,501 @@
-"""Supervised link decision over the unsupervised aligner's posteriors (a few fitted weights).
+"""Supervised link decision over the unsupervised aligner's posteriors and lexical evidence.
 
-The HMM aligner (``word_align``) is unsupervised; gold-aligned pairs, where they exist (the
-Edinburgh++ train split), can fit how its two directional posteriors and the identity lexicon
-combine into a link decision, instead of a fixed heuristic such as intersection. This is a
-logistic regression with a dozen features per cell (i, j) (Ayan & Dorr 2006 combine aligners the
-same way): directional posteriors, their product, identity and stem identity, the posteriors of
-the diagonal neighbours (so blocks and phrases grow), competition within the row and column,
-whether either word has an identical partner elsewhere, and relative-position distance.
-    p(link | x) = 1 / (1 + exp(-w . x)),  w = argmin logistic loss + l2 ||w||^2 / 2
-Decision: link when p >= threshold. Both are plain numbers, JSON-serialisable.
+The HMM aligner (``word_align``) is unsupervised; where gold-aligned pairs exist (the
+Edinburgh++ train split) a classifier decides each cell (i, j) from features in the spirit of
+Sultan, Bethard & Sumner (2014): identical, lemma and stem matches, WordNet synonyms and
+derivational/taxonomic relations (``services.paraphrase.wordnet``, optional), two-word WordNet
+phrases ("passed away" ~ "died"), character-trigram similarity, stop-word and punctuation
+classes, contextual evidence (lexical matches of the neighbouring words), a lexicon of word
+pairs linked in the training gold, and the aligner's directional posteriors with their row and
+column competition (Ayan & Dorr 2006 combine aligners the same way).
+
+Two logistic stages (stacking): stage 1 scores every cell from those features; stage 2 adds
+the stage-1 probabilities of the neighbouring cells and of the competing cells in the row and
+column, so that blocks grow ("in the direction of" ~ "toward" links all four cells) and
+one-to-one choices sharpen. Each stage is
+    p(link | x) = 1 / (1 + exp(-w . z(x))),   w = argmin logistic loss + l2 ||w||^2 / 2
+with z the standardised features. During fitting, the gold lexicon features and the stage-1
+probabilities that stage 2 learns from are computed out of fold (cross-fitting), so stage 2
+sees stage-1 outputs as noisy as at test time. Decision: link when p >= threshold. All
+parameters are plain numbers and strings, JSON-serialisable.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import minimize
 
 from services.paraphrase.word_align import Link, WordAligner, stem_match
+from services.paraphrase.wordnet import WordNet, default_wordnet
 from shared.errors import InvalidInput
 
-FEATURES = (
+FloatArray = NDArray[np.float64]
+Example = tuple[Sequence[str], Sequence[str], Iterable[Link]]
+
+_STOP_WORD_LINES = (
+    "a an the this that these those of in on at to for from by with about as into onto upon",
+    "over under after before during through via per than then and or but nor so yet if whether",
+    "because while although though is are was were be been being am 's 're 'm 've 'd 'll",
+    "have has had do does did will would shall should can could may might must not n't no",
+    "never it its he him his she her they them their we us our you your i me my who whom",
+    "whose which what there here also only just very too more most",
+)
+STOP_WORDS = frozenset(word for line in _STOP_WORD_LINES for word in line.split())
+
+STATIC_FEATURES = (
     "bias",
     "forward",
     "backward",
     "product",
     "identical",
     "stem",
+    "lemma",
+    "wordnet_synonym",
+    "wordnet_lexical",
+    "wordnet_taxonomy",
+    "wordnet_phrase",
+    "trigram_dice",
+    "gold_ratio",
+    "gold_seen",
+    "source_stop",
+    "target_stop",
+    "both_stop",
+    "both_punctuation",
+    "one_punctuation",
     "neighbour_diagonal",
     "neighbour_row_col",
     "row_competition",
     "column_competition",
-    "source_has_identical_elsewhere",
-    "target_has_identical_elsewhere",
+    "source_matched_elsewhere",
+    "target_matched_elsewhere",
+    "context_diagonal_match",
+    "context_window_match",
     "position_distance",
-    "punctuation",
 )
+CONTEXT_FEATURES = (
+    "stage1_logit",
+    "stage1_straight_neighbour",
+    "stage1_diagonal_neighbour",
+    "stage1_row_other",
+    "stage1_column_other",
+    "stage1_row_sum",
+    "stage1_column_sum",
+)
+_WINDOW = 3
+_FOLDS = 5
 
 
-def _shifted(matrix: NDArray[np.float64], di: int, dj: int) -> NDArray[np.float64]:
-    padded = np.pad(matrix, 1)
+def _shifted(matrix: FloatArray, di: int, dj: int) -> FloatArray:
+    # value at (i + di, j + dj), zero outside the matrix
+    pad = max(abs(di), abs(dj))
+    padded = np.pad(matrix, pad)
     rows, cols = matrix.shape
-    return padded[1 + di : 1 + di + rows, 1 + dj : 1 + dj + cols]
+    return padded[pad + di : pad + di + rows, pad + dj : pad + dj + cols]
 
 
-def cell_features(
-    aligner: WordAligner, source: Sequence[str], target: Sequence[str]
-) -> NDArray[np.float64]:
-    """Feature matrix of shape (len(source) * len(target), len(FEATURES)), row-major cells."""
+def _straight_max(matrix: FloatArray) -> FloatArray:
+    # Largest value among the four horizontal and vertical neighbours of each cell.
+    shifts = ((-1, 0), (1, 0), (0, -1), (0, 1))
+    result: FloatArray = np.maximum.reduce([_shifted(matrix, di, dj) for di, dj in shifts])
+    return result
+
+
+def _is_punctuation(word: str) -> bool:
+    return not any(c.isalnum() for c in word)
+
+
+def _trigrams(word: str) -> set[str]:
+    padded = f"#{word}#"
+    return {padded[k : k + 3] for k in range(len(padded) - 2)}
+
+
+def _dice(left: set[str], right: set[str]) -> float:
+    return 2 * len(left & right) / (len(left) + len(right)) if left and right else 0.0
+
+
+@dataclass(frozen=True)
+class GoldLexicon:
+    """Word pairs linked in training gold: (linked cells, co-occurring cells) per pair."""
+
+    counts: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)
+
+    @classmethod
+    def from_examples(cls, examples: Iterable[Example]) -> GoldLexicon:
+        rows = [
+            ([w.lower() for w in s], [w.lower() for w in t], set(links)) for s, t, links in examples
+        ]
+        linked: Counter[tuple[str, str]] = Counter()
+        for source, target, links in rows:
+            for i, j in links:
+                if i < len(source) and j < len(target):
+                    linked[(source[i], target[j])] += 1
+        seen: Counter[tuple[str, str]] = Counter()
+        for source, target, _ in rows:
+            for a in source:
+                for b in target:
+                    if (a, b) in linked:
+                        seen[(a, b)] += 1
+        return cls({key: (count, seen[key]) for key, count in linked.items()})
+
+    def ratio(self, left: str, right: str) -> float:
+        """Smoothed share of co-occurrences that were linked: links / (co-occurrences + 1)."""
+        found = self.counts.get((left, right))
+        return found[0] / (found[1] + 1) if found else 0.0
+
+
+def static_features(
+    aligner: WordAligner,
+    source: Sequence[str],
+    target: Sequence[str],
+    lexicon: GoldLexicon,
+    wordnet: WordNet | None,
+) -> FloatArray:
+    """Stage-1 features, shape (len(source), len(target), len(STATIC_FEATURES))."""
     forward, backward = aligner.directional_posteriors(source, target)
     lower_s = [w.lower() for w in source]
     lower_t = [w.lower() for w in target]
+    shape = (len(source), len(target))
     identical = np.array([[float(a == b) for b in lower_t] for a in lower_s])
     stem = np.array([[float(stem_match(a, b)) for b in lower_t] for a in lower_s])
-    mean = 0.5 * (forward + backward)
-    diagonal = np.maximum(_shifted(mean, -1, -1), _shifted(mean, 1, 1))
-    straight = np.maximum.reduce(
-        [_shifted(mean, -1, 0), _shifted(mean, 1, 0), _shifted(mean, 0, -1), _shifted(mean, 0, 1)]
+    lemma = np.zeros(shape)
+    relation = np.zeros(shape, dtype=np.int64)
+    phrase = np.zeros(shape)
+    if wordnet is not None:
+        lemmas_s = [wordnet.lemmas(w) for w in lower_s]
+        lemmas_t = [wordnet.lemmas(w) for w in lower_t]
+        for i, a in enumerate(lower_s):
+            for j, b in enumerate(lower_t):
+                if a != b:
+                    lemma[i, j] = float(bool(lemmas_s[i] & lemmas_t[j]))
+                    if a not in STOP_WORDS and b not in STOP_WORDS:
+                        relation[i, j] = wordnet.relation(a, b)
+        _phrase_relations(wordnet, lower_s, lower_t, phrase, transpose=False)
+        _phrase_relations(wordnet, lower_t, lower_s, phrase, transpose=True)
+    grams_s = [_trigrams(w) for w in lower_s]
+    grams_t = [_trigrams(w) for w in lower_t]
+    dice = np.array([[_dice(a, b) for b in grams_t] for a in grams_s])
+    gold = np.array([[lexicon.ratio(a, b) for b in lower_t] for a in lower_s])
+    stop_s = np.array([float(w in STOP_WORDS) for w in lower_s])[:, None] * np.ones(shape)
+    stop_t = np.array([float(w in STOP_WORDS) for w in lower_t])[None, :] * np.ones(shape)
+    punct_s = np.array([float(_is_punctuation(w)) for w in source])[:, None] * np.ones(shape)
+    punct_t = np.array([float(_is_punctuation(w)) for w in target])[None, :] * np.ones(shape)
+    # a lexical match: identical, same lemma, WordNet synonym, or a frequent gold pair
+    match = np.maximum.reduce(
+        [identical, lemma, (relation == 3).astype(np.float64), (gold > 0.3).astype(np.float64)]
     )
-    row_best = mean.max(axis=1, keepdims=True)
-    col_best = mean.max(axis=0, keepdims=True)
-    source_identical = identical.sum(axis=1, keepdims=True) - identical
-    target_identical = identical.sum(axis=0, keepdims=True) - identical
+    content = (1 - stop_s) * (1 - punct_s) * (1 - stop_t) * (1 - punct_t)
+    content_match = match * content
+    mean = 0.5 * (forward + backward)
+    window = np.zeros(shape)
+    for di in range(-_WINDOW, _WINDOW + 1):
+        for dj in range(-_WINDOW, _WINDOW + 1):
+            if (di, dj) != (0, 0):
+                window += _shifted(content_match, di, dj)
     positions_s = (np.arange(len(source)) + 0.5) / len(source)
     positions_t = (np.arange(len(target)) + 0.5) / len(target)
-    distance = np.abs(positions_s[:, None] - positions_t[None, :])
-    punctuation = np.array(
-        [[float(not a.isalnum() and not b.isalnum()) for b in target] for a in source]
-    )
     columns = [
-        np.ones_like(mean),
+        np.ones(shape),
         forward,
         backward,
         forward * backward,
         identical,
         stem,
-        diagonal,
-        straight,
-        mean - row_best,
-        mean - col_best,
-        (source_identical > 0).astype(np.float64),
-        (target_identical > 0).astype(np.float64),
-        distance,
-        punctuation,
+        lemma,
+        (relation == 3).astype(np.float64),
+        (relation == 2).astype(np.float64),
+        (relation == 1).astype(np.float64),
+        phrase,
+        dice,
+        gold,
+        (gold > 0).astype(np.float64),
+        stop_s,
+        stop_t,
+        stop_s * stop_t,
+        punct_s * punct_t,
+        np.abs(punct_s - punct_t),
+        np.maximum(_shifted(mean, -1, -1), _shifted(mean, 1, 1)),
+        np.maximum.reduce(
+            [
+                _shifted(mean, -1, 0),
+                _shifted(mean, 1, 0),
+                _shifted(mean, 0, -1),
+                _shifted(mean, 0, 1),
+            ]
+        ),
+        mean - mean.max(axis=1, keepdims=True),
+        mean - mean.max(axis=0, keepdims=True),
+        ((match.sum(axis=1, keepdims=True) - match) > 0) * np.ones(shape),
+        ((match.sum(axis=0, keepdims=True) - match) > 0) * np.ones(shape),
+        _shifted(match, -1, -1) + _shifted(match, 1, 1),
+        np.minimum(window, 3.0) / 3.0,
+        np.abs(positions_s[:, None] - positions_t[None, :]),
     ]
-    return np.stack([c.ravel() for c in columns], axis=1)
+    return np.stack(columns, axis=2)
+
+
+def _phrase_relations(
+    wordnet: WordNet, first: list[str], second: list[str], out: FloatArray, *, transpose: bool
+) -> None:
+    # A two-word WordNet lemma in ``first`` (passed_away) related to a word of ``second`` (died).
+    for k in range(len(first) - 1):
+        bigram = f"{first[k]}_{first[k + 1]}"
+        if not wordnet.known(bigram):
+            continue
+        for j, word in enumerate(second):
+            if word not in STOP_WORDS and wordnet.relation(bigram, word) >= 2:
+                for i in (k, k + 1):
+                    if transpose:
+                        out[j, i] = 1.0
+                    else:
+                        out[i, j] = 1.0
+
+
+def context_features(stage1: FloatArray) -> FloatArray:
+    """Stage-2 additions from stage-1 probabilities, shape (I, J, len(CONTEXT_FEATURES))."""
+    clipped = np.clip(stage1, 1e-4, 1 - 1e-4)
+    straight = np.maximum.reduce(
+        [
+            _shifted(stage1, -1, 0),
+            _shifted(stage1, 1, 0),
+            _shifted(stage1, 0, -1),
+            _shifted(stage1, 0, 1),
+        ]
+    )
+    diagonal = np.maximum(_shifted(stage1, -1, -1), _shifted(stage1, 1, 1))
+    row_other = _max_excluding_self(stage1, axis=1)
+    column_other = _max_excluding_self(stage1, axis=0)
+    columns = [
+        np.log(clipped / (1 - clipped)),
+        straight,
+        diagonal,
+        row_other,
+        column_other,
+        stage1.sum(axis=1, keepdims=True) - stage1,
+        stage1.sum(axis=0, keepdims=True) - stage1,
+    ]
+    return np.stack([np.broadcast_to(c, stage1.shape) for c in columns], axis=2)
+
+
+def _max_excluding_self(matrix: FloatArray, axis: int) -> FloatArray:
+    # Largest value among the other cells of the same row (axis=1) or column (axis=0).
+    order = np.sort(matrix, axis=axis)
+    best = np.take(order, [-1], axis=axis)
+    second = np.take(order, [-2], axis=axis) if matrix.shape[axis] > 1 else np.zeros_like(best)
+    result: FloatArray = np.where(matrix >= best, second, best)
+    return result
+
+
+@dataclass(frozen=True)
+class Logistic:
+    """Standardised logistic regression: mean, scale and weights per feature."""
+
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[float, ...]
+    bias: float
+
+    @classmethod
+    def fit(cls, x: FloatArray, y: FloatArray, l2: float = 1.0) -> Logistic:
+        mean = x.mean(axis=0)
+        scale = x.std(axis=0)
+        scale[scale < 1e-9] = 1.0
+        z = (x - mean) / scale
+        design = np.hstack([z, np.ones((z.shape[0], 1))])
+        # Newton's method (IRLS) on the convex penalised loss; the bias is not penalised.
+        penalty = np.full(design.shape[1], l2)
+        penalty[-1] = 0.0
+        w = np.zeros(design.shape[1])
+        for _ in range(50):
+            p = 0.5 * (1.0 + np.tanh(0.5 * (design @ w)))
+            grad = design.T @ (p - y) + penalty * w
+            hessian = (design * (p * (1 - p))[:, None]).T @ design + np.diag(penalty + 1e-9)
+            step = np.linalg.solve(hessian, grad)
+            w = w - step
+            if np.abs(step).max() < 1e-4:
+                break
+        return cls(
+            tuple(float(v) for v in mean),
+            tuple(float(v) for v in scale),
+            tuple(float(v) for v in w[:-1]),
+            float(w[-1]),
+        )
+
+    def predict(self, x: FloatArray) -> FloatArray:
+        z = (x - np.array(self.mean)) / np.array(self.scale)
+        margin = z @ np.array(self.weights) + self.bias
+        result: FloatArray = 0.5 * (1.0 + np.tanh(0.5 * margin))
+        return result
 
 
 @dataclass(frozen=True)
 class LinkClassifier:
-    """Logistic link decision with its weights (one per feature) and threshold."""
+    """Two logistic stages, the gold lexicon they read, and the decision threshold."""
 
-    weights: tuple[float, ...]
+    stage1: Logistic
+    stage2: Logistic
+    lexicon: GoldLexicon
     threshold: float = 0.5
+    uses_wordnet: bool = True
 
     @classmethod
     def fit(
         cls,
         aligner: WordAligner,
-        examples: Iterable[tuple[Sequence[str], Sequence[str], Iterable[Link]]],
+        examples: Iterable[Example],
         *,
+        threshold: float = 0.5,
         l2: float = 1.0,
+        use_wordnet: bool = True,
     ) -> LinkClassifier:
-        """Fit the weights on gold-linked pairs (source, target, links); threshold 0.5."""
-        blocks, labels = [], []
-        for source, target, links in examples:
-            if not source or not target:
-                continue
-            blocks.append(cell_features(aligner, source, target))
-            gold = np.zeros((len(source), len(target)))
-            for i, j in links:
-                gold[i, j] = 1.0
-            labels.append(gold.ravel())
-        if not blocks:
+        """Fit both stages on gold-linked pairs (source, target, links), cross-fitted.
+
+        ``use_wordnet`` needs Debian's ``wordnet-base``; without it the WordNet features are 0.
+        """
+        wordnet = _wordnet(use_wordnet)
+        rows = [(list(s), list(t), set(links)) for s, t, links in examples if s and t]
+        if not rows:
             raise InvalidInput("no gold-linked pairs to fit the link classifier on")
-        x = np.concatenate(blocks)
-        y = np.concatenate(labels)
-
-        def loss(w: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
-            z = x @ w
-            # logistic loss sum log(1 + exp(-s z)), s = 2y - 1, written stably with logaddexp
-            value = float(np.logaddexp(0.0, -(2 * y - 1) * z).sum() + 0.5 * l2 * w[1:] @ w[1:])
-            p = 1.0 / (1.0 + np.exp(-z))
-            grad = x.T @ (p - y)
-            grad[1:] += l2 * w[1:]
-            return value, grad
-
-        result = minimize(loss, np.zeros(x.shape[1]), jac=True, method="L-BFGS-B")
-        return cls(tuple(float(v) for v in result.x))
+        folds = [k % _FOLDS for k in range(len(rows))]
+        n_folds = min(_FOLDS, len(rows))
+        # Static features with the gold lexicon of the other folds (out of fold).
+        static: list[FloatArray] = [np.zeros(0)] * len(rows)
+        for fold in range(n_folds):
+            lexicon = GoldLexicon.from_examples(
+                r for r, f in zip(rows, folds, strict=True) if f != fold or n_folds == 1
+            )
+            for k, (source, target, _) in enumerate(rows):
+                if folds[k] == fold:
+                    static[k] = static_features(aligner, source, target, lexicon, wordnet)
+        labels = [_gold_matrix(s, t, links) for s, t, links in rows]
+        flat_x = [x.reshape(-1, x.shape[2]) for x in static]
+        flat_y = [y.ravel() for y in labels]
+        stage1 = Logistic.fit(np.concatenate(flat_x), np.concatenate(flat_y), l2)
+        # Stage-1 probabilities out of fold, for stage 2 to learn from.
+        stacked = []
+        for fold in range(n_folds):
+            inside = [k for k in range(len(rows)) if folds[k] != fold] or list(range(len(rows)))
+            model = Logistic.fit(
+                np.concatenate([flat_x[k] for k in inside]),
+                np.concatenate([flat_y[k] for k in inside]),
+                l2,
+            )
+            for k in range(len(rows)):
+                if folds[k] == fold:
+                    probabilities = model.predict(flat_x[k]).reshape(labels[k].shape)
+                    combined = np.concatenate([static[k], context_features(probabilities)], axis=2)
+                    stacked.append((k, combined.reshape(-1, combined.shape[2])))
+        stacked.sort(key=lambda item: item[0])
+        stage2 = Logistic.fit(np.concatenate([x for _, x in stacked]), np.concatenate(flat_y), l2)
+        return cls(stage1, stage2, GoldLexicon.from_examples(rows), threshold, use_wordnet)
 
     def probabilities(
-        self, aligner: WordAligner, source: Sequence[str], target: Sequence[str]
-    ) -> NDArray[np.float64]:
+        self,
+        aligner: WordAligner,
+        source: Sequence[str],
+        target: Sequence[str],
+    ) -> FloatArray:
         """p(link) per cell, shape (len(source), len(target))."""
-        z = cell_features(aligner, source, target) @ np.array(self.weights)
-        result: NDArray[np.float64] = (1.0 / (1.0 + np.exp(-z))).reshape(len(source), len(target))
+        wordnet = _wordnet(self.uses_wordnet)
+        static = static_features(aligner, source, target, self.lexicon, wordnet)
+        shape = (len(source), len(target))
+        first = self.stage1.predict(static.reshape(-1, static.shape[2])).reshape(shape)
+        combined = np.concatenate([static, context_features(first)], axis=2)
+        result: FloatArray = self.stage2.predict(combined.reshape(-1, combined.shape[2])).reshape(
+            shape
+        )
         return result
 
     def align(
         self, aligner: WordAligner, source: Sequence[str], target: Sequence[str]
     ) -> set[Link]:
-        """Links whose probability reaches the threshold."""
+        """Links whose stage-2 probability reaches the threshold."""
         if not source or not target:
             return set()
         rows, cols = np.nonzero(self.probabilities(aligner, source, target) >= self.threshold)
         return {(int(i), int(j)) for i, j in zip(rows, cols, strict=True)}
 
+    def with_threshold(self, threshold: float) -> LinkClassifier:
+        return replace(self, threshold=threshold)
+
     def to_json(self) -> str:
+        """Weights, standardisation, gold lexicon and threshold as JSON (no pickle)."""
         return json.dumps(
-            {"features": FEATURES, "weights": self.weights, "threshold": self.threshold}
+            {
+                "static_features": STATIC_FEATURES,
+                "context_features": CONTEXT_FEATURES,
+                "stage1": _logistic_state(self.stage1),
+                "stage2": _logistic_state(self.stage2),
+                "lexicon": [[a, b, n, m] for (a, b), (n, m) in sorted(self.lexicon.counts.items())],
+                "threshold": self.threshold,
+                "uses_wordnet": self.uses_wordnet,
+            },
+            ensure_ascii=False,
         )
 
     @classmethod
     def from_json(cls, text: str) -> LinkClassifier:
         try:
             state = json.loads(text)
-            if tuple(state["features"]) != FEATURES:
+            if (
+                tuple(state["static_features"]) != STATIC_FEATURES
+                or tuple(state["context_features"]) != CONTEXT_FEATURES
+            ):
                 raise InvalidInput("link classifier was fitted on other features")
-            return cls(tuple(float(w) for w in state["weights"]), float(state["threshold"]))
+            lexicon = GoldLexicon(
+                {(str(a), str(b)): (int(n), int(m)) for a, b, n, m in state["lexicon"]}
+            )
+            return cls(
+                _logistic_from_state(state["stage1"]),
+                _logistic_from_state(state["stage2"]),
+                lexicon,
+                float(state["threshold"]),
+                bool(state["uses_wordnet"]),
+            )
         except (KeyError, TypeError, ValueError) as error:
             raise InvalidInput(f"malformed link classifier: {error}") from None
+
+
+def _wordnet(use: bool) -> WordNet | None:
+    if not use:
+        return None
+    found = default_wordnet()
+    if found is None:
+        raise InvalidInput(
+            "the link classifier uses WordNet 3.0: install Debian's wordnet-base "
+            "(/usr/share/wordnet) or fit it with use_wordnet=False"
+        )
+    return found
+
+
+def _gold_matrix(source: Sequence[str], target: Sequence[str], links: Iterable[Link]) -> FloatArray:
+    gold = np.zeros((len(source), len(target)))
+    for i, j in links:
+        if i < len(source) and j < len(target):
+            gold[i, j] = 1.0
+    return gold
+
+
+def _logistic_state(model: Logistic) -> dict[str, object]:
+    return {
+        "mean": model.mean,
+        "scale": model.scale,
+        "weights": model.weights,
+        "bias": model.bias,
+    }
+
+
+def _logistic_from_state(state: dict[str, list[float] | float]) -> Logistic:
+    mean, scale, weights, bias = state["mean"], state["scale"], state["weights"], state["bias"]
+    if not isinstance(mean, list) or not isinstance(scale, list) or not isinstance(weights, list):
+        raise InvalidInput("malformed logistic stage")
+    return Logistic(
+        tuple(float(v) for v in mean),
+        tuple(float(v) for v in scale),
+        tuple(float(v) for v in weights),
+        float(bias),  # type: ignore[arg-type]
+    )

@@ -19,7 +19,7 @@ posteriors of both directions with a threshold ("posterior").
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
@@ -88,6 +88,27 @@ def identity_score(left: str, right: str, stem_weight: float) -> float:
     if a == b:
         return 1.0
     return stem_weight if stem_match(a, b) else 0.0
+
+
+@dataclass(frozen=True)
+class TrainingProgress:
+    """One finished EM iteration, reported to :meth:`WordAligner.fit`'s ``progress`` callback.
+
+    ``direction`` 0 trains source->target, 1 target->source; ``model`` is "ibm1" or "hmm";
+    ``step`` counts iterations over both directions and models (1..``steps``);
+    ``log_likelihood`` is the corpus log-likelihood under the parameters of that E-step (for
+    IBM-1 without the constant uniform-alignment term -J log(I + 1) per pair).
+    """
+
+    direction: int
+    model: str
+    iteration: int
+    step: int
+    steps: int
+    log_likelihood: float
+
+
+ProgressCallback = Callable[[TrainingProgress], None]
 
 
 @dataclass
@@ -167,8 +188,14 @@ class WordAligner:
         )
 
     # ------------------------------------------------------------------ training
-    def fit(self, pairs: Sequence[TokenPair]) -> WordAligner:
-        """Train both directions on tokenised pairs (source tokens, target tokens)."""
+    def fit(
+        self, pairs: Sequence[TokenPair], progress: ProgressCallback | None = None
+    ) -> WordAligner:
+        """Train both directions on tokenised pairs (source tokens, target tokens).
+
+        ``progress`` (optional) is called after every EM iteration with a
+        :class:`TrainingProgress` (for progress bars; it never changes the result).
+        """
         from services.paraphrase import hmm
 
         config = self.config.validated()
@@ -179,9 +206,13 @@ class WordAligner:
         index = {w: n for n, w in enumerate(self.vocabulary)}
         encoded = [(self._ids(s, index), self._ids(t, index)) for s, t in clean]
         self._directions = []
-        for direction in (encoded, [(t, s) for s, t in encoded]):
+        steps = 2 * (config.ibm1_iterations + config.hmm_iterations)
+        for number, direction in enumerate((encoded, [(t, s) for s, t in encoded])):
             corpus = self._corpus(direction)
-            self._directions.append(_train_direction(corpus, config, hmm))
+            report = None
+            if progress is not None:
+                report = _reporter(progress, number, config.ibm1_iterations, steps)
+            self._directions.append(_train_direction(corpus, config, hmm, report))
         return self
 
     # ------------------------------------------------------------------ decoding
@@ -319,11 +350,36 @@ def _initial_jump(max_jump: int) -> NDArray[np.float64]:
     return np.exp(-np.abs(jumps - 1).astype(np.float64))
 
 
-def _train_direction(corpus: _Corpus, config: AlignerConfig, hmm: Any) -> _Direction:
+def _reporter(
+    progress: ProgressCallback, direction: int, ibm1_iterations: int, steps: int
+) -> Callable[[str, int, float], None]:
+    # Turns (model, iteration within it, log-likelihood) into TrainingProgress events.
+    def report(model: str, iteration: int, log_likelihood: float) -> None:
+        within = iteration if model == "ibm1" else ibm1_iterations + iteration
+        progress(
+            TrainingProgress(
+                direction=direction,
+                model=model,
+                iteration=iteration,
+                step=direction * steps // 2 + within,
+                steps=steps,
+                log_likelihood=log_likelihood,
+            )
+        )
+
+    return report
+
+
+def _train_direction(
+    corpus: _Corpus,
+    config: AlignerConfig,
+    hmm: Any,
+    report: Callable[[str, int, float], None] | None = None,
+) -> _Direction:
     lexicon = _normalise(corpus, np.zeros(corpus.keys.shape[0]))
-    for _ in range(config.ibm1_iterations):
+    for iteration in range(1, config.ibm1_iterations + 1):
         counts = np.zeros_like(lexicon)
-        hmm.ibm1_estep(
+        log_likelihood = hmm.ibm1_estep(
             corpus.offsets,
             corpus.source_lens,
             corpus.target_lens,
@@ -333,11 +389,13 @@ def _train_direction(corpus: _Corpus, config: AlignerConfig, hmm: Any) -> _Direc
             counts,
         )
         lexicon = _normalise(corpus, counts)
+        if report is not None:
+            report("ibm1", iteration, float(log_likelihood))
     jump = _initial_jump(config.max_jump)
-    for _ in range(config.hmm_iterations):
+    for iteration in range(1, config.hmm_iterations + 1):
         counts = np.zeros_like(lexicon)
         jump_counts = np.zeros_like(jump)
-        hmm.hmm_estep(
+        log_likelihood = hmm.hmm_estep(
             corpus.offsets,
             corpus.source_lens,
             corpus.target_lens,
@@ -350,6 +408,8 @@ def _train_direction(corpus: _Corpus, config: AlignerConfig, hmm: Any) -> _Direc
         )
         lexicon = _normalise(corpus, counts)
         jump = (jump_counts + 1e-2) / (jump_counts.sum() + 1e-2 * jump.shape[0])
+        if report is not None:
+            report("hmm", iteration, float(log_likelihood))
     return _Direction(keys=corpus.keys, probs=lexicon, jump=jump)
 
 

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
+from services.cli import app
 from services.paraphrase.word_align import (
     AlignerConfig,
+    TrainingProgress,
     WordAligner,
     identity_score,
     stem_match,
@@ -83,3 +90,37 @@ def test_symmetrization_heuristics_are_nested(forward, backward) -> None:  # typ
     assert result["grow-diag"] <= result["grow-diag-final"] <= result["union"]
     assert result["grow-diag-final-and"] <= result["union"]
     # "final" adds greedily in order, so final-and is not always inside final: not asserted.
+
+
+def test_progress_reports_every_em_iteration_without_changing_the_model() -> None:
+    config = AlignerConfig(ibm1_iterations=3, hmm_iterations=2)
+    events: list[TrainingProgress] = []
+    with_progress = WordAligner(config).fit(CORPUS, progress=events.append)
+    assert [e.step for e in events] == list(range(1, 11))
+    assert {e.steps for e in events} == {10}
+    assert [(e.direction, e.model, e.iteration) for e in events[:5]] == [
+        (0, "ibm1", 1),
+        (0, "ibm1", 2),
+        (0, "ibm1", 3),
+        (0, "hmm", 1),
+        (0, "hmm", 2),
+    ]
+    assert [e.direction for e in events[5:]] == [1] * 5
+    assert all(np.isfinite(e.log_likelihood) for e in events)
+    assert with_progress.to_json() == WordAligner(config).fit(CORPUS).to_json()
+
+
+def test_align_words_cli_keeps_stdout_to_links(tmp_path: Path) -> None:
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text(
+        "\n".join(f"{' '.join(s)}\t{' '.join(t)}" for s, t in CORPUS) + "\n", encoding="utf-8"
+    )
+    for flags in ([], ["-q"]):
+        result = CliRunner().invoke(
+            app, ["align-words", str(pairs), "--symmetrize", "intersection", *flags]
+        )
+        assert result.exit_code == 0, result.output
+        lines = result.stdout.splitlines()
+        assert len(lines) == len(CORPUS)
+        assert all(re.fullmatch(r"(\d+-\d+( \d+-\d+)*)?", line) for line in lines)
+        assert "1-1" in lines[0].split()  # cat - cat

@@ -1,0 +1,131 @@
+"""Tests of the supervised link classifier: its pieces against oracles, and a fit end to end."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from numpy.typing import NDArray
+
+from services.paraphrase.link_classifier import (
+    CONTEXT_FEATURES,
+    STATIC_FEATURES,
+    GoldLexicon,
+    LinkClassifier,
+    Logistic,
+    _max_excluding_self,
+    context_features,
+    static_features,
+)
+from services.paraphrase.word_align import WordAligner
+from services.paraphrase.wordnet import default_wordnet
+from shared.errors import InvalidInput
+
+# Gold: identical words, plus announced ~ revealed and "passed away" ~ "died" blocks.
+EXAMPLES = [
+    ("she announced the results", "she revealed the results", {(0, 0), (1, 1), (2, 2), (3, 3)}),
+    ("he announced a plan", "he revealed a plan", {(0, 0), (1, 1), (2, 2), (3, 3)}),
+    ("they announced the deal", "they revealed the deal", {(0, 0), (1, 1), (2, 2), (3, 3)}),
+    ("the man passed away", "the man died", {(0, 0), (1, 1), (2, 2), (3, 2)}),
+    ("his dog passed away", "his dog died", {(0, 0), (1, 1), (2, 2), (3, 2)}),
+    (
+        "the cat sat on the mat",
+        "a cat was sitting on the mat",
+        {(1, 1), (2, 3), (3, 4), (4, 5), (5, 6)},
+    ),
+    (
+        "the dog sat on the rug",
+        "a dog was sitting on the rug",
+        {(1, 1), (2, 3), (3, 4), (4, 5), (5, 6)},
+    ),
+    ("we announced it", "we revealed it", {(0, 0), (1, 1), (2, 2)}),
+]
+PAIRS = [(s.split(), t.split(), links) for s, t, links in EXAMPLES]
+
+
+@pytest.fixture(scope="module")
+def aligner() -> WordAligner:
+    return WordAligner().fit([(s, t) for s, t, _ in PAIRS])
+
+
+@settings(derandomize=True, max_examples=60)
+@given(
+    arrays(np.float64, st.tuples(st.integers(1, 5), st.integers(1, 5)), elements=st.floats(0, 1))
+)
+def test_max_excluding_self_matches_brute_force(matrix: NDArray[np.float64]) -> None:
+    rows, cols = matrix.shape
+    by_row = _max_excluding_self(matrix, axis=1)
+    by_column = _max_excluding_self(matrix, axis=0)
+    for i in range(rows):
+        for j in range(cols):
+            others_row = [matrix[i, k] for k in range(cols) if k != j]
+            others_col = [matrix[k, j] for k in range(rows) if k != i]
+            assert by_row[i, j] == (max(others_row) if others_row else 0.0)
+            assert by_column[i, j] == (max(others_col) if others_col else 0.0)
+
+
+def test_gold_lexicon_counts_links_and_cooccurrences() -> None:
+    lexicon = GoldLexicon.from_examples(
+        [(["A", "b"], ["a", "c"], {(0, 0), (1, 1)}), (["a"], ["a", "a"], {(0, 0)})]
+    )
+    # (a, a): linked twice, co-occurring in 1 + 2 cells; (b, c): once in one cell
+    assert lexicon.counts == {("a", "a"): (2, 3), ("b", "c"): (1, 1)}
+    assert lexicon.ratio("a", "a") == pytest.approx(2 / 4)
+    assert lexicon.ratio("b", "a") == 0.0
+
+
+def test_logistic_fit_separates_and_orders() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(400, 2))
+    y = (x[:, 0] - x[:, 1] > 0).astype(np.float64)
+    model = Logistic.fit(x, y, l2=0.1)
+    accuracy = ((model.predict(x) >= 0.5) == (y == 1)).mean()
+    assert accuracy > 0.95
+    assert model.weights[0] > 0 > model.weights[1]
+
+
+def test_feature_shapes(aligner: WordAligner) -> None:
+    source, target, _ = PAIRS[3]
+    static = static_features(aligner, source, target, GoldLexicon(), None)
+    assert static.shape == (len(source), len(target), len(STATIC_FEATURES))
+    identical = static[:, :, STATIC_FEATURES.index("identical")]
+    assert identical[0, 0] == 1.0 and identical[3, 2] == 0.0
+    stage1 = np.full((len(source), len(target)), 0.5)
+    assert context_features(stage1).shape == (len(source), len(target), len(CONTEXT_FEATURES))
+
+
+def test_fit_reproduces_training_gold_and_round_trips(aligner: WordAligner) -> None:
+    model = LinkClassifier.fit(aligner, PAIRS, use_wordnet=False, l2=0.1)
+    correct = sum(len(model.align(aligner, s, t) & links) for s, t, links in PAIRS)
+    predicted = sum(len(model.align(aligner, s, t)) for s, t, _ in PAIRS)
+    gold = sum(len(links) for _, _, links in PAIRS)
+    assert correct / predicted > 0.9 and correct / gold > 0.9
+    restored = LinkClassifier.from_json(model.to_json())
+    for s, t, _ in PAIRS:
+        assert np.allclose(
+            restored.probabilities(aligner, s, t), model.probabilities(aligner, s, t)
+        )
+    assert model.with_threshold(1.1).align(aligner, *PAIRS[0][:2]) == set()
+
+
+def test_errors(aligner: WordAligner) -> None:
+    with pytest.raises(InvalidInput):
+        LinkClassifier.fit(aligner, [], use_wordnet=False)
+    with pytest.raises(InvalidInput):
+        LinkClassifier.from_json('{"static_features": []}')
+
+
+def test_wordnet_features_mark_synonyms_and_two_word_lemmas(aligner: WordAligner) -> None:
+    wordnet = default_wordnet()
+    if wordnet is None:
+        pytest.skip("WordNet 3.0 is absent: apt-get install wordnet-base (/usr/share/wordnet)")
+    source = ["the", "man", "passed", "away", "after", "he", "bought", "it"]
+    target = ["the", "man", "died", "purchased"]
+    static = static_features(aligner, source, target, GoldLexicon(), wordnet)
+    phrase = static[:, :, STATIC_FEATURES.index("wordnet_phrase")]
+    synonym = static[:, :, STATIC_FEATURES.index("wordnet_synonym")]
+    assert phrase[2, 2] == 1.0 and phrase[3, 2] == 1.0 and phrase[1, 2] == 0.0
+    assert synonym[6, 3] == 1.0  # bought ~ purchased
+    assert synonym[0, 0] == 0.0  # identical words are not counted again
