@@ -493,13 +493,38 @@ async def drive(
 # -- one page pair, step by step --------------------------------------------------------------
 
 
+class Laps:
+    """Wall and CPU time (this process) per step, accumulated over page pairs."""
+
+    def __init__(self) -> None:
+        self.wall: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
+        self.restart()
+
+    def restart(self) -> None:
+        self._wall, self._cpu = time.perf_counter(), time.process_time()
+
+    def lap(self, key: str) -> None:
+        wall, cpu = time.perf_counter(), time.process_time()
+        self.move(key, wall - self._wall, cpu - self._cpu)
+        self._wall, self._cpu = wall, cpu
+
+    def move(self, key: str, wall: float, cpu: float, source: str | None = None) -> None:
+        """Add (wall, cpu) to ``key``, taking it from ``source`` when given."""
+        self.wall[key] = self.wall.get(key, 0.0) + wall
+        self.cpu[key] = self.cpu.get(key, 0.0) + cpu
+        if source is not None:
+            self.wall[source] -= wall
+            self.cpu[source] -= cpu
+
+
 class TimedStore:
-    """Wraps the store: every store call (one transaction each) adds to ``seconds``."""
+    """Wraps the store: every store call adds its wall and CPU time to ``wall``/``cpu``."""
 
     def __init__(self, store: Any) -> None:
         self.store = store
-        self.seconds = 0.0
-        self.transactions = 0
+        self.wall = self.cpu = 0.0
+        self.calls = 0
 
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(self.store, name)
@@ -507,12 +532,13 @@ class TimedStore:
             return attribute
 
         def timed(*args: Any, **kwargs: Any) -> Any:
-            started = time.perf_counter()
+            wall, cpu = time.perf_counter(), time.process_time()
             try:
                 return attribute(*args, **kwargs)
             finally:
-                self.seconds += time.perf_counter() - started
-                self.transactions += 1
+                self.wall += time.perf_counter() - wall
+                self.cpu += time.process_time() - cpu
+                self.calls += 1
 
         return timed
 
@@ -521,29 +547,25 @@ PROFILE_STEPS = (
     ("tree_align: JSON decode of the message", "decode_in"),
     ("tree_align: schema validation (pydantic)", "validate_in"),
     ("tree_align: algorithm (parse, tree alignment)", "tree_algorithm"),
-    ("tree_align: store writes", "tree_store"),
+    ("tree_align: store writes and commit", "tree_store"),
     ("tree_align → sentence_align: serialise (model_dump + JSON)", "encode_mid"),
     ("tree_align → sentence_align: publish to Redis", "publish"),
     ("sentence_align: JSON decode of the message", "decode_mid"),
     ("sentence_align: schema validation (pydantic)", "validate_mid"),
     ("sentence_align: algorithm (sentence alignment)", "sentence_algorithm"),
-    ("sentence_align: store writes", "sentence_store"),
+    ("sentence_align: store writes and commit", "sentence_store"),
     ("both stages: metrics (counters, histogram, gauge)", "metrics"),
 )
 
 
-def _lap(clock: dict[str, float], key: str, started: float) -> float:
-    now = time.perf_counter()
-    clock[key] = clock.get(key, 0.0) + now - started
-    return now
-
-
 def profile_pairs(count: int, redis_url: str, admin_url: str, seed: int) -> dict[str, Any]:
-    """Mean seconds per page pair of each step a worker takes, in one process, warm.
+    """Mean wall and CPU seconds per page pair of each step a worker takes, in one process.
 
-    The same code the workers run (``parse_message``, the stage handlers, ``CelerySender``,
-    ``StageMetrics``) on generated news-size pairs against PostgreSQL and Redis; the handlers'
-    store calls are timed apart from their algorithm by wrapping the store.
+    The same code the workers run (``parse_message``, the stage handlers in one store
+    transaction, ``CelerySender``, ``StageMetrics``) on generated news-size pairs against
+    PostgreSQL and Redis, warm; the handlers' store calls and the commit are timed apart from
+    their algorithm by wrapping the store. CPU is this process's only (not Redis' or
+    PostgreSQL's).
     """
     import json
 
@@ -561,89 +583,99 @@ def profile_pairs(count: int, redis_url: str, admin_url: str, seed: int) -> dict
 
     warm_up("tree_align")
     rng = random.Random(seed)
-    totals: dict[str, float] = dict.fromkeys((key for _, key in PROFILE_STEPS), 0.0)
     sizes = {"in": 0, "mid": 0}
-    transactions = 0
+    calls = 0
     broker = redis.Redis.from_url(redis_url)
     broker.flushdb()
     sender = CelerySender(make_celery(Settings(redis_url=redis_url)))
     metrics = StageMetrics.create(CollectorRegistry())
+    laps = Laps()
     with postgres_database(admin_url) as database_url:
         store = Store(database_url)
         store.ensure_schema()
         for serial in range(-2, count):  # two unmeasured pairs first (connections, caches)
-            clock: dict[str, float] = {}
-
+            if serial == 0:
+                laps = Laps()
             raw = json.dumps({"job_id": f"profile-{serial}", **generate_pair(rng, serial)})
-            t = time.perf_counter()
+            laps.restart()
             payload = json.loads(raw)
-            t = _lap(clock, "decode_in", t)
+            laps.lap("decode_in")
             message = parse_message("tree_align", payload)
-            t = _lap(clock, "validate_in", t)
+            laps.lap("validate_in")
             timed = TimedStore(store)
-            outgoing = tree_handle(message, timed)  # type: ignore[arg-type]
-            t = _lap(clock, "tree_algorithm", t)
-            clock["tree_algorithm"] -= timed.seconds
-            clock["tree_store"] = timed.seconds
-            transactions_pair = timed.transactions
+            with store.one_transaction():  # as the worker does on PostgreSQL
+                outgoing = tree_handle(message, timed)  # type: ignore[arg-type]
+                laps.lap("tree_algorithm")
+            laps.lap("tree_store")  # the commit
+            laps.move("tree_store", timed.wall, timed.cpu, source="tree_algorithm")
+            calls += timed.calls
             (next_stage, next_message), *_ = outgoing
             mid = json.dumps(next_message.model_dump(mode="json"))
-            t = _lap(clock, "encode_mid", t)
+            laps.lap("encode_mid")
             sender.send(next_stage, next_message)
-            t = _lap(clock, "publish", t)
+            laps.lap("publish")
             mid_payload = json.loads(mid)
-            t = _lap(clock, "decode_mid", t)
+            laps.lap("decode_mid")
             chunks = parse_message("sentence_align", mid_payload)
-            t = _lap(clock, "validate_mid", t)
+            laps.lap("validate_mid")
             timed = TimedStore(store)
-            sentence_handle(chunks, timed)  # type: ignore[arg-type]
-            t = _lap(clock, "sentence_algorithm", t)
-            clock["sentence_algorithm"] -= timed.seconds
-            clock["sentence_store"] = timed.seconds
+            with store.one_transaction():
+                sentence_handle(chunks, timed)  # type: ignore[arg-type]
+                laps.lap("sentence_algorithm")
+            laps.lap("sentence_store")
+            laps.move("sentence_store", timed.wall, timed.cpu, source="sentence_algorithm")
+            calls += timed.calls
             for stage in ("tree_align", "sentence_align"):
                 with metrics.observe(stage):
                     pass
                 metrics.messages_out.labels(stage).inc(1)
-            _lap(clock, "metrics", t)
+            laps.lap("metrics")
             if serial >= 0:
-                for key, value in clock.items():
-                    totals[key] += value
                 sizes["in"] += len(raw)
                 sizes["mid"] += len(mid)
-                transactions += transactions_pair + timed.transactions
+            else:
+                calls = 0
         store.engine.dispose()
     broker.flushdb()
     return {
         "pairs": count,
-        "mean": {key: value / count for key, value in totals.items()},
+        "wall": {key: value / count for key, value in laps.wall.items()},
+        "cpu": {key: value / count for key, value in laps.cpu.items()},
         "bytes_in": sizes["in"] / count,
         "bytes_mid": sizes["mid"] / count,
-        "transactions": transactions / count,
+        "store_calls": calls / count,
     }
 
 
 def profile_table(profile: dict[str, Any]) -> list[str]:
-    mean = profile["mean"]
-    total = sum(mean.values())
-    algorithm = mean["tree_algorithm"] + mean["sentence_algorithm"]
-    lines = [
-        "| step | ms per page pair | share |",
-        "|---|---|---|",
+    wall, cpu = profile["wall"], profile["cpu"]
+    total_wall, total_cpu = sum(wall.values()), sum(cpu.values())
+    algorithm = ("tree_algorithm", "sentence_algorithm")
+    stores = ("tree_store", "sentence_store")
+    plumbing = [key for _, key in PROFILE_STEPS if key not in algorithm + stores]
+    return [
+        "| step | wall ms per pair | share | CPU ms per pair | share |",
+        "|---|---|---|---|---|",
         *(
-            f"| {label} | {1000 * mean[key]:.2f} | {mean[key] / total:.1%} |"
+            f"| {label} | {1000 * wall[key]:.2f} | {wall[key] / total_wall:.1%} |"
+            f" {1000 * cpu[key]:.2f} | {cpu[key] / total_cpu:.1%} |"
             for label, key in PROFILE_STEPS
         ),
-        f"| **total** | {1000 * total:.1f} | 100% |",
+        f"| **total** | {1000 * total_wall:.1f} | 100% | {1000 * total_cpu:.1f} | 100% |",
         "",
-        f"{profile['pairs']} generated news-size pairs, one process, warm. Algorithm"
-        f" {algorithm / total:.1%} of the time, plumbing (decode, validation, store, serialise,"
-        f" publish, metrics) {1 - algorithm / total:.1%}. Message sizes: tree_align input"
-        f" {profile['bytes_in'] / 1000:.1f} KB of JSON, sentence_align input"
-        f" {profile['bytes_mid'] / 1000:.1f} KB; {profile['transactions']:.1f} store transactions"
-        " per pair. Not in this table: the broker's delivery to a worker and Celery's own"
-        " bookkeeping (the consumers' CPU in the load runs below).",
+        f"{profile['pairs']} generated news-size pairs, one process, warm, PostgreSQL and Redis"
+        " on this machine. CPU share: algorithms"
+        f" {sum(cpu[k] for k in algorithm) / total_cpu:.1%}, store (SQL building, parameter"
+        f" adaptation, RETURNING rows) {sum(cpu[k] for k in stores) / total_cpu:.1%},"
+        " the rest (decode, validation, serialise, publish, metrics)"
+        f" {sum(cpu[k] for k in plumbing) / total_cpu:.1%}. Wall time above CPU is waiting:"
+        " for PostgreSQL's commit (WAL flush) and Redis, and for a core on a shared machine."
+        f" Message sizes: tree_align input {profile['bytes_in'] / 1000:.1f} KB of JSON,"
+        f" sentence_align input {profile['bytes_mid'] / 1000:.1f} KB;"
+        f" {profile['store_calls']:.1f} store calls per pair, one commit per stage. Not in this"
+        " table: the broker's delivery to a worker and Celery's own bookkeeping (the consumers'"
+        " CPU in the load runs above).",
     ]
-    return lines
 
 
 # -- report -----------------------------------------------------------------------------------

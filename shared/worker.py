@@ -19,6 +19,7 @@ process writes it to the dead-letter table first (:class:`StageRequest`).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from typing import Any
@@ -115,8 +116,12 @@ def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
                 ) from None
             return 0
 
+        # PostgreSQL: the message's writes commit together, once. (Not SQLite: a handler that
+        # writes through a second connection would wait for this transaction's file lock.)
+        postgres = store.engine.dialect.name == "postgresql"
         try:
-            outgoing = run_stage(stage, payload, handler, store, metrics)
+            with store.one_transaction() if postgres else contextlib.nullcontext():
+                outgoing = run_stage(stage, payload, handler, store, metrics)
         except Exception as exc:
             if self.request.retries >= retries_allowed(exc, queue_settings):
                 if not isinstance(exc, InvalidInput | TransientError):
