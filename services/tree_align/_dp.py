@@ -96,35 +96,32 @@ def _pair_cost(f, g, kind1, kind2, lab1, lab2, tag_cost, tix1, tix2, text_cost):
     return cost
 
 
-@njit(cache=True, inline="always")
-def _pair_unit(f, g, c):
-    # config (1): Pr(f, g) * P(f.CF, g.CF)
-    int1, int2 = c[4], c[5]
-    kind1, kind2, lab1, lab2, tag_cost = c[6], c[7], c[8], c[9], c[10]
-    tix1, tix2, text_cost, sub1, sub2, AF = c[11], c[12], c[13], c[16], c[17], c[18]
-    del1, del2 = c[14], c[15]
-    cost = _pair_cost(f, g, kind1, kind2, lab1, lab2, tag_cost, tix1, tix2, text_cost)
-    if cost == INF:
-        return INF
-    if int1[f] >= 0 and int2[g] >= 0:
-        return cost + AF[int1[f], int2[g]]
-    # a leaf against a subtree: the subtree's children are all deleted
-    return cost + (sub1[f] - del1[f]) + (sub2[g] - del2[g])
-
-
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _fill_pair_units(fp, gp, c, PU):
-    """PU[k, l] = cost of Pair(k-th child of fp, l-th child of gp); out-of-band pairs are INF."""
-    ptr1, idx1, ptr2, idx2 = c[0], c[1], c[2], c[3]
+    """PU[k, l] = cost of Pair(k-th child of fp, l-th child of gp); out-of-band pairs are INF.
+
+    The arrays are taken out of the context tuple once per node pair, not once per unit (as
+    calling _pair_unit per unit did: each extraction costs a reference-count update).
+    """
+    ptr1, idx1, ptr2, idx2, int1, int2 = c[0], c[1], c[2], c[3], c[4], c[5]
+    kind1, kind2, lab1, lab2, tag_cost = c[6], c[7], c[8], c[9], c[10]
+    tix1, tix2, text_cost, del1, del2, sub1, sub2, AF = (
+        c[11], c[12], c[13], c[14], c[15], c[16], c[17], c[18]
+    )  # fmt: skip
     band, pos1, pos2 = c[26], c[27], c[28]
     for k in range(ptr1[fp + 1] - ptr1[fp]):
         f = idx1[ptr1[fp] + k]
         for j in range(ptr2[gp + 1] - ptr2[gp]):
             g = idx2[ptr2[gp] + j]
-            if abs(pos1[f] - pos2[g]) > band:
-                PU[k, j] = INF
-            else:
-                PU[k, j] = _pair_unit(f, g, c)
+            cost = INF
+            if abs(pos1[f] - pos2[g]) <= band:
+                cost = _pair_cost(f, g, kind1, kind2, lab1, lab2, tag_cost, tix1, tix2, text_cost)
+            if cost < INF:  # config (1): Pr(f, g) * P(f.CF, g.CF)
+                if int1[f] >= 0 and int2[g] >= 0:
+                    cost += AF[int1[f], int2[g]]
+                else:  # a leaf against a subtree: the subtree's children are all deleted
+                    cost += (sub1[f] - del1[f]) + (sub2[g] - del2[g])
+            PU[k, j] = cost
 
 
 @njit(cache=True, inline="always")
@@ -263,6 +260,7 @@ def forward(order1, order2, mode, c, X, PU):
     """Fill AF, SG and SF for every internal node pair, children before parents."""
     ptr1, ptr2, int1, int2 = c[0], c[2], c[4], c[5]
     AF, SG, SF, sg_row, sg_off, sf_row, sf_off = c[18], c[19], c[20], c[21], c[22], c[23], c[24]
+    wide1, wide2, banded = c[31], c[32], c[26] < INF
     zero, no, yes = _runtime_constants()
     virtual1 = order1[-1]
     virtual2 = order2[-1]
@@ -274,27 +272,27 @@ def forward(order1, order2, mode, c, X, PU):
             if int2[gp] < 0:
                 continue
             n = ptr2[gp + 1] - ptr2[gp]
-            if not _pairable(fp, gp, c):
+            if banded and not _pairable(fp, gp, c):
                 continue  # AF, SG and SF stay INF: nothing in these subtrees may pair
             _fill_pair_units(fp, gp, c, PU)
             if (fp == virtual1) == (gp == virtual2):
                 _scan(fp, gp, zero, m, zero, n, no, no, no, mode, c, X, PU)
                 AF[int1[fp], int2[gp]] = X[ST_TOT, m, n]
             if fp != virtual1:
-                wide = 1 if c[31][fp] > 1 else 0
+                wide = 1 if wide1[fp] > 1 else 0
                 base = sg_row[fp] + sg_off[wide, gp]
                 for w in range(n):
-                    g_hi = min(n, w + c[31][fp])
+                    g_hi = min(n, w + wide1[fp])
                     _scan(fp, gp, zero, m, w, g_hi, no, yes, no, mode, c, X, PU)
                     for b in range(1, g_hi - w + 1):
                         SG[base + _rindex(w, w + b - 1, n, wide)] = _plus(
                             X[ST_SB, m, b], X[ST_F, m, b], mode
                         )
             if gp != virtual2:
-                wide = 1 if c[32][gp] > 1 else 0
+                wide = 1 if wide2[gp] > 1 else 0
                 base = sf_row[gp] + sf_off[wide, fp]
                 for w in range(m):
-                    f_hi = min(m, w + c[32][gp])
+                    f_hi = min(m, w + wide2[gp])
                     _scan(fp, gp, w, f_hi, zero, n, yes, no, no, mode, c, X, PU)
                     for a in range(2, f_hi - w + 1):
                         SF[base + _rindex(w, w + a - 1, m, wide)] = _plus(

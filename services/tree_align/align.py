@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from services.tree_align.decoder import TreeAlignment, align_trees
-from services.tree_align.html_tree import TagTree, TextChunk, text_chunks
+from services.tree_align.html_tree import NODE_ELEMENT, TagTree, TextChunk, text_chunks
 from services.tree_align.model import TreeModel, default_model
 
 
@@ -42,19 +42,6 @@ def align_page_texts(
     model = model or default_model()
     alignment = align_trees(src, tgt, model)
     return text_pairs(src, tgt, alignment, model)
-
-
-def leaf_pair_costs(src: TagTree, tgt: TagTree, pairs: np.ndarray, model: TreeModel) -> np.ndarray:
-    """-log Pr(Nf, Ne) of each (text leaf, text leaf) pair (Pr_text * Pr_tag of §1)."""
-    if len(pairs) == 0:
-        return np.zeros(0)
-    texts1 = [src.texts[int(x)] for x in pairs[:, 0]]
-    texts2 = [tgt.texts[int(y)] for y in pairs[:, 1]]
-    text = np.diagonal(model.text_model.pair_costs(texts1, texts2))
-    labels1 = model.label_ids(src.label_names)[src.labels[pairs[:, 0]]]
-    labels2 = model.label_ids(tgt.label_names)[tgt.labels[pairs[:, 1]]]
-    costs: np.ndarray = model.pair_cost_matrix()[labels1, labels2] + text
-    return costs
 
 
 @dataclass(frozen=True)
@@ -106,11 +93,11 @@ def chunk_components(
         {leaf: offsets[side] + k for k, chunk in enumerate(chunks[side]) for leaf in chunk.leaves}
         for side in (0, 1)
     ]
-    leaf_pairs = np.array(
-        [(x, y) for x, y in alignment.pairs if src.is_text(int(x)) and tgt.is_text(int(y))],
-        dtype=np.int64,
-    ).reshape(-1, 2)
-    costs = leaf_pair_costs(src, tgt, leaf_pairs, model)
+    is_leaf_pair = (src.kinds[alignment.pairs[:, 0]] != NODE_ELEMENT) & (
+        tgt.kinds[alignment.pairs[:, 1]] != NODE_ELEMENT
+    )
+    leaf_pairs = alignment.pairs[is_leaf_pair].reshape(-1, 2)
+    costs = alignment.pair_costs[is_leaf_pair]
     components = _Components(n_src + len(chunks[1]))
     for x, y in leaf_pairs:
         components.join(node_of[0][int(x)], node_of[1][int(y)])

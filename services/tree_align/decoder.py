@@ -33,6 +33,7 @@ class TreeAlignment:
     src_size: int
     tgt_size: int
     seconds: float
+    pair_costs: FloatArray  # [k] = -log Pr(Nf, Ne) of pairs[k] (Pr_text * Pr_tag), as decoded
 
     def deleted_src(self) -> IntArray:
         """Source nodes aligned to NULL."""
@@ -234,7 +235,14 @@ def align_trees(
     count = _dp.viterbi_pairs(side1.size, side2.size, context, scan, units, pairs)
     found = pairs[:count]
     found = found[np.argsort(found[:, 0], kind="stable")]
-    return TreeAlignment(found, cost, side1.size, side2.size, time.perf_counter() - started)
+    tag_cost, text_cost = context[10], context[13]
+    assert isinstance(tag_cost, np.ndarray) and isinstance(text_cost, np.ndarray)
+    text1, text2 = side1.text_index[found[:, 0]], side2.text_index[found[:, 1]]
+    pair_costs = tag_cost[side1.labels[found[:, 0]], side2.labels[found[:, 1]]] + np.where(
+        text1 >= 0, text_cost[np.maximum(text1, 0), np.maximum(text2, 0)], 0.0
+    )
+    seconds = time.perf_counter() - started
+    return TreeAlignment(found, cost, side1.size, side2.size, seconds, pair_costs)
 
 
 def posteriors(

@@ -18,6 +18,7 @@ Tags never seen in training map to the ``<unk>`` label.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -120,25 +121,24 @@ class LengthTextModel:
 
 
 _ANCHOR = re.compile(r"\b(?:\w*\d\w*|[A-Z]\w{2,})\b")
-_WORD = re.compile(r"\w+")
+_NUMBER = re.compile(r"\b\w*\d\w*\b")
+_LONG_WORD = re.compile(r"\b[^\W\d_]{4,}\b")  # alphabetic words of at least 4 letters
+_SHORT_WORD = re.compile(r"\b[^\W\d_]{3}\b")
+_COMBINING = re.compile("[\u0300-\u036f]")  # combining diacritics left by NFKD
 COGNATE_PREFIX = 4  # Simard et al. 1992: words sharing their first 4 letters are cognates
 
 
 def anchor_tokens(text: str, *, cognates: bool = False) -> set[str]:
     """Distinct anchor tokens of a text: numbers and capitalised names; with ``cognates``
-    also the accent-folded, lower-cased 4-letter prefix of every alphabetic word of at least
-    4 letters (Simard et al. 1992's cognate test, as in the sentence aligner's cue lexicon)."""
+    numbers, capitalised 3-letter words and the accent-folded, lower-cased 4-letter prefix of
+    every alphabetic word of at least 4 letters (Simard et al. 1992's cognate test, as in the
+    sentence aligner's cue lexicon)."""
     if not cognates:
         return set(_ANCHOR.findall(text))
-    tokens: set[str] = set()
-    for word in _WORD.findall(text):
-        if any(ch.isdigit() for ch in word):
-            tokens.add(word)
-        elif len(word) >= COGNATE_PREFIX and word.isalpha():
-            folded = unicodedata.normalize("NFKD", word.lower())
-            tokens.add("~" + "".join(ch for ch in folded if not unicodedata.combining(ch))[:4])
-        elif word[:1].isupper() and len(word) >= 3:
-            tokens.add(word)
+    tokens = set(_NUMBER.findall(text))
+    tokens.update(word for word in _SHORT_WORD.findall(text) if word[0].isupper())
+    folded = _COMBINING.sub("", unicodedata.normalize("NFKD", text.lower()))
+    tokens.update("~" + word[:COGNATE_PREFIX] for word in _LONG_WORD.findall(folded))
     return tokens
 
 
@@ -167,7 +167,7 @@ def shared_anchors(
 
 
 def _text_length(text: str) -> int:
-    return max(1, sum(1 for ch in text if not ch.isspace()))
+    return max(1, len("".join(text.split())))
 
 
 @dataclass(frozen=True)
@@ -296,8 +296,12 @@ def initial_model(
     )
 
 
+@functools.lru_cache(maxsize=1)
 def default_model() -> TreeModel:
-    """The shipped model trained on generated page pairs; the initial model if it is absent."""
+    """The shipped model trained on generated page pairs; the initial model if it is absent.
+
+    Read once per process (workers align many page pairs with it; nothing mutates it).
+    """
     if DEFAULT_MODEL_PATH.exists():
         return TreeModel.load(DEFAULT_MODEL_PATH)
     return initial_model(())
