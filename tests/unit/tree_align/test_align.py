@@ -70,3 +70,30 @@ def test_a_box_body_does_not_join_its_paired_title() -> None:
     alignment = align_trees(*folded, model)
     pairs = text_pairs(*folded, alignment, model, attach_wrapped=True)
     assert [(pair.src_text, pair.tgt_text) for pair in pairs] == [("Werbung", "Annonce")]
+
+
+def test_a_paragraph_split_in_two_between_pairs_fills_the_gap() -> None:
+    from services.tree_align.align import chunk_components
+
+    whole = " ".join(["ein langer satz ohne namen ist hier zu lesen und geht weiter"] * 12)
+    half = " ".join(["une longue phrase sans noms est lue ici"] * 9)
+    src = parse_html(
+        "<html><body><p>Erster Absatz 1957 im Tal.</p>"
+        f"<p>{whole}</p><p>Letzter Absatz 1958 am Berg.</p></body></html>"
+    )
+    tgt = parse_html(
+        "<html><body><p>Premier paragraphe 1957 au val.</p>"
+        f"<div><p>{half}</p><p>{half}</p></div>"
+        "<p>Dernier paragraphe 1958 au mont.</p></body></html>"
+    )
+    model = initial_model(sorted(set(src.label_names) | set(tgt.label_names)))
+    folded = block_tree(src), block_tree(tgt)
+    alignment = align_trees(*folded, model)
+    without = chunk_components(*folded, alignment, model, max_gap=0)
+    filled = chunk_components(*folded, alignment, model, max_gap=4)
+    assert all(component.src_chunks != (1,) for component in without)
+    assert [(c.src_chunks, c.tgt_chunks) for c in filled] == [
+        ((0,), (0,)),
+        ((1,), (1, 2)),
+        ((2,), (3,)),
+    ]
