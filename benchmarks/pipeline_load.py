@@ -5,7 +5,8 @@ one each) a fresh PostgreSQL database and Redis database are used, the real ``pa
 and ``paramine worker`` processes are started, and a bounded async httpx client drives the
 gateway with generated news-size page pairs (one pair per request, its own job id):
 
-1. warm-up: a few pairs per worker process (numba compiles in every pool process), not counted;
+1. warm-up: a few pairs per pool process (database connections, first-use caches; the numba
+   kernels were compiled by each worker before it forked its pool), not counted;
 2. saturation, half the duration: closed loop that keeps ``2 × processes`` messages waiting in
    ``paramine.tree_align``; throughput = page pairs whose sentence pairs were stored
    (``pair_progress`` row of sentence_align) per second of the phase;
@@ -444,7 +445,7 @@ async def drive(
         limits = httpx.Limits(max_connections=64)
         async with httpx.AsyncClient(timeout=60, limits=limits) as client:
             sampler = asyncio.create_task(driver.sample(stop))
-            # warm-up: every pool process compiles its numba kernels on its first message
+            # warm-up: every pool process opens its connections and fills its caches
             await asyncio.gather(*(driver.submit(client, "warmup") for _ in range(3 * processes)))
             warm = [s.job_id for s in result.submitted]
             await asyncio.to_thread(wait_until_done, database_url, warm, 300)
@@ -826,7 +827,8 @@ def report(
         " news-size page pair per request (English article of 5-20 KB HTML with header, navigation,"
         " 2-6 sentence paragraphs, subheadings, related links and footer; the target page is a"
         " deterministic pseudo-translation with correlated word lengths, 30% of them missing a"
-        " paragraph; seeded). Each configuration: warm-up (3 pairs per pool process, numba JIT;"
+        " paragraph; seeded). Each configuration: warm-up (3 pairs per pool process: connections"
+        " and caches; numba kernels are compiled by each worker before it forks;"
         " not counted), then half the duration at saturation (closed loop keeping 2 × N messages"
         " waiting in `paramine.tree_align`), then half at 80% of the measured throughput (open"
         " loop, Poisson arrivals).",
