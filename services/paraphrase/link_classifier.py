@@ -85,9 +85,14 @@ CONTEXT_FEATURES = (
     "stage1_column_other",
     "stage1_row_sum",
     "stage1_column_sum",
+    "stage1_diagonal_both",
+    "stage1_both_free",
+    "stage1_diagonal_free",
+    "stage1_vertical_row_free",
+    "stage1_horizontal_column_free",
 )
 _WINDOW = 3
-_FOLDS = 5
+_FOLDS = 3
 
 
 def _shifted(matrix: FloatArray, di: int, dj: int) -> FloatArray:
@@ -269,6 +274,11 @@ def context_features(stage1: FloatArray) -> FloatArray:
     diagonal = np.maximum(_shifted(stage1, -1, -1), _shifted(stage1, 1, 1))
     row_other = _max_excluding_self(stage1, axis=1)
     column_other = _max_excluding_self(stage1, axis=0)
+    # gap filling and block growth (Sultan et al.'s contextual evidence): a cell between two
+    # linked diagonal neighbours, or beside a linked cell, whose words are otherwise free
+    both_free = (1 - row_other) * (1 - column_other)
+    vertical = np.maximum(_shifted(stage1, -1, 0), _shifted(stage1, 1, 0))
+    horizontal = np.maximum(_shifted(stage1, 0, -1), _shifted(stage1, 0, 1))
     columns = [
         np.log(clipped / (1 - clipped)),
         straight,
@@ -277,6 +287,11 @@ def context_features(stage1: FloatArray) -> FloatArray:
         column_other,
         stage1.sum(axis=1, keepdims=True) - stage1,
         stage1.sum(axis=0, keepdims=True) - stage1,
+        np.minimum(_shifted(stage1, -1, -1), _shifted(stage1, 1, 1)),
+        both_free,
+        diagonal * both_free,
+        vertical * (1 - row_other),
+        horizontal * (1 - column_other),
     ]
     return np.stack([np.broadcast_to(c, stage1.shape) for c in columns], axis=2)
 
