@@ -311,6 +311,43 @@ def _bead_llr(
 
 
 @njit(cache=True)
+def _cached_llr(
+    explaining: tuple[int, int],
+    explained: tuple[int, int],
+    text: tuple[dp.IntArray, dp.IntArray, dp.IntArray, dp.FloatArray],
+    pairs: tuple[dp.IntArray, dp.IntArray, dp.IntArray, dp.FloatArray],
+    epsilon: float,
+    memo: dp.FloatArray,
+) -> float:
+    """``_bead_llr`` as a sum over the explained sentences, each term computed once.
+
+    LLR(T | S) = sum over y in T of LLR(t_y | S), and beads ending at one cell share their
+    terms (a 1-3 bead reuses the 1-1 and 1-2 beads' terms), so LLR(t_y | S) is kept in
+    ``memo[|S| - 1, k]``, k the index of the pair (last sentence of S, y); NaN = not yet.
+    ``explaining``/``explained`` are sentence ranges [first, end); ``text`` = (explaining
+    side's sentence starts, explained side's token ids and sentence starts, its p_bg).
+    """
+    explaining_first, explaining_end = explaining
+    explained_first, explained_end = explained
+    explaining_start, explained_ids, explained_start, background = text
+    pair_low, pair_first = pairs[0], pairs[1]
+    last = explaining_end - 1
+    size = explaining_end - explaining_first
+    total = 0.0
+    for y in range(explained_first, explained_end):
+        k = pair_first[last] + y - pair_low[last]
+        term = memo[size - 1, k]
+        if math.isnan(term):
+            term = _bead_llr(
+                explaining_first, explaining_end, y, y + 1, explaining_start, explained_ids,
+                explained_start, background, pairs, epsilon,
+            )  # fmt: skip
+            memo[size - 1, k] = term
+        total += term
+    return total
+
+
+@njit(cache=True)
 def _band_llr(
     band_low: dp.IntArray,
     band_high: dp.IntArray,
@@ -331,6 +368,11 @@ def _band_llr(
     for i in range(n + 1):
         row_first[i + 1] = row_first[i] + band_high[i] - band_low[i] + 1
     llr = np.zeros((row_first[n + 1], SHAPE_SRC.shape[0]), dtype=np.float64)
+    max_size = max(SHAPE_SRC.max(), SHAPE_TGT.max())
+    forward_memo = np.full((max_size, forward[1][-1]), np.nan)
+    backward_memo = np.full((max_size, backward[1][-1]), np.nan)
+    forward_text = (src_start, tgt_ids, tgt_start, tgt_background)
+    backward_text = (tgt_start, src_ids, src_start, src_background)
     for i in range(n + 1):
         for j in range(band_low[i], band_high[i] + 1):
             cell = row_first[i] + j - band_low[i]
@@ -339,15 +381,13 @@ def _band_llr(
                 b = SHAPE_TGT[shape]
                 if a == 0 or b == 0 or a > i or b > j:
                     continue
-                score = _bead_llr(
-                    i - a, i, j - b, j, src_start, tgt_ids, tgt_start, tgt_background,
-                    forward, epsilon,
-                )  # fmt: skip
+                score = _cached_llr(
+                    (i - a, i), (j - b, j), forward_text, forward, epsilon, forward_memo
+                )
                 if both_directions:
-                    score += _bead_llr(
-                        j - b, j, i - a, i, tgt_start, src_ids, src_start, src_background,
-                        backward, epsilon,
-                    )  # fmt: skip
+                    score += _cached_llr(
+                        (j - b, j), (i - a, i), backward_text, backward, epsilon, backward_memo
+                    )
                 llr[cell, shape] = score
     return llr, row_first[: n + 1].copy()
 
