@@ -149,7 +149,8 @@ def main() -> None:
         "# tree_align: decoder speed and memory vs apted",
         "",
         f"Run `{time.strftime('%Y-%m-%d %H:%M')}` on {platform.machine()}, Python "
-        f"{platform.python_version()}; 2 cores shared by ~5 engineers, CPU seconds of one process "
+        f"{platform.python_version()}; 2 cores shared by ~6 engineers (load average 5-7 during"
+        " the run), CPU seconds of one process "
         "(one core), peak RSS of the whole process (includes ~150 MB interpreter and libraries).",
         "Method: see the docstring of `benchmarks/tree_align_speed.py`.",
         "",
@@ -196,6 +197,13 @@ def main() -> None:
         " 2 GB. Tables above 1.5 GB are refused with InputTooLarge before allocation.",
         "The exact decoder is O(|T1||T2|(deg T1 + deg T2)^2) (Jiang-Wang-Zhang): the generated",
         "templates' menus and footers grow with the page (high-degree lists): its worst case.",
+        "CPU seconds on this shared machine vary by about +-10% between runs (cache contention).",
+        "Since the previous run (0.90 s folded ~1,000): a deleted node whose subtree is a chain",
+        "(one leaf) spans one sibling only (exact: its matches are nested, so they fall in one",
+        "sibling; this also shrinks the span tables, so the full ~3,000 pair now fits the table",
+        "limit), the F-tree's values are read once per scan row, and the inner loops index the",
+        "arrays directly instead of calling helpers that receive arrays (each such call updates",
+        "the arrays' reference counts; see the note in services/tree_align/_dp.py).",
     ]
     RESULT.parent.mkdir(parents=True, exist_ok=True)
     RESULT.write_text("\n".join(lines) + "\n", encoding="utf-8")
