@@ -9,14 +9,9 @@ from services.sentence_align.beads import parse_bead
 from services.sentence_align.handler import sentence_pairs
 from shared.schemas import ChunkPairs, PairContext, TextChunkPair
 
+URLS = {"src_url": "https://example.org/de/1", "tgt_url": "https://example.org/fr/1"}
 CONTEXT = PairContext(
-    pair_id="p1",
-    job_id="j1",
-    kind="translation",
-    src_url="https://example.org/de/1",
-    tgt_url="https://example.org/fr/1",
-    src_lang="de",
-    tgt_lang="fr",
+    pair_id="p1", job_id="j1", kind="translation", **URLS, src_lang="de", tgt_lang="fr"
 )
 CHUNKS = [
     TextChunkPair(src_text="Der Gipfel ist hoch.", tgt_text="Le sommet est haut."),
