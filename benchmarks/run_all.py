@@ -22,6 +22,7 @@ BENCHMARKS = (
     "web_mobile",
     "tree_align_pages",
     "tree_align_speed",
+    "tree_align_news",
     "word_align",
     "ending_paraphrases",
     "thesaurus_extraction",
