@@ -20,7 +20,7 @@ def _model(n_source: int, jump: np.ndarray, p0: float) -> tuple[np.ndarray, np.n
         weights = [
             jump[min(max(k - previous, -max_jump), max_jump) + max_jump] for k in range(n_source)
         ]
-        return weights[i] / sum(weights)
+        return float(weights[i] / sum(weights))
 
     initial = np.zeros(2 * n_source)
     transition = np.zeros((2 * n_source, 2 * n_source))

@@ -21,7 +21,7 @@ links_strategy = st.tuples(st.integers(1, 6), st.integers(1, 6)).flatmap(
 
 
 def _brute_force(links: set[tuple[int, int]], n: int, m: int, max_len: int) -> set[tuple[int, ...]]:
-    boxes = set()
+    boxes: set[tuple[int, ...]] = set()
     for i1 in range(n):
         for i2 in range(i1 + 1, min(n, i1 + max_len) + 1):
             for j1 in range(m):

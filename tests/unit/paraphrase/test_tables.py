@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from services.paraphrase import tables
+from services.paraphrase.endings import EndingCandidate
 from services.paraphrase.handler import handle
+from services.paraphrase.phrases import PhraseTableEntry
 from shared.ids import content_id
 from shared.schemas import PairContext, SentencePair, SentencePairs
 from shared.store import Store, paraphrase_observations
@@ -38,7 +40,9 @@ def _message(pairs: list[tuple[str, str]]) -> SentencePairs:
     )
 
 
-def _tables(store: Store) -> tuple[object, object]:
+def _tables(
+    store: Store,
+) -> tuple[dict[str, list[EndingCandidate]], list[PhraseTableEntry]]:
     observations = [
         tables.Observation(r["lang"], r["kind"], r["src_text"], r["tgt_text"])
         for r in store.paraphrase_observations()
@@ -55,5 +59,5 @@ def test_feeding_the_same_pairs_twice_changes_no_table(tmp_path: Path) -> None:
     assert store.count(paraphrase_observations) == count == len(PAIRS)
     assert _tables(store) == before
     endings, phrases = before
-    assert set(endings) == {"発表", "判明"}  # type: ignore[arg-type]
+    assert set(endings) == {"発表", "判明"}
     assert phrases  # the aligner found non-identical phrase pairs
