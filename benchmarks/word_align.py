@@ -180,10 +180,11 @@ def main() -> None:
     start = time.perf_counter()
     links = [classifier.align(aligner, g.source, g.target) for g in test]
     seconds = fit_seconds + wordnet_seconds + time.perf_counter() - start
+    total = seconds + classifier_seconds
     systems["paramine HMM + link classifier"] = (
         links,
         f"{seconds:.2f} s (+{classifier_seconds:.2f} s fitting it on train gold; "
-        f"total {seconds + classifier_seconds:.2f} s)",
+        f"total {total:.2f} s)",
     )
 
     lines = [
@@ -262,8 +263,9 @@ def main() -> None:
         f"- F1 >= 0.90: {'met' if best.f1 >= 0.90 else 'NOT met'} (F1 {best.f1:.3f}).",
         f"- non-identical F1 >= 0.60: {'met' if best_non_identical.f1 >= 0.60 else 'NOT met'} "
         f"(F1 {best_non_identical.f1:.3f}).",
-        f"- time no more than eflomal's: see the time column (eflomal {eflomal_seconds:.2f} s; "
-        "the classifier's one-off fitting on train gold is listed separately and in the total).",
+        f"- time no more than eflomal's: {'met' if total <= eflomal_seconds else 'NOT met'} "
+        f"(paramine HMM + link classifier {total:.2f} s including WordNet loading and its "
+        f"fitting on train gold, eflomal {eflomal_seconds:.2f} s; same run, shared machine).",
         "",
         "## Machine",
         f"{platform.platform()}, Python {platform.python_version()}; 2 cores shared with "
