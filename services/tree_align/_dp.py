@@ -92,8 +92,8 @@ def _rindex(w, v, n, wide):
 def _fill_pair_units(fp, gp, c, PU):
     """PU[k, l] = cost of Pair(k-th child of fp, l-th child of gp); out-of-band pairs are INF.
 
-    The arrays are taken out of the context tuple once per node pair, not once per unit (as
-    calling _pair_unit per unit did: each extraction costs a reference-count update).
+    The unit costs are written out here rather than computed by a helper taking the arrays
+    (see the speed note in the module docstring).
     """
     ptr1, idx1, ptr2, idx2, int1, int2 = c[0], c[1], c[2], c[3], c[4], c[5]
     kind1, kind2, lab1, lab2, tag_cost = c[6], c[7], c[8], c[9], c[10]
