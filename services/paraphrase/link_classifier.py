@@ -7,7 +7,8 @@ derivational/taxonomic relations (``services.paraphrase.wordnet``, optional), tw
 phrases ("passed away" ~ "died"), character-trigram similarity, stop-word and punctuation
 classes, contextual evidence (lexical matches of the neighbouring words), a lexicon of word
 pairs linked in the training gold, and the aligner's directional posteriors with their row and
-column competition (Ayan & Dorr 2006 combine aligners the same way).
+column competition (Ayan & Dorr 2006 combine aligners the same way), each also multiplied by
+"identical pair" and by "function word or punctuation" (:func:`with_interactions`).
 
 Two logistic stages (stacking): stage 1 scores every cell from those features; stage 2 adds
 the stage-1 probabilities of the neighbouring cells and of the competing cells in the row and
@@ -404,6 +405,7 @@ class LinkClassifier:
                     static[k] = static_features(aligner, source, target, lexicon, wordnet)
         labels = [_gold_matrix(s, t, links) for s, t, links in rows]
         masks = [candidate_cells(x) for x in static]
+        static = [with_interactions(x) for x in static]
         flat_x = [x[m] for x, m in zip(static, masks, strict=True)]
         flat_y = [y[m] for y, m in zip(labels, masks, strict=True)]
         stage1 = Logistic.fit(np.concatenate(flat_x), np.concatenate(flat_y), l2)
@@ -434,6 +436,7 @@ class LinkClassifier:
         wordnet = _wordnet(self.uses_wordnet)
         static = static_features(aligner, source, target, self.lexicon, wordnet)
         mask = candidate_cells(static)
+        static = with_interactions(static)
         first = _predict_cells(self.stage1, static, mask)
         combined = np.concatenate([static, context_features(first)], axis=2)
         result = _predict_cells(self.stage2, combined, mask)
@@ -521,6 +524,21 @@ def candidate_cells(static: FloatArray) -> NDArray[np.bool_]:
         | (static[:, :, list(_LEXICAL_EVIDENCE)].max(axis=2) > 0)
     )
     return result
+
+
+def with_interactions(static: FloatArray) -> FloatArray:
+    """Static features, then again times ``identical``, then times "function word or punctuation".
+
+    One logistic model thus acts as separate models for identical pairs, function-word or
+    punctuation pairs and the rest (chosen by cross-validation on Edinburgh++ train).
+    """
+    index = STATIC_FEATURES.index
+    identical = static[:, :, index("identical") : index("identical") + 1]
+    function = np.maximum.reduce(
+        [static[:, :, index(name)] for name in ("source_stop", "target_stop", "one_punctuation")]
+        + [static[:, :, index("both_punctuation")]]
+    )[:, :, None]
+    return np.concatenate([static, static * identical, static * function], axis=2)
 
 
 def _predict_cells(model: Logistic, features: FloatArray, mask: NDArray[np.bool_]) -> FloatArray:
