@@ -321,10 +321,17 @@ class Logistic:
     bias: float
 
     @classmethod
-    def fit(cls, x: FloatArray, y: FloatArray, l2: float = 1.0) -> Logistic:
-        mean = x.mean(axis=0)
-        scale = x.std(axis=0)
-        scale[scale < 1e-9] = 1.0
+    def fit(
+        cls, x: FloatArray, y: FloatArray, l2: float = 1.0, initial: Logistic | None = None
+    ) -> Logistic:
+        """Fit on rows x and 0/1 labels y; ``initial`` (a model fitted on similar data) gives
+        the standardisation and the starting weights, so Newton needs fewer steps."""
+        if initial is None:
+            mean = x.mean(axis=0)
+            scale = x.std(axis=0)
+            scale[scale < 1e-9] = 1.0
+        else:
+            mean, scale = np.array(initial.mean), np.array(initial.scale)
         z = (x - mean) / scale
         design = np.hstack([z, np.ones((z.shape[0], 1))])
         # Newton's method (IRLS) on the convex penalised loss; the bias is not penalised.
@@ -336,6 +343,8 @@ class Logistic:
             return float(np.logaddexp(0.0, -sign * (design @ w)).sum() + 0.5 * penalty @ (w * w))
 
         w = np.zeros(design.shape[1])
+        if initial is not None:
+            w = np.append(np.array(initial.weights), initial.bias)
         current = loss(w)
         for _ in range(30):
             p = 0.5 * (1.0 + np.tanh(0.5 * (design @ w)))
@@ -417,6 +426,7 @@ class LinkClassifier:
                 np.concatenate([flat_x[k] for k in inside]),
                 np.concatenate([flat_y[k] for k in inside]),
                 l2,
+                initial=stage1,
             )
             for k in range(len(rows)):
                 if folds[k] == fold:
