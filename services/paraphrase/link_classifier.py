@@ -19,7 +19,9 @@ with z the standardised features. During fitting, the gold lexicon features and 
 probabilities that stage 2 learns from are computed out of fold (cross-fitting), so stage 2
 sees stage-1 outputs as noisy as at test time. Only candidate cells (:func:`candidate_cells`:
 some posterior, neighbour or lexical evidence) are scored; the others get p = 0. Decision:
-link when p >= threshold. All parameters are plain numbers and strings, JSON-serialisable.
+link when p >= threshold, with its own threshold for identical pairs (same word, any case) if
+one is given (:func:`decide_links`). All parameters are plain numbers and strings,
+JSON-serialisable.
 """
 
 from __future__ import annotations
@@ -375,13 +377,18 @@ class Logistic:
 
 @dataclass(frozen=True)
 class LinkClassifier:
-    """Two logistic stages, the gold lexicon they read, and the decision threshold."""
+    """Two logistic stages, the gold lexicon they read, and the decision thresholds.
+
+    ``threshold`` decides every cell unless ``identical_threshold`` is given, which then
+    decides the cells of identical words (case-insensitive).
+    """
 
     stage1: Logistic
     stage2: Logistic
     lexicon: GoldLexicon
     threshold: float = 0.5
     uses_wordnet: bool = True
+    identical_threshold: float | None = None
 
     @classmethod
     def fit(
@@ -455,14 +462,16 @@ class LinkClassifier:
     def align(
         self, aligner: WordAligner, source: Sequence[str], target: Sequence[str]
     ) -> set[Link]:
-        """Links whose stage-2 probability reaches the threshold."""
+        """Links whose stage-2 probability reaches the threshold of their cell."""
         if not source or not target:
             return set()
-        rows, cols = np.nonzero(self.probabilities(aligner, source, target) >= self.threshold)
-        return {(int(i), int(j)) for i, j in zip(rows, cols, strict=True)}
+        probabilities = self.probabilities(aligner, source, target)
+        return decide_links(probabilities, source, target, self.threshold, self.identical_threshold)
 
-    def with_threshold(self, threshold: float) -> LinkClassifier:
-        return replace(self, threshold=threshold)
+    def with_threshold(
+        self, threshold: float, identical_threshold: float | None = None
+    ) -> LinkClassifier:
+        return replace(self, threshold=threshold, identical_threshold=identical_threshold)
 
     def to_json(self) -> str:
         """Weights, standardisation, gold lexicon and threshold as JSON (no pickle)."""
@@ -474,6 +483,7 @@ class LinkClassifier:
                 "stage2": _logistic_state(self.stage2),
                 "lexicon": [[a, b, n, m] for (a, b), (n, m) in sorted(self.lexicon.counts.items())],
                 "threshold": self.threshold,
+                "identical_threshold": self.identical_threshold,
                 "uses_wordnet": self.uses_wordnet,
             },
             ensure_ascii=False,
@@ -497,6 +507,7 @@ class LinkClassifier:
                 lexicon,
                 float(state["threshold"]),
                 bool(state["uses_wordnet"]),
+                _optional_float(state.get("identical_threshold")),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise InvalidInput(f"malformed link classifier: {error}") from None
@@ -515,6 +526,23 @@ _LEXICAL_EVIDENCE = tuple(
         "gold_seen",
     )
 )
+
+
+def decide_links(
+    probabilities: FloatArray,
+    source: Sequence[str],
+    target: Sequence[str],
+    threshold: float,
+    identical_threshold: float | None = None,
+) -> set[Link]:
+    """Cells with p >= threshold; identical words (any case) use ``identical_threshold`` if set."""
+    cutoff = np.full(probabilities.shape, threshold)
+    if identical_threshold is not None:
+        lower_t = [w.lower() for w in target]
+        identical = np.array([[a.lower() == b for b in lower_t] for a in source], dtype=bool)
+        cutoff[identical.reshape(probabilities.shape)] = identical_threshold
+    rows, cols = np.nonzero(probabilities >= cutoff)
+    return {(int(i), int(j)) for i, j in zip(rows, cols, strict=True)}
 
 
 def candidate_cells(static: FloatArray) -> NDArray[np.bool_]:
@@ -577,6 +605,14 @@ def _gold_matrix(source: Sequence[str], target: Sequence[str], links: Iterable[L
         if i < len(source) and j < len(target):
             gold[i, j] = 1.0
     return gold
+
+
+def _optional_float(value: object) -> float | None:
+    if value is None:
+        return None
+    if not isinstance(value, int | float):
+        raise InvalidInput("malformed identical threshold")
+    return float(value)
 
 
 def _logistic_state(model: Logistic) -> dict[str, object]:

@@ -17,6 +17,7 @@ from services.paraphrase.link_classifier import (
     Logistic,
     _max_excluding_self,
     context_features,
+    decide_links,
     static_features,
 )
 from services.paraphrase.word_align import WordAligner
@@ -108,6 +109,19 @@ def test_fit_reproduces_training_gold_and_round_trips(aligner: WordAligner) -> N
             restored.probabilities(aligner, s, t), model.probabilities(aligner, s, t)
         )
     assert model.with_threshold(1.1).align(aligner, *PAIRS[0][:2]) == set()
+    split = model.with_threshold(1.1, identical_threshold=0.0)
+    assert LinkClassifier.from_json(split.to_json()) == split
+    source, target, _ = PAIRS[0]
+    # only identical words are linked: every one of them, nothing else
+    assert split.align(aligner, source, target) == {(0, 0), (2, 2), (3, 3)}
+
+
+def test_decide_links_uses_the_identical_threshold_on_identical_words_only() -> None:
+    probabilities = np.array([[0.4, 0.6], [0.3, 0.35]])
+    source, target = ["The", "cat"], ["the", "dog"]
+    assert decide_links(probabilities, source, target, 0.5) == {(0, 1)}
+    assert decide_links(probabilities, source, target, 0.5, 0.35) == {(0, 0), (0, 1)}
+    assert decide_links(probabilities, source, target, 0.3, 0.45) == {(0, 1), (1, 0), (1, 1)}
 
 
 def test_errors(aligner: WordAligner) -> None:
