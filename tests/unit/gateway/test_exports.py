@@ -6,40 +6,19 @@ import csv
 import io
 import json
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
-from services.gateway.app import create_app
 from services.gateway.exports import parse_since
-from shared.config import Settings, get_settings
 from shared.exports import read_tmx
 from shared.store import Store, sentence_pairs
-from tests.unit.gateway.observations import BIG_LARGE
-from tests.unit.gateway.test_viewer import ROWS, fill, save_tiny_snapshot
+from tests.unit.gateway.sample_store import BIG_LARGE, ROWS, save_tiny_snapshot
 from tests.unit.shared.test_exports_tmx import assert_tmx_14b
 
 EXPECTED = [(row["src_text"], row["tgt_text"]) for row in ROWS]
-
-
-@pytest.fixture
-def store_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    url = f"sqlite:///{tmp_path / 'exports.db'}"
-    monkeypatch.setenv("PARAMINE_DATABASE_URL", url)
-    monkeypatch.delenv("PARAMINE_REDIS_URL", raising=False)
-    get_settings.cache_clear()
-    fill(Store(url))
-    yield url
-    get_settings.cache_clear()
-
-
-@pytest.fixture
-def client(store_url: str) -> TestClient:
-    return TestClient(create_app(Settings()))
 
 
 def download(client: TestClient, path: str, **params: object) -> bytes:

@@ -3,103 +3,20 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
-import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from services.gateway.app import create_app
 from services.gateway.viewer import bead_type
-from services.thesaurus import repository
-from services.thesaurus.similarity import SimilarityModel
-from services.thesaurus.thesauri import Thesaurus
-from shared.config import Settings, get_settings
 from shared.store import Store
-from tests.unit.gateway.observations import BIG_LARGE
-
-HOSTILE = "<script>alert('x')</script><img src=x onerror=alert(1)>"
-JOB = "job-viewer"
-PAIR = "pp-viewer"
-OTHER_PAIR = "pp-empty"
-
-
-def sentence_row(
-    position: int, src: str, tgt: str, score: float, bead: str, chunk: int
-) -> dict[str, Any]:
-    return {
-        "id": f"sp-{position}",
-        "pair_id": PAIR,
-        "kind": "translation",
-        "src_url": "https://example.org/en/page",
-        "tgt_url": "https://example.org/de/page",
-        "site": "example.org",
-        "src_lang": "en",
-        "tgt_lang": "de",
-        "src_text": src,
-        "tgt_text": tgt,
-        "score": score,
-        "bead": bead,
-        "chunk": chunk,
-        "position": position,
-    }
-
-
-ROWS = [
-    sentence_row(0, "Opening hours.", "Öffnungszeiten.", 0.9, "[0]:[0]", 0),
-    sentence_row(1, HOSTILE, "Harmlos.", 0.2, "[1]:[1]", 0),
-    sentence_row(2, "One long sentence.", "Zwei Sätze. Hier.", 0.7, "[0]:[0, 1]", 1),
-]
-NODES = [
-    {
-        "chunk": 0,
-        "src_xpath": "/html/body/div[2]/p[1]",
-        "tgt_xpath": "/html/body/main/p[1]",
-        "src_text": f"Opening hours. {HOSTILE}",
-        "tgt_text": "Öffnungszeiten. Harmlos.",
-        "cost": 12.5,
-    },
-    {
-        "chunk": 1,
-        "src_xpath": "/html/body/div[2]/p[2]",
-        "tgt_xpath": "/html/body/main/div/p",
-        "src_text": "One long sentence.",
-        "tgt_text": "Zwei Sätze. Hier.",
-        "cost": 7.25,
-    },
-]
-
-
-def fill(store: Store) -> None:
-    store.record_job(
-        JOB,
-        [
-            (PAIR, "https://example.org/en/page", "https://example.org/de/page"),
-            (OTHER_PAIR, "https://example.org/en/x", "https://example.org/de/x"),
-        ],
-        source=HOSTILE,
-    )
-    store.add_sentence_pairs(ROWS, pair_id=PAIR, stage="sentence_align")
-    store.add_node_pairs(PAIR, NODES)
-
-
-@pytest.fixture
-def store_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    url = f"sqlite:///{tmp_path / 'viewer.db'}"
-    monkeypatch.setenv("PARAMINE_DATABASE_URL", url)
-    monkeypatch.delenv("PARAMINE_REDIS_URL", raising=False)
-    monkeypatch.delenv("PARAMINE_API_KEY", raising=False)
-    get_settings.cache_clear()
-    fill(Store(url))
-    yield url
-    get_settings.cache_clear()
-
-
-@pytest.fixture
-def client(store_url: str) -> TestClient:
-    return TestClient(create_app(Settings()))
+from tests.unit.gateway.sample_store import (
+    BIG_LARGE,
+    HOSTILE,
+    JOB,
+    OTHER_PAIR,
+    PAIR,
+    save_tiny_snapshot,
+)
 
 
 def beads_on(html: str, side: str) -> list[tuple[str, str]]:
@@ -215,24 +132,6 @@ def test_paraphrase_page_searches_the_phrase_table(client: TestClient, store_url
     assert found and all("house" in a or "house" in b for a, b in found)
     none = client.get("/ui/paraphrases", params={"q": HOSTILE}).text
     assert "No phrase paraphrases for" in none and "<script>alert" not in none
-
-
-def save_tiny_snapshot(url: str) -> None:
-    engine = Store(url).engine
-    repository.ensure_schema(engine)
-    tree = Thesaurus.build(
-        "tiny",
-        [("root", None, "root"), ("a", "root", "animals"), ("v", "root", "vehicles")],
-        [("犬", "a"), ("猫", "a"), ("車", "v")],
-    )
-    model = SimilarityModel(
-        tree.leaf_ids,
-        np.array([[2.0, 0.5], [0.5, np.nan]], dtype=np.float32),
-        np.array([[0, 1], [1, -1]], dtype=np.int8),
-        np.array([3.0, 1.0]),
-        4.0,
-    )
-    repository.save_snapshot(engine, model, tree, {"note": "test"})
 
 
 def test_thesaurus_page_without_and_with_a_snapshot(client: TestClient, store_url: str) -> None:
