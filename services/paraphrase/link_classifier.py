@@ -109,6 +109,25 @@ def _shifted(matrix: FloatArray, di: int, dj: int) -> FloatArray:
     return result
 
 
+def _box_sum(matrix: FloatArray, radius: int) -> FloatArray:
+    """Sum over the (2 radius + 1)^2 window around each cell (cut at the edges), by a summed-area
+    table instead of one shifted copy per offset."""
+    rows, cols = matrix.shape
+    table = np.zeros((rows + 1, cols + 1))
+    table[1:, 1:] = matrix.cumsum(axis=0).cumsum(axis=1)
+    top = np.clip(np.arange(rows) - radius, 0, rows)
+    bottom = np.clip(np.arange(rows) + radius + 1, 0, rows)
+    left = np.clip(np.arange(cols) - radius, 0, cols)
+    right = np.clip(np.arange(cols) + radius + 1, 0, cols)
+    result: FloatArray = (
+        table[np.ix_(bottom, right)]
+        - table[np.ix_(top, right)]
+        - table[np.ix_(bottom, left)]
+        + table[np.ix_(top, left)]
+    )
+    return result
+
+
 def _straight_max(matrix: FloatArray) -> FloatArray:
     # Largest value among the four horizontal and vertical neighbours of each cell.
     shifts = ((-1, 0), (1, 0), (0, -1), (0, 1))
@@ -204,11 +223,7 @@ def static_features(
     content = (1 - stop_s) * (1 - punct_s) * (1 - stop_t) * (1 - punct_t)
     content_match = match * content
     mean = 0.5 * (forward + backward)
-    window = np.zeros(shape)
-    for di in range(-_WINDOW, _WINDOW + 1):
-        for dj in range(-_WINDOW, _WINDOW + 1):
-            if (di, dj) != (0, 0):
-                window += _shifted(content_match, di, dj)
+    window = _box_sum(content_match, _WINDOW) - content_match
     positions_s = (np.arange(len(source)) + 0.5) / len(source)
     positions_t = (np.arange(len(target)) + 0.5) / len(target)
     columns = [
@@ -348,11 +363,16 @@ class Logistic:
         if initial is not None:
             w = np.append(np.array(initial.weights), initial.bias)
         current = loss(w)
+        # The curvature in float32 (a Newton direction needs no more; the gradient and the loss
+        # stay float64, so the optimum is the same): a BLAS gemm at half the memory traffic.
+        # On a busy shared machine run with OPENBLAS_NUM_THREADS=1: spinning BLAS threads made
+        # this fit 3-10x slower there (the word_align benchmark sets it).
+        single = design.astype(np.float32)
         for _ in range(30):
             p = 0.5 * (1.0 + np.tanh(0.5 * (design @ w)))
             grad = design.T @ (p - y) + penalty * w
-            # einsum, not a BLAS gemm: threaded BLAS thrashes on a busy machine (20x slower here)
-            curvature = np.einsum("ni,nj->ij", design * (p * (1 - p))[:, None], design)
+            weight = (p * (1 - p)).astype(np.float32)
+            curvature = ((single.T * weight) @ single).astype(np.float64)
             hessian = curvature + np.diag(penalty + 1e-9)
             step = np.linalg.solve(hessian, grad)
             rate = 1.0

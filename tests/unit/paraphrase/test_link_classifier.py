@@ -15,6 +15,7 @@ from services.paraphrase.link_classifier import (
     GoldLexicon,
     LinkClassifier,
     Logistic,
+    _box_sum,
     _max_excluding_self,
     context_features,
     decide_links,
@@ -65,6 +66,22 @@ def test_max_excluding_self_matches_brute_force(matrix: NDArray[np.float64]) -> 
             others_col = [matrix[k, j] for k in range(rows) if k != i]
             assert by_row[i, j] == (max(others_row) if others_row else 0.0)
             assert by_column[i, j] == (max(others_col) if others_col else 0.0)
+
+
+@settings(derandomize=True, max_examples=60)
+@given(
+    arrays(np.float64, st.tuples(st.integers(1, 9), st.integers(1, 9)), elements=st.floats(0, 1)),
+    st.integers(0, 4),
+)
+def test_box_sum_matches_brute_force(matrix: NDArray[np.float64], radius: int) -> None:
+    rows, cols = matrix.shape
+    boxes = _box_sum(matrix, radius)
+    for i in range(rows):
+        for j in range(cols):
+            window = matrix[
+                max(i - radius, 0) : i + radius + 1, max(j - radius, 0) : j + radius + 1
+            ]
+            assert boxes[i, j] == pytest.approx(window.sum(), abs=1e-9)
 
 
 def test_gold_lexicon_counts_links_and_cooccurrences() -> None:
