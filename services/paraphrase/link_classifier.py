@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from numpy.typing import NDArray
 
-from services.paraphrase.word_align import Link, WordAligner, stem_match
+from services.paraphrase.word_align import Link, WordAligner
 from services.paraphrase.wordnet import WordNet, default_wordnet
 from shared.errors import InvalidInput
 
@@ -148,6 +148,48 @@ def _dice(left: set[str], right: set[str]) -> float:
     return 2 * len(left & right) / (len(left) + len(right)) if left and right else 0.0
 
 
+def trigram_dice_matrix(source: Sequence[str], target: Sequence[str]) -> FloatArray:
+    """:func:`_dice` of the padded character trigrams of every word pair, by one product of
+    0/1 trigram-incidence matrices."""
+    grams_s = [_trigrams(w) for w in source]
+    grams_t = [_trigrams(w) for w in target]
+    vocabulary: dict[str, int] = {}
+    for grams in grams_s + grams_t:
+        for gram in grams:
+            vocabulary.setdefault(gram, len(vocabulary))
+    incidence_s = np.zeros((len(source), len(vocabulary)))
+    incidence_t = np.zeros((len(target), len(vocabulary)))
+    for incidence, grams_list in ((incidence_s, grams_s), (incidence_t, grams_t)):
+        for k, grams in enumerate(grams_list):
+            incidence[k, [vocabulary[g] for g in grams]] = 1.0
+    shared = incidence_s @ incidence_t.T
+    sizes = incidence_s.sum(axis=1)[:, None] + incidence_t.sum(axis=1)[None, :]
+    result: FloatArray = 2 * shared / np.maximum(sizes, 1.0)
+    return result
+
+
+def stem_matrix(source: Sequence[str], target: Sequence[str]) -> FloatArray:
+    """``word_align.stem_match`` of every word pair as 0/1, from all common-prefix lengths."""
+    length = max([len(w) for w in source] + [len(w) for w in target] + [1])
+    codes_s = np.full((len(source), length), -1, dtype=np.int64)
+    codes_t = np.full((len(target), length), -2, dtype=np.int64)
+    for codes, words in ((codes_s, source), (codes_t, target)):
+        for k, word in enumerate(words):
+            codes[k, : len(word)] = [ord(c) for c in word]
+    equal = codes_s[:, None, :] == codes_t[None, :, :]
+    common = np.cumprod(equal, axis=2).sum(axis=2)
+    sizes_s = np.array([len(w) for w in source])[:, None]
+    sizes_t = np.array([len(w) for w in target])[None, :]
+    identical = (common == sizes_s) & (common == sizes_t)
+    result: FloatArray = (
+        ~identical
+        & (np.minimum(sizes_s, sizes_t) >= 4)
+        & (common >= 4)
+        & (common >= np.maximum(sizes_s, sizes_t) - 4)
+    ).astype(np.float64)
+    return result
+
+
 @dataclass(frozen=True)
 class GoldLexicon:
     """Word pairs linked in training gold: (linked cells, co-occurring cells) per pair."""
@@ -164,12 +206,16 @@ class GoldLexicon:
             for i, j in links:
                 if i < len(source) and j < len(target):
                     linked[(source[i], target[j])] += 1
+        partners: dict[str, list[str]] = {}
+        for a, b in linked:
+            partners.setdefault(a, []).append(b)
         seen: Counter[tuple[str, str]] = Counter()
         for source, target, _ in rows:
+            in_target = Counter(target)
             for a in source:
-                for b in target:
-                    if (a, b) in linked:
-                        seen[(a, b)] += 1
+                for b in partners.get(a, ()):
+                    if b in in_target:
+                        seen[(a, b)] += in_target[b]
         return cls({key: (count, seen[key]) for key, count in linked.items()})
 
     def ratio(self, left: str, right: str) -> float:
@@ -191,7 +237,7 @@ def static_features(
     lower_t = [w.lower() for w in target]
     shape = (len(source), len(target))
     identical = np.array([[float(a == b) for b in lower_t] for a in lower_s])
-    stem = np.array([[float(stem_match(a, b)) for b in lower_t] for a in lower_s])
+    stem = stem_matrix(lower_s, lower_t)
     lemma = np.zeros(shape)
     relation = np.zeros(shape, dtype=np.int64)
     phrase = np.zeros(shape)
@@ -208,9 +254,7 @@ def static_features(
                         relation[i, j] = wordnet.relation(a, b)
         _phrase_relations(wordnet, lower_s, lower_t, phrase, transpose=False)
         _phrase_relations(wordnet, lower_t, lower_s, phrase, transpose=True)
-    grams_s = [_trigrams(w) for w in lower_s]
-    grams_t = [_trigrams(w) for w in lower_t]
-    dice = np.array([[_dice(a, b) for b in grams_t] for a in grams_s])
+    dice = trigram_dice_matrix(lower_s, lower_t)
     gold = np.array([[lexicon.ratio(a, b) for b in lower_t] for a in lower_s])
     stop_s = np.array([float(w in STOP_WORDS) for w in lower_s])[:, None] * np.ones(shape)
     stop_t = np.array([float(w in STOP_WORDS) for w in lower_t])[None, :] * np.ones(shape)

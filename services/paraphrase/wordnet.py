@@ -126,14 +126,29 @@ class WordNet:
         a, b = self.synsets(left), self.synsets(right)
         if not a or not b:
             return 0
-        if a & b:
+        if not a.isdisjoint(b):
             return 3
-        for grade, pointers in ((2, self._lexical), (1, self._taxonomy)):
-            for first, second in ((a, b), (b, a)):
-                for synset in first:
-                    if pointers.get(synset, set()) & second:
-                        return grade
+        for grade in (2, 1):
+            if not self._pointed(left, grade).isdisjoint(b) or not self._pointed(
+                right, grade
+            ).isdisjoint(a):
+                return grade
         return 0
+
+    @lru_cache(maxsize=65536)  # noqa: B019
+    def _pointed(self, word: str, grade: int) -> frozenset[str]:
+        # synsets the word's synsets point to: lexical pointers (grade 2) or taxonomy (grade 1)
+        pointers = self._lexical if grade == 2 else self._taxonomy
+        result: set[str] = set()
+        for synset in self.synsets(word):
+            result.update(pointers.get(synset, ()))
+        return frozenset(result)
+
+    @classmethod
+    def clear_caches(cls) -> None:
+        """Forget every cached look-up (for timing a cold start)."""
+        for cached in (cls.lemmas, cls.synsets, cls.relation, cls._pointed):
+            cached.cache_clear()
 
 
 @lru_cache(maxsize=1)

@@ -16,12 +16,16 @@ from services.paraphrase.link_classifier import (
     LinkClassifier,
     Logistic,
     _box_sum,
+    _dice,
     _max_excluding_self,
+    _trigrams,
     context_features,
     decide_links,
     static_features,
+    stem_matrix,
+    trigram_dice_matrix,
 )
-from services.paraphrase.word_align import WordAligner
+from services.paraphrase.word_align import WordAligner, stem_match
 from services.paraphrase.wordnet import default_wordnet
 from shared.errors import InvalidInput
 
@@ -82,6 +86,22 @@ def test_box_sum_matches_brute_force(matrix: NDArray[np.float64], radius: int) -
                 max(i - radius, 0) : i + radius + 1, max(j - radius, 0) : j + radius + 1
             ]
             assert boxes[i, j] == pytest.approx(window.sum(), abs=1e-9)
+
+
+WORDS = st.lists(st.text(alphabet="abcdeé", max_size=9), min_size=1, max_size=6)
+
+
+@settings(derandomize=True, max_examples=80)
+@given(WORDS, WORDS)
+def test_stem_and_dice_matrices_match_the_pairwise_functions(
+    source: list[str], target: list[str]
+) -> None:
+    stems = stem_matrix(source, target)
+    dice = trigram_dice_matrix(source, target)
+    for i, a in enumerate(source):
+        for j, b in enumerate(target):
+            assert stems[i, j] == float(stem_match(a, b))
+            assert dice[i, j] == pytest.approx(_dice(_trigrams(a), _trigrams(b)))
 
 
 def test_gold_lexicon_counts_links_and_cooccurrences() -> None:

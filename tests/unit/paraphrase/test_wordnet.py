@@ -55,6 +55,8 @@ def test_relation_grades(tiny: WordNet) -> None:
     assert tiny.relation("death", "end") == 1  # hypernym
     assert tiny.relation("child", "death") == 0
     assert tiny.relation("unknown", "death") == 0
+    WordNet.clear_caches()
+    assert tiny.relation("death", "end") == 1  # recomputed after forgetting the caches
     assert tiny.known("kids") and not tiny.known("xyzzy")
 
 
