@@ -153,18 +153,26 @@ def trigram_dice_matrix(source: Sequence[str], target: Sequence[str]) -> FloatAr
     0/1 trigram-incidence matrices."""
     grams_s = [_trigrams(w) for w in source]
     grams_t = [_trigrams(w) for w in target]
-    vocabulary: dict[str, int] = {}
-    for grams in grams_s + grams_t:
-        for gram in grams:
-            vocabulary.setdefault(gram, len(vocabulary))
-    incidence_s = np.zeros((len(source), len(vocabulary)))
-    incidence_t = np.zeros((len(target), len(vocabulary)))
-    for incidence, grams_list in ((incidence_s, grams_s), (incidence_t, grams_t)):
-        for k, grams in enumerate(grams_list):
-            incidence[k, [vocabulary[g] for g in grams]] = 1.0
-    shared = incidence_s @ incidence_t.T
-    sizes = incidence_s.sum(axis=1)[:, None] + incidence_t.sum(axis=1)[None, :]
+    shared = _shared_counts(grams_s, grams_t)
+    sizes = np.array([len(g) for g in grams_s])[:, None] + np.array([len(g) for g in grams_t])
     result: FloatArray = 2 * shared / np.maximum(sizes, 1.0)
+    return result
+
+
+def _shared_counts(sets_s: Sequence[Iterable[str]], sets_t: Sequence[Iterable[str]]) -> FloatArray:
+    # |A_i & B_j| for every pair, by a product of 0/1 incidence matrices
+    vocabulary: dict[str, int] = {}
+    incidences = []
+    for sets in (sets_s, sets_t):
+        rows = [[vocabulary.setdefault(item, len(vocabulary)) for item in items] for items in sets]
+        incidences.append(rows)
+    matrices = []
+    for rows in incidences:
+        matrix = np.zeros((len(rows), len(vocabulary)))
+        for k, columns in enumerate(rows):
+            matrix[k, columns] = 1.0
+        matrices.append(matrix)
+    result: FloatArray = matrices[0] @ matrices[1].T
     return result
 
 
@@ -246,11 +254,11 @@ def static_features(
         lemmas_t = [wordnet.lemmas(w) for w in lower_t]
         known_s = [w not in STOP_WORDS and wordnet.known(w) for w in lower_s]
         known_t = [w not in STOP_WORDS and wordnet.known(w) for w in lower_t]
+        lemma = (_shared_counts(lemmas_s, lemmas_t) > 0) * (1.0 - identical)
         for i, a in enumerate(lower_s):
-            for j, b in enumerate(lower_t):
-                if a != b:
-                    lemma[i, j] = float(bool(lemmas_s[i] & lemmas_t[j]))
-                    if known_s[i] and known_t[j]:
+            if known_s[i]:
+                for j, b in enumerate(lower_t):
+                    if known_t[j] and a != b:
                         relation[i, j] = wordnet.relation(a, b)
         _phrase_relations(wordnet, lower_s, lower_t, phrase, transpose=False)
         _phrase_relations(wordnet, lower_t, lower_s, phrase, transpose=True)
