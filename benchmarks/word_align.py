@@ -239,7 +239,10 @@ def main() -> None:
         "links to pairs of different words (case-insensitive).",
         "- Time: wall clock of training on all sentences plus aligning test (eflomal: its whole "
         "`align` call including file preparation); the link classifier's time adds loading "
-        f"WordNet ({wordnet_seconds:.2f} s) and, separately, its one-off fitting on train gold.",
+        f"WordNet ({wordnet_seconds:.2f} s) and, separately, its one-off fitting on train gold "
+        "(timed cold: the WordNet look-up caches filled during CV are cleared first). The "
+        "process runs with one BLAS thread (OPENBLAS_NUM_THREADS=1; threaded BLAS made the "
+        "Newton fit erratic on this shared machine); eflomal is a separate program.",
         "",
         "## Results (test, 306 pairs)",
         "",
