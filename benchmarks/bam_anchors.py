@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from benchmarks._report import publish
 from services.sentence_align import anchors
 from services.sentence_align.align import align_sentences
 from services.sentence_align.beads import Bead
@@ -353,8 +354,7 @@ def main() -> None:
         ]
     lines += [*_reading(outcomes, stats), ""]
     lines += ["Machine: 2 cores shared with other engineers; timings are noisy.", ""]
-    RESULT.write_text("\n".join(lines), encoding="utf-8")
-    print("\n".join(lines))
+    publish(RESULT, lines)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from benchmarks._report import publish
 from services.paraphrase.endings import EndingCandidate, mine_endings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -197,9 +198,7 @@ def main() -> None:
         "noisy (word-based time is dominated by fugashi).",
         "",
     ]
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text("\n".join(lines), encoding="utf-8")
-    print("\n".join(lines))
+    publish(RESULT, lines)
 
 
 if __name__ == "__main__":

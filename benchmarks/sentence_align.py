@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from benchmarks._report import publish
 from benchmarks.sentence_align_length import (
     REPO,
     TEST,
@@ -219,8 +220,7 @@ def main() -> None:
         machine_note(),
         "",
     ]
-    RESULT.write_text("\n".join(report), encoding="utf-8")
-    print("\n".join(report))
+    publish(RESULT, report)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks._report import publish
 from services.sentence_align.beads import Bead, parse_beads
 from services.sentence_align.evaluate import BeadScores, score_documents
 
@@ -184,8 +185,7 @@ def main() -> None:
         machine_note(),
         "",
     ]
-    RESULT.write_text("\n".join(report), encoding="utf-8")
-    print("\n".join(report))
+    publish(RESULT, report)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ import os
 import time
 from pathlib import Path
 
+from benchmarks._report import publish
 from services.thesaurus.cooccur import Cooccurrence, extract_cooccurrences, verb_lemma
 from services.thesaurus.evaluation import (
     ExtractionScore,
@@ -109,9 +110,7 @@ def main() -> None:
         "Machine: 2 cores shared with other engineers' jobs; timings are noisy.",
         "",
     ]
-    report = "\n".join(lines)
-    RESULT.write_text(report, encoding="utf-8")
-    print(report)
+    publish(RESULT, lines)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks._report import publish
 from services.thesaurus.cooccur import Cooccurrence, extract_cooccurrences, filter_counts
 from services.thesaurus.corpus import iter_sentences
 from services.thesaurus.estimate import Estimation, estimate_undefined
@@ -272,9 +273,7 @@ def main() -> None:
         "Machine: 2 cores shared with other engineers' jobs; timings are noisy.",
         "",
     ]
-    report = "\n".join(lines)
-    RESULT.write_text(report, encoding="utf-8")
-    print(report)
+    publish(RESULT, lines)
 
 
 if __name__ == "__main__":

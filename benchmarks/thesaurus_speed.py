@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks._report import publish
 from services.thesaurus.cooccur import Cooccurrence, filter_counts
 from services.thesaurus.estimate import estimate_undefined
 from services.thesaurus.similarity import (
@@ -232,9 +233,7 @@ def main() -> None:
         "itself used.",
         "",
     ]
-    report = "\n".join(lines)
-    RESULT.write_text(report, encoding="utf-8")
-    print(report)
+    publish(RESULT, lines)
 
 
 if __name__ == "__main__":

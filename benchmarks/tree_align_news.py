@@ -16,6 +16,7 @@ import random
 import time
 from pathlib import Path
 
+from benchmarks._report import publish
 from benchmarks.pipeline_load import generate_pair
 from services.tree_align.align import align_page_texts, text_pairs
 from services.tree_align.decoder import align_trees
@@ -78,8 +79,7 @@ def main() -> None:
         "from the decoder instead of a recomputed full matrix, pair units filled without",
         "array-taking helper calls, the model file read once per process.",
     ]
-    RESULT.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print("\n".join(lines))
+    publish(RESULT, lines)
 
 
 if __name__ == "__main__":

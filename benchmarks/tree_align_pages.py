@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmarks._report import publish
 from benchmarks.tree_align_pagegen import (
     GeneratedPage,
     paragraphs_from_beads,
@@ -371,9 +372,7 @@ def write_report(
         "",
         *ERROR_ANALYSIS,
     ]
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print("\n".join(lines))
+    publish(RESULT, lines)
 
 
 if __name__ == "__main__":

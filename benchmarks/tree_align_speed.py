@@ -30,6 +30,7 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks._report import publish
 from benchmarks.tree_align_pagegen import (
     paragraphs_from_beads,
     source_page,
@@ -211,9 +212,7 @@ def main() -> None:
         "arrays directly instead of calling helpers that receive arrays (each such call updates",
         "the arrays' reference counts; see the note in services/tree_align/_dp.py).",
     ]
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print("\n".join(lines))
+    publish(RESULT, lines)
 
 
 if __name__ == "__main__":

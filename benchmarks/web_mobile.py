@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from datetime import date as Date
 from pathlib import Path
 
+from benchmarks._report import publish
 from services.sentence_align.anchors import char_similarity
 from services.sentence_align.articles import (
     DEFAULT_THRESHOLD,
@@ -362,8 +363,7 @@ def main() -> None:
     lines += ["", *_reading(tables["calendar day"], accuracy)]
     # No example sentences here: the committed report must not quote (or rewrite) articles.
     lines += ["", "Machine: 2 cores shared with other engineers; timings are noisy.", ""]
-    RESULT.write_text("\n".join(lines), encoding="utf-8")
-    print("\n".join(lines))
+    publish(RESULT, lines)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from benchmarks._report import publish
 from services.paraphrase.evaluate import (
     AlignmentScores,
     GoldAlignment,
@@ -307,9 +308,7 @@ def main() -> None:
         "call only when the on-disk cache is cold.",
         "",
     ]
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text("\n".join(lines), encoding="utf-8")
-    print("\n".join(lines))
+    publish(RESULT, lines)
 
 
 if __name__ == "__main__":
