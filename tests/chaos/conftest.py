@@ -33,7 +33,7 @@ import pytest
 import redis
 from redis import Redis
 
-from tests.integration.conftest import POSTGRES_ADMIN_URL
+from tests.integration.conftest import POSTGRES_ADMIN_URL, unavailable
 from tests.integration.processes import free_port, start_paramine, stop, wait_for_worker_ready
 
 ALIGNMENT_STAGES = ("tree_align", "sentence_align")
@@ -159,7 +159,7 @@ class RedisServer:
 
     def __init__(self, directory: Path) -> None:
         if shutil.which("redis-server") is None:
-            pytest.skip("redis-server is not installed")
+            unavailable("redis-server", FileNotFoundError("not on PATH"))
         self.directory = directory
         self.port = free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
@@ -237,9 +237,7 @@ def _postgres_database() -> Iterator[tuple[str, int]]:
     try:
         admin = psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True, connect_timeout=5)
     except psycopg.Error as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"PostgreSQL is not reachable ({exc})")
-        pytest.skip(f"PostgreSQL is not reachable ({exc})")
+        unavailable("PostgreSQL", exc)
     with admin:
         admin.execute(f'CREATE DATABASE "{name}"')
         port = int(admin.info.port)

@@ -28,7 +28,7 @@ POSTGRES_ADMIN_URL = os.environ.get(
 STAGES = ("tree_align", "sentence_align", "paraphrase", "thesaurus")
 
 
-def _unavailable(what: str, exc: Exception) -> None:
+def unavailable(what: str, exc: Exception) -> None:
     message = f"{what} is not reachable ({exc}); .ci/run installs and starts it"
     if os.environ.get("CI"):
         pytest.fail(message)
@@ -43,7 +43,7 @@ def redis_url() -> Iterator[str]:
     try:
         client.ping()
     except redis.RedisError as exc:
-        _unavailable("Redis", exc)
+        unavailable("Redis", exc)
     client.flushdb()
     yield REDIS_URL
     client.flushdb()
@@ -58,7 +58,7 @@ def postgres_url() -> Iterator[str]:
     try:
         admin = psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True, connect_timeout=5)
     except psycopg.Error as exc:
-        _unavailable("PostgreSQL", exc)
+        unavailable("PostgreSQL", exc)
     with admin:
         admin.execute(f'CREATE DATABASE "{name}"')
     base = POSTGRES_ADMIN_URL.rsplit("/", 1)[0]
