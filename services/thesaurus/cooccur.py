@@ -31,14 +31,15 @@ held-out second half separately.
   (本を読んだ人 → 読む, the verb of the clause that holds を). Auxiliary chains after the verb
   (読んでいた, 読ませられる) do not matter: the first verb's lemma is taken. But Xを目的として
   いる (として followed by いる/おる) is the light verb する itself: (X, 為る).
-* **サ変 verbs (light verb する).** A サ変-capable noun directly followed by する (lemma 為る),
+* **サ変 verbs (light verb する).** A サ変-capable noun (or a plain common noun UniDic does not
+  tag サ変可能, as おさらい, タップ) directly followed by する (lemma 為る),
   by the passive/causative stems させる/される tagged as 為る, or by できる (its potential,
   保護できる) is one verb whose lemma is the noun's lemma + "する" (データを分析した → 分析する).
   A サ変 noun closing a clause without する (営業所を開設。, …を使用、…) is the clause's
   nominal predicate: the object is its own and no later verb is reported.
 * **Compound particles (複合辞) beginning with を** are not objects of a verb: Xをめぐって,
-  Xを以て, Xを通じて/通して, Xをはじめ(とする), Xを問わず give nothing, and so does the
-  adverbial Xを N に not followed by a verb (Xをテーマに, Xを中心に, Xをきっかけに,
+  Xをめぐり/巡り, Xを以て, Xを通じ(て)/通して, Xをはじめ(とする), Xを問わず give nothing,
+  and so does the adverbial Xを N に not followed by a verb (Xをテーマに, Xを中心に, Xをきっかけに,
   Xをピークに); Xを手に入れる and Xを元に戻す keep their verb.
 * **Clause boundary.** The scan stops (no cooccurrence) at a sentence-final mark (。！？),
   at another を (a new object began before any verb) or after ``max_gap`` morphemes.
@@ -68,11 +69,13 @@ _MAX_CONJUNCTS = 4
 # (Xをめぐって "concerning X", Xをはじめとする "including X", Xをピークに "peaking at X").
 _WO_COMPOUNDS = (
     ("めぐっ",),
+    ("めぐり",),
     ("めぐる",),
     ("巡っ",),
+    ("巡り",),
     ("巡る",),
     ("以", "て"),
-    ("通じ", "て"),
+    ("通じ",),
     ("通し", "て"),
     ("はじめ",),
     ("始め", "と"),
@@ -190,6 +193,14 @@ def verb_lemma(morpheme: Morpheme) -> str:
     return lemma[:cut] if cut > 0 else lemma
 
 
+def _is_verbal_noun(morpheme: Morpheme) -> bool:
+    # A サ変 noun, or a plain common noun that UniDic does not tag サ変可能 but that is used
+    # as one right before する (データをおさらいする, 画面をタップする): after the object's を a
+    # bare common noun + する can only be that verb. Adverbial nouns (全部, 半分) are not.
+    plain = morpheme.pos[:3] == ("名詞", "普通名詞", "一般")
+    return morpheme.is_sahen_noun or plain
+
+
 def _in_toshite(morphemes: list[Morpheme], index: int) -> bool:
     # として ("as") is a postposition, not the predicate: 人を人として思う → 思う. But
     # Xを目的としている ("has X as its aim") is the verb する itself, continued by いる/おる.
@@ -232,7 +243,7 @@ def _predicate(morphemes: list[Morpheme], wo_index: int, max_gap: int) -> str | 
             return verb_lemma(morpheme)
         following = morphemes[index + 1] if index + 1 < len(morphemes) else None
         if (
-            morpheme.is_sahen_noun
+            _is_verbal_noun(morpheme)
             and following is not None
             and following.lemma in {_SURU_LEMMA, _DEKIRU_LEMMA}
         ):
