@@ -1,9 +1,11 @@
 """Banded dynamic program over two sentence sequences, shared by every bead aligner.
 
 The program minimises the summed bead cost over all segmentations of the two sequences
-into beads of the shapes in ``beads.BEAD_SHAPES`` (ALGORITHMS.md §2). Only cells (i, j)
-with ``band_low[i] <= j <= band_high[i]`` are explored, so time is O(n * band) and the
-memory is one int8 back-pointer per band cell plus four rolling rows of scores.
+into beads of the given shapes (``beads.BEAD_SHAPES`` by default, or every x-y shape up to
+a size, ``beads.bead_shapes``; ALGORITHMS.md §2). Only cells (i, j) with
+``band_low[i] <= j <= band_high[i]`` are explored, so time is O(n * band * shapes) and the
+memory is one int8 back-pointer per band cell plus (largest source side + 1) rolling rows
+of scores.
 Compiled with numba; the bead cost is Gale-Church's length cost (weighted per shape)
 plus an optional table of extra (lexical) costs per band cell and bead shape.
 """
@@ -22,8 +24,16 @@ from services.sentence_align.beads import BEAD_SHAPES
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-SHAPE_SRC = np.array([shape[0] for shape in BEAD_SHAPES], dtype=np.int64)
-SHAPE_TGT = np.array([shape[1] for shape in BEAD_SHAPES], dtype=np.int64)
+
+def shape_arrays(shapes: tuple[tuple[int, int], ...]) -> tuple[IntArray, IntArray]:
+    """(source sizes, target sizes) of the bead shapes, as the compiled program reads them."""
+    return (
+        np.array([shape[0] for shape in shapes], dtype=np.int64),
+        np.array([shape[1] for shape in shapes], dtype=np.int64),
+    )
+
+
+SHAPE_SRC, SHAPE_TGT = shape_arrays(BEAD_SHAPES)
 N_SHAPES = len(BEAD_SHAPES)
 _SQRT2 = math.sqrt(2.0)
 _LOG_SQRT_PI = 0.5 * math.log(math.pi)
@@ -72,6 +82,8 @@ def _bead_cost(
     shape: int,
     i: int,
     j: int,
+    shape_src: IntArray,
+    shape_tgt: IntArray,
     src_cum: IntArray,
     tgt_cum: IntArray,
     shape_cost: FloatArray,
@@ -82,8 +94,8 @@ def _bead_cost(
     extra_row: IntArray,
     band_low: IntArray,
 ) -> float:
-    previous_i = i - SHAPE_SRC[shape]
-    previous_j = j - SHAPE_TGT[shape]
+    previous_i = i - shape_src[shape]
+    previous_j = j - shape_tgt[shape]
     len_src = float(src_cum[i] - src_cum[previous_i])
     len_tgt = float(tgt_cum[j] - tgt_cum[previous_j])
     # cost(bead) = -log Pr(bead shape) - log Pr(delta | match)   (§2, Gale & Church)
@@ -107,6 +119,8 @@ def banded_dp(
     length_weight: FloatArray,
     extra: FloatArray,
     extra_row: IntArray,
+    shape_src: IntArray,
+    shape_tgt: IntArray,
 ) -> tuple[IntArray, FloatArray, float]:
     """Best bead path; returns (bead end cells as [i, j, shape] rows, bead costs, total).
 
@@ -115,6 +129,7 @@ def banded_dp(
         D(i, j) = min over shapes (a, b) of D(i - a, j - b) + cost(bead (i-a..i, j-b..j))
     ``src_cum``/``tgt_cum`` are cumulative sentence lengths with a leading 0. ``extra`` is
     empty or holds one extra cost per band cell and shape; row i starts at ``extra_row[i]``.
+    Shape k takes ``shape_src[k]`` source and ``shape_tgt[k]`` target sentences.
     """
     n = src_cum.shape[0] - 1
     m = tgt_cum.shape[0] - 1
@@ -122,10 +137,12 @@ def banded_dp(
     for i in range(n + 1):
         width = max(width, band_high[i] - band_low[i] + 1)
     has_extra = extra.shape[0] > 0
-    score = np.full((4, width), np.inf)
+    n_shapes = shape_src.shape[0]
+    n_rows = shape_src.max() + 1  # rolling rows: D(i - a, .) for every source size a
+    score = np.full((n_rows, width), np.inf)
     back = np.full((n + 1, width), -1, dtype=np.int8)
     for i in range(n + 1):
-        row = i % 4
+        row = i % n_rows
         score[row, :] = np.inf
         for j in range(band_low[i], band_high[i] + 1):
             if i == 0 and j == 0:
@@ -133,14 +150,14 @@ def banded_dp(
                 continue
             best = np.inf
             best_shape = -1
-            for shape in range(N_SHAPES):
-                previous_i = i - SHAPE_SRC[shape]
-                previous_j = j - SHAPE_TGT[shape]
+            for shape in range(n_shapes):
+                previous_i = i - shape_src[shape]
+                previous_j = j - shape_tgt[shape]
                 if previous_i < 0 or previous_j < 0:
                     continue
                 if previous_j < band_low[previous_i] or previous_j > band_high[previous_i]:
                     continue
-                previous = score[previous_i % 4, previous_j - band_low[previous_i]]
+                previous = score[previous_i % n_rows, previous_j - band_low[previous_i]]
                 if previous == np.inf:
                     continue
                 # Length costs are >= 0: without extra costs a bead whose prior alone cannot
@@ -148,15 +165,15 @@ def banded_dp(
                 if not has_extra and previous + shape_cost[shape] >= best:
                     continue
                 total = previous + _bead_cost(
-                    shape, i, j, src_cum, tgt_cum, shape_cost, ratio, variance,
-                    length_weight, extra, extra_row, band_low,
+                    shape, i, j, shape_src, shape_tgt, src_cum, tgt_cum, shape_cost, ratio,
+                    variance, length_weight, extra, extra_row, band_low,
                 )  # fmt: skip
                 if total < best:
                     best = total
                     best_shape = shape
             score[row, j - band_low[i]] = best
             back[i, j - band_low[i]] = best_shape
-    total_cost = score[n % 4, m - band_low[n]]
+    total_cost = score[n % n_rows, m - band_low[n]]
     # Back-trace from (n, m), recomputing each chosen bead's own cost.
     count = 0
     cells = np.empty((n + m + 1, 3), dtype=np.int64)
@@ -171,12 +188,12 @@ def banded_dp(
         cells[count, 1] = j
         cells[count, 2] = shape
         costs[count] = _bead_cost(
-            shape, i, j, src_cum, tgt_cum, shape_cost, ratio, variance,
+            shape, i, j, shape_src, shape_tgt, src_cum, tgt_cum, shape_cost, ratio, variance,
             length_weight, extra, extra_row, band_low,
         )  # fmt: skip
         count += 1
-        i -= SHAPE_SRC[shape]
-        j -= SHAPE_TGT[shape]
+        i -= shape_src[shape]
+        j -= shape_tgt[shape]
     return cells[:count][::-1].copy(), costs[:count][::-1].copy(), total_cost
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -38,6 +38,14 @@ class LexicalSettings:
     max_training_beads: int = 5000
     window: int = 2000  # sentences between anchors
     cue_weight: float = 1.0
+    # Pass 2 bead shapes: 0 = the length model's (beads.BEAD_SHAPES); k = every x-y shape
+    # with x + y <= k (beads.bead_shapes), new shapes priced ``sentence_cost`` per sentence
+    # beyond a 1-1 bead (LengthModel.with_shapes).
+    max_bead_size: int = 0
+    sentence_cost: float = 2.3
+    refinements: int = 0  # extra rounds: Model 1 on the lexical pass's beads, realign
+    em_iterations: int = 5  # EM iterations of Model 1
+    refinement_margin: int = 4  # margin around the lexical pass's path in refinements
 
 
 def confident_pairs(beads: Sequence[Bead], share: float, limit: int) -> list[tuple[int, int]]:
@@ -82,8 +90,9 @@ def _shift(beads: Sequence[Bead], src_offset: int, tgt_offset: int) -> list[Bead
     ]
 
 
-def _length_weights(settings: LexicalSettings) -> dp.FloatArray:
-    deletion = (dp.SHAPE_SRC == 0) | (dp.SHAPE_TGT == 0)
+def _length_weights(settings: LexicalSettings, model: length.LengthModel) -> dp.FloatArray:
+    shape_src, shape_tgt = dp.shape_arrays(model.shapes)
+    deletion = (shape_src == 0) | (shape_tgt == 0)
     return np.where(deletion, settings.deletion_length_weight, settings.length_weight)
 
 
@@ -109,12 +118,14 @@ def _align_window(
             band = dp.full_band(n, m)  # small window: the whole table costs less than a band
         else:
             band = dp.band_around_path(path_cells, n, m, margin)
-        llr, row_first = lexicon.band_llr(src_window, tgt_window, tables, band, settings.epsilon)
+        llr, row_first = lexicon.band_llr(
+            src_window, tgt_window, tables, band, settings.epsilon, model.shapes
+        )
         beads = length.run_dp(
             cums[0], cums[1], model, band,
             extra=-settings.lexical_weight * llr,
             extra_row=row_first,
-            length_weight=_length_weights(settings),
+            length_weight=_length_weights(settings, model),
         )  # fmt: skip
         low, high = band
         full = bool(np.all(low == 0) and np.all(high == m))
@@ -132,12 +143,16 @@ def train_tables(
 ) -> tuple[lexicon.TranslationTable, lexicon.TranslationTable | None]:
     """Model 1 t(e|f) (and t(f|e) when both directions count) on the confident 1-1 beads."""
     pairs = confident_pairs(path, settings.confident_share, settings.max_training_beads)
-    forward = lexicon.train_model1(src_side, tgt_side, pairs, cues, cue_weight=settings.cue_weight)
+    forward = lexicon.train_model1(
+        src_side, tgt_side, pairs, cues,
+        cue_weight=settings.cue_weight, iterations=settings.em_iterations,
+    )  # fmt: skip
     if not settings.both_directions:
         return forward, None
     backward = lexicon.train_model1(
         tgt_side, src_side, [(y, x) for x, y in pairs],
         {(e, f): value for (f, e), value in cues.items()}, cue_weight=settings.cue_weight,
+        iterations=settings.em_iterations,
     )  # fmt: skip
     return forward, backward
 
@@ -197,7 +212,31 @@ def align_two_pass(
     src_side, tgt_side = lexicon.encode(src, src_lang), lexicon.encode(tgt, tgt_lang)
     cues = lexicon.cue_similarity(src_side.vocabulary, tgt_side.vocabulary)
     tables = train_tables(src_side, tgt_side, first, cues, settings)
-    cells = length.beads_to_cells(first)
+    if settings.max_bead_size:
+        model = model.with_shapes(settings.max_bead_size, settings.sentence_cost)
+    sides = (src_side, tgt_side)
+    aligned = _lexical_pass(sides, tables, model, settings, (src_cum, tgt_cum), cuts, first)
+    for _ in range(settings.refinements):
+        # Refinement: Model 1 again, now on the confident 1-1 beads of the lexical pass
+        # (more accurate than the length pass's), and realign near the new path.
+        tables = train_tables(src_side, tgt_side, aligned, cues, settings)
+        refining = replace(settings, margin=settings.refinement_margin)
+        aligned = _lexical_pass(sides, tables, model, refining, (src_cum, tgt_cum), cuts, aligned)
+    return aligned
+
+
+def _lexical_pass(
+    sides: tuple[lexicon.EncodedSide, lexicon.EncodedSide],
+    tables: tuple[lexicon.TranslationTable, lexicon.TranslationTable | None],
+    model: length.LengthModel,
+    settings: LexicalSettings,
+    cums: tuple[dp.IntArray, dp.IntArray],
+    cuts: Sequence[tuple[int, int]],
+    path: Sequence[Bead],
+) -> list[Bead]:
+    """Length + lexical alignment of every window between the cuts, near ``path``."""
+    src_cum, tgt_cum = cums
+    cells = length.beads_to_cells(path)
     aligned: list[Bead] = []
     for (x0, y0), (x1, y1) in itertools.pairwise(cuts):
         if x0 == x1 or y0 == y1:
@@ -208,7 +247,7 @@ def align_two_pass(
         window_cells = cells[first_cell : np.searchsorted(cells[:, 0], x1, side="right")]
         window_cells = window_cells[(window_cells[:, 1] >= y0) & (window_cells[:, 1] <= y1)]
         beads = _align_window(
-            src_side, tgt_side, tables, model, settings,
+            *sides, tables, model, settings,
             (src_cum[x0 : x1 + 1] - src_cum[x0], tgt_cum[y0 : y1 + 1] - tgt_cum[y0]),
             window_cells - np.array([x0, y0]), (x0, x1, y0, y1),
         )  # fmt: skip

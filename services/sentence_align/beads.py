@@ -26,6 +26,22 @@ BEAD_SHAPES: tuple[tuple[int, int], ...] = (
 )
 
 
+def bead_shapes(max_size: int) -> tuple[tuple[int, int], ...]:
+    """``BEAD_SHAPES`` (in that order) plus every x-y shape with x, y >= 1 and x + y <= max_size.
+
+    As in vecalign, insertions and deletions stay single sentences (1-0, 0-1) while the
+    many-to-many shapes grow: OCR lines split into several sentences give 2-3, 1-4, 3-3
+    beads. The set is symmetric, so swapping the sides maps shapes onto shapes.
+    """
+    extra = sorted(
+        (a, total - a)
+        for total in range(2, max_size + 1)
+        for a in range(1, total)
+        if (a, total - a) not in BEAD_SHAPES
+    )
+    return BEAD_SHAPES + tuple(extra)
+
+
 @dataclass(frozen=True)
 class Bead:
     """Consecutive source sentences ``src`` aligned to consecutive target sentences ``tgt``."""

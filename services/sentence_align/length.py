@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from services.sentence_align import _banded_dp as dp
-from services.sentence_align.beads import BEAD_SHAPES, Bead
+from services.sentence_align.beads import BEAD_SHAPES, Bead, bead_shapes
 
 # Gale & Church 1993, Table 5 (1-3/3-1 "small"): probability of each bead shape.
 DEFAULT_SHAPE_PROBABILITY: dict[tuple[int, int], float] = {
@@ -37,19 +37,31 @@ REFIT_MARGIN = 8  # the refitted pass stays near the first path (widens if it mu
 
 @dataclass(frozen=True)
 class LengthModel:
-    """Parameters of the length model: c, s2 and the cost -log Pr(shape) per bead shape."""
+    """Parameters of the length model: c, s2 and the cost -log Pr(shape) per bead shape
+    (``shape_cost[k]`` belongs to ``shapes[k]``)."""
 
     ratio: float = 1.0
     variance: float = DEFAULT_VARIANCE
     shape_cost: tuple[float, ...] = tuple(
         -math.log(DEFAULT_SHAPE_PROBABILITY[shape]) for shape in BEAD_SHAPES
     )
+    shapes: tuple[tuple[int, int], ...] = BEAD_SHAPES
 
     def mirrored(self) -> LengthModel:
         """The model for the swapped language pair (c -> 1/c, s2 -> s2 / c^3, shapes swapped)."""
-        index = {shape: k for k, shape in enumerate(BEAD_SHAPES)}
-        swapped = tuple(self.shape_cost[index[(b, a)]] for a, b in BEAD_SHAPES)
-        return LengthModel(1.0 / self.ratio, self.variance / self.ratio**3, swapped)
+        index = {shape: k for k, shape in enumerate(self.shapes)}
+        swapped = tuple(self.shape_cost[index[(b, a)]] for a, b in self.shapes)
+        return LengthModel(1.0 / self.ratio, self.variance / self.ratio**3, swapped, self.shapes)
+
+    def with_shapes(self, max_size: int, sentence_cost: float) -> LengthModel:
+        """The model over ``bead_shapes(max_size)``: the shapes it has keep their costs; a new
+        x-y shape costs -log Pr(1-1) + (x + y - 2) * ``sentence_cost`` (each sentence
+        beyond a 1-1 bead multiplies the prior by exp(-sentence_cost))."""
+        shapes = bead_shapes(max_size)
+        own = dict(zip(self.shapes, self.shape_cost, strict=True))
+        one_to_one = own[(1, 1)]
+        costs = tuple(own.get((a, b), one_to_one + (a + b - 2) * sentence_cost) for a, b in shapes)
+        return replace(self, shape_cost=costs, shapes=shapes)
 
 
 def sentence_length(sentence: str) -> int:
@@ -87,6 +99,7 @@ def run_dp(
 ) -> list[Bead]:
     """One pass of the banded program; beads with their own costs."""
     low, high = band
+    shape_src, shape_tgt = dp.shape_arrays(model.shapes)
     cells, costs, _ = dp.banded_dp(
         src_cum,
         tgt_cum,
@@ -95,18 +108,24 @@ def run_dp(
         np.asarray(model.shape_cost, dtype=np.float64),
         model.ratio,
         model.variance,
-        np.ones(dp.N_SHAPES) if length_weight is None else length_weight,
-        np.zeros((0, dp.N_SHAPES)) if extra is None else extra,
+        np.ones(len(model.shapes)) if length_weight is None else length_weight,
+        np.zeros((0, len(model.shapes))) if extra is None else extra,
         np.zeros(1, np.int64) if extra_row is None else extra_row,
+        shape_src,
+        shape_tgt,
     )
-    return cells_to_beads(cells, costs)
+    return cells_to_beads(cells, costs, model.shapes)
 
 
-def cells_to_beads(cells: dp.IntArray, costs: dp.FloatArray) -> list[Bead]:
-    """Convert the program's bead end cells to ``Bead`` objects."""
+def cells_to_beads(
+    cells: dp.IntArray,
+    costs: dp.FloatArray,
+    shapes: Sequence[tuple[int, int]] = BEAD_SHAPES,
+) -> list[Bead]:
+    """Convert the program's bead end cells ([i, j, shape index]) to ``Bead`` objects."""
     beads: list[Bead] = []
     for (i, j, shape), cost in zip(cells.tolist(), costs.tolist(), strict=True):
-        a, b = BEAD_SHAPES[shape]
+        a, b = shapes[shape]
         beads.append(Bead(tuple(range(i - a, i)), tuple(range(j - b, j)), float(cost)))
     return beads
 

@@ -28,8 +28,7 @@ import numpy.typing as npt
 from numba import njit
 
 from services.sentence_align import _banded_dp as dp
-from services.sentence_align._banded_dp import SHAPE_SRC, SHAPE_TGT
-from services.sentence_align.beads import Bead
+from services.sentence_align.beads import BEAD_SHAPES, Bead
 
 if TYPE_CHECKING:
     from services.sentence_align._two_pass import LexicalSettings
@@ -361,14 +360,16 @@ def _band_llr(
     backward: tuple[dp.IntArray, dp.IntArray, dp.IntArray, dp.FloatArray],
     epsilon: float,
     both_directions: bool,
+    shape_src: dp.IntArray,
+    shape_tgt: dp.IntArray,
 ) -> tuple[dp.FloatArray, dp.IntArray]:
     """LLR(T|S) [+ LLR(S|T)] of every bead ending in a band cell, per shape (0 for deletions)."""
     n = band_low.shape[0] - 1
     row_first = np.zeros(n + 2, dtype=np.int64)
     for i in range(n + 1):
         row_first[i + 1] = row_first[i] + band_high[i] - band_low[i] + 1
-    llr = np.zeros((row_first[n + 1], SHAPE_SRC.shape[0]), dtype=np.float64)
-    max_size = max(SHAPE_SRC.max(), SHAPE_TGT.max())
+    llr = np.zeros((row_first[n + 1], shape_src.shape[0]), dtype=np.float64)
+    max_size = max(shape_src.max(), shape_tgt.max())
     forward_memo = np.full((max_size, forward[1][-1]), np.nan)
     backward_memo = np.full((max_size, backward[1][-1]), np.nan)
     forward_text = (src_start, tgt_ids, tgt_start, tgt_background)
@@ -376,9 +377,9 @@ def _band_llr(
     for i in range(n + 1):
         for j in range(band_low[i], band_high[i] + 1):
             cell = row_first[i] + j - band_low[i]
-            for shape in range(SHAPE_SRC.shape[0]):
-                a = SHAPE_SRC[shape]
-                b = SHAPE_TGT[shape]
+            for shape in range(shape_src.shape[0]):
+                a = shape_src[shape]
+                b = shape_tgt[shape]
                 if a == 0 or b == 0 or a > i or b > j:
                     continue
                 score = _cached_llr(
@@ -393,19 +394,20 @@ def _band_llr(
 
 
 def _pair_ranges(
-    low: dp.IntArray, high: dp.IntArray, n_tgt: int
+    low: dp.IntArray, high: dp.IntArray, n_tgt: int, max_src: int = 3, max_tgt: int = 3
 ) -> tuple[dp.IntArray, dp.IntArray, dp.IntArray, dp.IntArray]:
-    """Sentence pairs (x, y) that some band bead contains, by source x and by target y."""
+    """Sentence pairs (x, y) that some band bead contains, by source x and by target y
+    (beads of at most ``max_src`` source and ``max_tgt`` target sentences)."""
     n = len(low) - 1
-    # Source x is in beads ending at rows x+1..x+3, with targets from low[x+1] - 3 up to
-    # high[min(x+3, n)] - 1; target y in beads ending at columns y+1..y+3.
+    # Source x is in beads ending at rows x+1..x+max_src, with targets from
+    # low[x+1] - max_tgt up to high[min(x+max_src, n)] - 1; target y likewise by columns.
     rows = np.arange(n)
-    src_low = np.maximum(low[rows + 1] - 3, 0)
-    src_high = np.minimum(high[np.minimum(rows + 3, n)] - 1, n_tgt - 1)
+    src_low = np.maximum(low[rows + 1] - max_tgt, 0)
+    src_high = np.minimum(high[np.minimum(rows + max_src, n)] - 1, n_tgt - 1)
     columns = np.arange(n_tgt)
     first_row = np.searchsorted(high, columns + 1, side="left")
-    last_row = np.searchsorted(low, columns + 3, side="right") - 1
-    tgt_low = np.maximum(first_row - 3, 0)
+    last_row = np.searchsorted(low, columns + max_tgt, side="right") - 1
+    tgt_low = np.maximum(first_row - max_src, 0)
     tgt_high = np.minimum(last_row - 1, n - 1)
     return src_low, src_high, tgt_low.astype(np.int64), tgt_high.astype(np.int64)
 
@@ -416,14 +418,19 @@ def band_llr(
     tables: tuple[TranslationTable, TranslationTable | None],
     band: tuple[dp.IntArray, dp.IntArray],
     epsilon: float,
+    shapes: Sequence[tuple[int, int]] = BEAD_SHAPES,
 ) -> tuple[dp.FloatArray, dp.IntArray]:
     """Lexical log-likelihood ratio of every bead ending in every band cell, per shape.
 
     ``tables`` = (t(e|f), t(f|e) or None); with both, the two directions' LLRs are summed.
-    Returns the (cells x shapes) array and the first cell index of each band row.
+    Returns the (cells x shapes) array (columns in the order of ``shapes``) and the first
+    cell index of each band row.
     """
     low, high = band
-    src_low, src_high, tgt_low, tgt_high = _pair_ranges(low, high, tgt.n_sentences)
+    shape_src, shape_tgt = dp.shape_arrays(tuple(shapes))
+    src_low, src_high, tgt_low, tgt_high = _pair_ranges(
+        low, high, tgt.n_sentences, int(shape_src.max()), int(shape_tgt.max())
+    )
     forward_table, backward_table = tables
     forward = (src_low, *_pair_sums(
         src.ids, src.start, tgt.ids, tgt.start, forward_table.row_start, forward_table.target,
@@ -438,7 +445,7 @@ def band_llr(
         ))  # fmt: skip
     return _band_llr(
         low, high, src.ids, src.start, src.background, tgt.ids, tgt.start, tgt.background,
-        forward, backward, epsilon, backward_table is not None,
+        forward, backward, epsilon, backward_table is not None, shape_src, shape_tgt,
     )  # fmt: skip
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy.special import erfc
 
 from services.sentence_align import _banded_dp as dp
-from services.sentence_align.beads import BEAD_SHAPES, Bead, check_coverage
+from services.sentence_align.beads import BEAD_SHAPES, Bead, bead_shapes, check_coverage
 from services.sentence_align.length import (
     LengthModel,
     align_by_length,
@@ -34,14 +34,16 @@ def reference_length_cost(len_src: float, len_tgt: float, ratio: float, variance
     return -math.log(erfc(abs(delta) / math.sqrt(2)))
 
 
-def all_paths(n: int, m: int) -> Iterator[list[tuple[int, int, int]]]:
+def all_paths(
+    n: int, m: int, shapes: tuple[tuple[int, int], ...] = BEAD_SHAPES
+) -> Iterator[list[tuple[int, int, int]]]:
     """Every segmentation of (n, m) into beads, as (end i, end j, shape) lists."""
     if n == 0 and m == 0:
         yield []
         return
-    for shape, (a, b) in enumerate(BEAD_SHAPES):
+    for shape, (a, b) in enumerate(shapes):
         if a <= n and b <= m:
-            for path in all_paths(n - a, m - b):
+            for path in all_paths(n - a, m - b, shapes):
                 yield [*path, (n, m, shape)]
 
 
@@ -53,12 +55,12 @@ def brute_force(
 ) -> float:
     src_cum, tgt_cum = np.cumsum([0, *src_len]), np.cumsum([0, *tgt_len])
     best = math.inf
-    for path in all_paths(len(src_len), len(tgt_len)):
+    for path in all_paths(len(src_len), len(tgt_len), model.shapes):
         if band is not None and any(not band[0][i] <= j <= band[1][i] for i, j, _ in path):
             continue
         total = 0.0
         for i, j, shape in path:
-            a, b = BEAD_SHAPES[shape]
+            a, b = model.shapes[shape]
             total += model.shape_cost[shape] + dp.length_cost(
                 src_cum[i] - src_cum[i - a],
                 tgt_cum[j] - tgt_cum[j - b],
@@ -80,7 +82,11 @@ def program_cost(
 
 
 lengths = st.lists(st.integers(1, 60), min_size=0, max_size=4)
-models = st.builds(LengthModel, st.floats(0.6, 1.6), st.floats(1.0, 10.0))
+gale_church_models = st.builds(LengthModel, st.floats(0.6, 1.6), st.floats(1.0, 10.0))
+# Also every x-y shape up to x + y = 4..7 (beads.bead_shapes), as the hybrid pass uses.
+models = gale_church_models | st.builds(
+    LengthModel.with_shapes, gale_church_models, st.integers(4, 7), st.floats(0.5, 5.0)
+)
 
 
 @given(lengths, lengths, models)
@@ -100,6 +106,21 @@ def test_narrow_band_program_equals_exhaustive_search_inside_the_band(
     band = dp.diagonal_band(len(src), len(tgt), half_width)
     expected = brute_force(src, tgt, model, band)
     assert program_cost(src, tgt, model, band) == pytest.approx(expected, rel=1e-9)
+
+
+def test_bead_shapes_extend_the_gale_church_shapes_symmetrically() -> None:
+    shapes = bead_shapes(5)
+    assert shapes[: len(BEAD_SHAPES)] == BEAD_SHAPES
+    assert set(shapes) == set(BEAD_SHAPES) | {(1, 4), (4, 1), (2, 3), (3, 2)}
+    assert {(b, a) for a, b in shapes} == set(shapes)
+    model = LengthModel(1.2, 5.0).with_shapes(5, 2.0)
+    one_to_one = model.shape_cost[0]
+    assert model.shape_cost[model.shapes.index((2, 3))] == pytest.approx(one_to_one + 3 * 2.0)
+    mirrored = LengthModel(1.2, 5.0, (*model.shape_cost[:-1], 9.0), model.shapes).mirrored()
+    assert mirrored.shapes == model.shapes
+    # The last shape's cost (9.0) moves to its mirror image.
+    last = model.shapes[-1]
+    assert mirrored.shape_cost[model.shapes.index((last[1], last[0]))] == 9.0
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from services.sentence_align import _banded_dp as dp
-from services.sentence_align.beads import BEAD_SHAPES
+from services.sentence_align.beads import BEAD_SHAPES, bead_shapes
 from services.sentence_align.lexicon import (
     MOORE_EPSILON,
     TranslationTable,
@@ -90,17 +90,20 @@ def _reference_llr(src_ids, tgt_ids, table, background, epsilon):  # type: ignor
     return total
 
 
+@pytest.mark.parametrize("shapes", [BEAD_SHAPES, bead_shapes(6)])
 @pytest.mark.parametrize("epsilon", [0.2, MOORE_EPSILON])
-def test_band_llr_equals_direct_computation(epsilon: float) -> None:
+def test_band_llr_equals_direct_computation(
+    epsilon: float, shapes: tuple[tuple[int, int], ...]
+) -> None:
     src = encode(["das haus", "das buch ist rot", "ein buch", "zürich 1956"], "de")
     tgt = encode(["la maison", "le livre", "est rouge", "un livre", "zürich 1956"], "fr")
     cues = cue_similarity(src.vocabulary, tgt.vocabulary)
     table = train_model1(src, tgt, [(0, 0), (1, 1), (2, 3), (3, 4)], cues)
     low, high = dp.diagonal_band(4, 5, 5)
-    llr, row_first = band_llr(src, tgt, (table, None), (low, high), epsilon)
+    llr, row_first = band_llr(src, tgt, (table, None), (low, high), epsilon, shapes)
     for i in range(5):
         for j in range(low[i], high[i] + 1):
-            for shape, (a, b) in enumerate(BEAD_SHAPES):
+            for shape, (a, b) in enumerate(shapes):
                 if a == 0 or b == 0 or a > i or b > j:
                     assert llr[row_first[i] + j - low[i], shape] == 0.0
                     continue
