@@ -15,12 +15,18 @@ with no aligned leaf (ads, sidebars, text on one side only) are deletions, never
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
 from services.tree_align.decoder import TreeAlignment, align_trees
 from services.tree_align.html_tree import NODE_ELEMENT, TagTree, TextChunk, text_chunks
+from services.tree_align.lexical import (
+    DEFAULT_LEXICAL_WEIGHT,
+    DEFAULT_WORD_OFFSET,
+    train_lexical_model,
+)
 from services.tree_align.model import TreeModel, default_model
 
 # Chosen on the dev document of benchmarks/tree_align_pages.py (seeds 7/8, strict F1 and
@@ -28,6 +34,15 @@ from services.tree_align.model import TreeModel, default_model
 # 0.891/0.927; -3 the same; -5, -8 and -12 0.656/0.682, 0.883/0.951.
 DEFAULT_MAX_GAP = 4
 GAP_THRESHOLD = -8.0  # Pr_text cost (negative log likelihood ratio) a gap pair must beat
+# The lexical second pass (services/tree_align/lexical.py): on by default, trained on the
+# first pass's chunk pairs whose Pr_text cost is below CONFIDENT_COST. Dev document of
+# benchmarks/tree_align_pages.py (w 1, offset -1.0): -5, -10 and -20 score the same.
+DEFAULT_LEXICAL = True
+CONFIDENT_COST = -10.0
+# Fewer confident training words than this: Model 1 would know too few words to tell a
+# translation from unrelated text, and pass 1 stands (a data-sufficiency gate, not tuned:
+# the dev pages train on thousands of words; a two-paragraph page on a dozen).
+MIN_TRAINING_WORDS = 200
 
 
 @dataclass(frozen=True)
@@ -42,12 +57,63 @@ class TextPair:
 
 
 def align_page_texts(
-    src: TagTree, tgt: TagTree, *, model: TreeModel | None = None
+    src: TagTree, tgt: TagTree, *, model: TreeModel | None = None, lexical: bool = DEFAULT_LEXICAL
 ) -> list[TextPair]:
-    """Aligned text chunk pairs in document order; ``model`` None = the shipped default model."""
+    """Aligned text chunk pairs in document order; ``model`` None = the shipped default model.
+
+    ``lexical``: align twice, the second time with Model 1 trained on the first pass's
+    confident pairs (:func:`align_two_pass`).
+    """
     model = model or default_model()
-    alignment = align_trees(src, tgt, model)
+    if lexical:
+        alignment, model = align_two_pass(src, tgt, model)
+    else:
+        alignment = align_trees(src, tgt, model)
     return text_pairs(src, tgt, alignment, model)
+
+
+def align_two_pass(
+    src: TagTree,
+    tgt: TagTree,
+    model: TreeModel,
+    *,
+    band: float | None = None,
+    confident_cost: float = CONFIDENT_COST,
+    weight: float = DEFAULT_LEXICAL_WEIGHT,
+    word_offset: float = DEFAULT_WORD_OFFSET,
+) -> tuple[TreeAlignment, TreeModel]:
+    """Moore's two passes on trees: the alignment with a page-trained lexical Pr_text.
+
+    Pass 1 aligns with ``model``; the chunk pairs it yields whose Pr_text cost is below
+    ``confident_cost`` train IBM Model 1 both ways (:func:`train_lexical_model`); pass 2
+    aligns again with that lexical Pr_text. Returns pass 2's alignment and model, or pass
+    1's when the confident pairs hold fewer than ``MIN_TRAINING_WORDS`` source words.
+    """
+    first = align_trees(src, tgt, model, band=band)
+    chunks = (text_chunks(src), text_chunks(tgt))
+    pairs = [
+        (
+            " ".join(chunks[0][k].text for k in component.src_chunks),
+            " ".join(chunks[1][j].text for j in component.tgt_chunks),
+        )
+        for component in chunk_components(src, tgt, first, model)
+    ]
+    confident: list[tuple[str, str]] = []
+    if pairs:
+        costs = model.text_model.pair_costs([a for a, _ in pairs], [b for _, b in pairs])
+        confident = [pair for k, pair in enumerate(pairs) if costs[k, k] < confident_cost]
+    if sum(len(a.split()) for a, _ in confident) < MIN_TRAINING_WORDS:
+        return first, model
+    text_model = train_lexical_model(
+        [" ".join(src.texts[i].split()) for i in src.text_leaves()],
+        [" ".join(tgt.texts[i].split()) for i in tgt.text_leaves()],
+        confident,
+        model.text_model,
+        weight=weight,
+        word_offset=word_offset,
+    )
+    lexical_model = dataclasses.replace(model, text_model=text_model)
+    return align_trees(src, tgt, lexical_model, band=band), lexical_model
 
 
 @dataclass(frozen=True)

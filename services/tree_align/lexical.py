@@ -1,0 +1,196 @@
+"""A lexical Pr_text for the tree model (ALGORITHMS.md §1 with §2's lexicon model).
+
+The length Pr_text of :class:`~services.tree_align.model.LengthTextModel` cannot tell a
+translated paragraph from an unrelated text of similar length (a one-sided box or ad that
+looks like the other side's box). :class:`LexicalTextModel` adds IBM Model 1 evidence
+trained on the page pair itself (Moore 2002's two passes, the sentence aligner's
+``lexicon`` module): a first tree alignment with the length model pairs text chunks, the
+confident pairs train t(e|f) and t(f|e) (seeded with identical-token and cognate cues),
+and the second alignment scores every text-leaf pair with
+
+    cost = cost_length - w * 1/2 (LLR(T|S) - o |T| + LLR(S|T) - o |S|)
+    LLR(T|S) = sum over words e of T of log( p(e|S) / p_bg(e) ),
+    p(e|S)   = eps p_bg(e) + (1 - eps) / |S| sum over f in S of t(e|f)
+
+(§2 "Lexicon-based model"; p_bg the unigram distribution of the page's own text). A word
+that no word of S translates contributes log eps < 0, so two unrelated texts pay for every
+word and the longer they are the less they pair, while a translation earns for every word
+it explains. Both terms are log likelihood ratios against unrelated text, like the length
+model's, so the sum is one.
+
+Project reading: the per-word offset o (< 0) calibrates the ratio for a table trained on
+one page pair. Most words of a paragraph that was not among the confident pairs are unknown
+to that table and score log eps, as every word of an unrelated box does; measured on the dev
+pages, a translated paragraph averages about -0.3 per word and an unrelated pair log eps =
+-2.3, so o = -1 (chosen on dev) makes the first a gain and the second a loss per word
+instead of both losses.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from services.sentence_align import lexicon
+from services.tree_align.model import FloatArray, TextModel
+
+IntArray = npt.NDArray[np.int64]
+# Chosen on the dev document of benchmarks/tree_align_pages.py (``--dev``, seeds 7/8, strict
+# F1 and text-node accuracy; one pass with the length model: 0.656/0.682, 0.883/0.951).
+# Without the offset (0): w 0.5 0.739/0.722, 0.963/0.957 (translated paragraphs whose words
+# the small page-trained table does not know pay log eps per word and stay unpaired);
+# offset -1.3: w 0.5 0.675/0.694, 0.974/0.994; w 1 0.701/0.709, 0.983/1.000;
+# offset -1.0: w 0.5 0.677/0.697, 0.983/0.991; w 1 0.761/0.743, 1.000/1.000;
+# w 2 0.815/0.792, 1.000/1.000; w 3 and 4 0.818/0.795, 1.000/0.994;
+# w 2 with offset -0.9 0.818/0.795, 1.000/0.994; -1.2 0.789/0.763, 1.000/1.000;
+# offset -0.7 (w 1) 0.770/0.743, 0.989/0.982; -1.6 (w 0.5) 0.665/0.691, 0.929/0.982.
+DEFAULT_LEXICAL_WEIGHT = 2.0
+DEFAULT_WORD_OFFSET = -1.0  # per-word LLR of no evidence either way (between log eps and 0)
+DEFAULT_EPSILON = 0.1
+DEFAULT_CUE_WEIGHT = 1.0
+TRAINING_ITERATIONS = 5
+
+
+@dataclass(frozen=True)
+class _Side:
+    """One page's tokens: vocabulary (token -> id) and its add-one unigram p_bg."""
+
+    index: dict[str, int]
+    background: FloatArray  # last entry: an unseen token
+
+    def encode(self, texts: Sequence[str]) -> tuple[IntArray, IntArray]:
+        unseen = len(self.index)
+        ids: list[int] = []
+        start = [0]
+        for text in texts:
+            ids.extend(self.index.get(token, unseen) for token in lexicon.tokenize(text, None))
+            start.append(len(ids))
+        return np.asarray(ids, dtype=np.int64), np.asarray(start, dtype=np.int64)
+
+
+def _side(encoded: lexicon.EncodedSide) -> _Side:
+    counts = encoded.background * (len(encoded.ids) + len(encoded.vocabulary))  # add-one counts
+    background = np.append(counts, 1.0) / (counts.sum() + 1.0)
+    return _Side({token: k for k, token in enumerate(encoded.vocabulary)}, background)
+
+
+@dataclass(frozen=True)
+class LexicalTextModel:
+    """Pr_text = length model x Model 1 likelihood ratio, both directions (module docstring)."""
+
+    base: TextModel
+    src: _Side
+    tgt: _Side
+    forward: lexicon.TranslationTable  # t(e|f)
+    backward: lexicon.TranslationTable  # t(f|e)
+    weight: float = DEFAULT_LEXICAL_WEIGHT
+    epsilon: float = DEFAULT_EPSILON
+    word_offset: float = DEFAULT_WORD_OFFSET
+
+    def pair_costs(self, src_texts: Sequence[str], tgt_texts: Sequence[str]) -> FloatArray:
+        costs = self.base.pair_costs(src_texts, tgt_texts)
+        if not len(src_texts) or not len(tgt_texts):
+            return costs
+        src_ids, src_start = self.src.encode(src_texts)
+        tgt_ids, tgt_start = self.tgt.encode(tgt_texts)
+        forward = _llr_matrix(
+            src_ids, src_start, tgt_ids, tgt_start, self.forward.row_start, self.forward.target,
+            self.forward.probability, self.tgt.background, self.epsilon,
+        )  # fmt: skip
+        backward = _llr_matrix(
+            tgt_ids, tgt_start, src_ids, src_start, self.backward.row_start,
+            self.backward.target, self.backward.probability, self.src.background, self.epsilon,
+        )  # fmt: skip
+        # Per-word calibration: LLR(T|S) - offset |T|, LLR(S|T) - offset |S|.
+        src_words = np.diff(src_start).astype(np.float64)
+        tgt_words = np.diff(tgt_start).astype(np.float64)
+        offset = self.word_offset * (src_words[:, None] + tgt_words[None, :])
+        result: FloatArray = costs - self.weight * 0.5 * (forward + backward.T - offset)
+        return result
+
+
+def train_lexical_model(
+    src_texts: Sequence[str],
+    tgt_texts: Sequence[str],
+    pairs: Sequence[tuple[str, str]],
+    base: TextModel,
+    *,
+    weight: float = DEFAULT_LEXICAL_WEIGHT,
+    epsilon: float = DEFAULT_EPSILON,
+    word_offset: float = DEFAULT_WORD_OFFSET,
+    cue_weight: float = DEFAULT_CUE_WEIGHT,
+) -> LexicalTextModel:
+    """Model 1 both ways on ``pairs`` (text pairs of a first pass) over the pages' texts."""
+    training = [(a, b) for a, b in pairs]
+    src = lexicon.encode([*src_texts, *(a for a, _ in training)], None)
+    tgt = lexicon.encode([*tgt_texts, *(b for _, b in training)], None)
+    offset = (len(src_texts), len(tgt_texts))
+    bead_pairs = [(offset[0] + k, offset[1] + k) for k in range(len(training))]
+    cues = lexicon.cue_similarity(src.vocabulary, tgt.vocabulary)
+    forward = lexicon.train_model1(
+        src, tgt, bead_pairs, cues, iterations=TRAINING_ITERATIONS, cue_weight=cue_weight
+    )
+    backward = lexicon.train_model1(
+        tgt,
+        src,
+        [(y, x) for x, y in bead_pairs],
+        {(e, f): value for (f, e), value in cues.items()},
+        iterations=TRAINING_ITERATIONS,
+        cue_weight=cue_weight,
+    )
+    return LexicalTextModel(
+        base, _side(src), _side(tgt), forward, backward, weight, epsilon, word_offset
+    )
+
+
+@njit(cache=True)
+def _llr_matrix(
+    src_ids: IntArray,
+    src_start: IntArray,
+    tgt_ids: IntArray,
+    tgt_start: IntArray,
+    row_start: IntArray,
+    target: IntArray,
+    probability: FloatArray,
+    tgt_background: FloatArray,
+    epsilon: float,
+) -> FloatArray:
+    """[x, y] = LLR(t_y | s_x) (module docstring); an id past the table is an unseen word."""
+    n_src = src_start.shape[0] - 1
+    n_tgt = tgt_start.shape[0] - 1
+    n_rows = row_start.shape[0] - 1
+    result = np.zeros((n_src, n_tgt))
+    mass = np.zeros(tgt_background.shape[0])
+    log_eps = math.log(epsilon)
+    for x in range(n_src):
+        n_words = src_start[x + 1] - src_start[x]
+        if n_words == 0:
+            continue  # p(e|S) = p_bg(e): a ratio of 1
+        # Spread t(.|f) of every word of s_x over a dense scratch row, read it, clear it.
+        for a in range(src_start[x], src_start[x + 1]):
+            f = src_ids[a]
+            if f < n_rows:
+                for entry in range(row_start[f], row_start[f + 1]):
+                    mass[target[entry]] += probability[entry]
+        scale = (1.0 - epsilon) / n_words
+        for y in range(n_tgt):
+            total = 0.0
+            for b in range(tgt_start[y], tgt_start[y + 1]):
+                e = tgt_ids[b]
+                value = mass[e]
+                if value > 0.0:
+                    total += math.log(epsilon + scale * value / tgt_background[e])
+                else:
+                    total += log_eps
+            result[x, y] = total
+        for a in range(src_start[x], src_start[x + 1]):
+            f = src_ids[a]
+            if f < n_rows:
+                for entry in range(row_start[f], row_start[f + 1]):
+                    mass[target[entry]] = 0.0
+    return result
