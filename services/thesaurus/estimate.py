@@ -12,8 +12,17 @@ on until k reaches the root, so round r = 2k − 1 (one-sided) or 2k (pairs). De
 
 * Each process reads only the values defined before it started (so the result does not depend
   on the order of the pairs) and may use values estimated in earlier rounds.
-* The diagonal SIM(C, C) is neither used nor estimated: the paper's pairs are of distinct
-  classes. Leaves shallower than k use the root as their k-th ancestor.
+* The diagonal SIM(C, C) is never estimated (the paper's pairs are of distinct classes), but
+  with ``diagonal=True`` (the default) a defined SIM(C, C) is one of the values averaged, as
+  the paper's wording has it: for siblings Ca, Cb the brothers Ca_k of Ca include Cb, so the
+  1st round's "defined SIM(Ca_k, Cb)" includes SIM(Cb, Cb) (defined whenever f(Cb) > 0, §2.3),
+  and the 2nd round's sibling × sibling block includes the seen siblings' SIM(C, C). Without
+  it (``diagonal=False``, the choice before this was checked against the paper) a sibling
+  group with a single seen class cannot estimate its sibling pairs in rounds 1–2 at all.
+  SIM(C, C) = Σ_v |MI(v, C)| is larger than any SIM between two classes, so these
+  estimates sit above the corpus values of the closest pairs (benchmarks/results/
+  thesaurus_livedoor.md shows both). Leaves shallower than k use the root as their k-th
+  ancestor.
 * Diagnostics (section 3): the coefficient of variation (population std / mean) of the values
   averaged by each 1st-round estimate, averaged over the estimated pairs that used two or more
   values with a positive mean; and the CV of all corpus-defined values (paper: 0.384 vs 2.125).
@@ -74,6 +83,7 @@ def _kernels() -> tuple[Any, ...]:
         members: IntArray,
         group_start: IntArray,
         with_squares: bool,
+        diagonal: bool,
     ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
         size = values.shape[0]
         groups = len(group_start) - 1
@@ -88,7 +98,7 @@ def _kernels() -> tuple[Any, ...]:
             for m in range(group_start[g], group_start[g + 1]):
                 a = members[m]
                 for b in range(size):
-                    if a != b and rounds[a, b] != UNDEFINED_ROUND:
+                    if (diagonal or a != b) and rounds[a, b] != UNDEFINED_ROUND:
                         value = float(values[a, b])
                         sums[a, label[b]] += value
                         counts[a, label[b]] += 1.0
@@ -250,7 +260,11 @@ def coefficient_of_variation(values: Float32Array, mask: npt.NDArray[np.bool_]) 
 
 
 def estimate_undefined(
-    model: SimilarityModel, thesaurus: Thesaurus, *, max_height: int | None = None
+    model: SimilarityModel,
+    thesaurus: Thesaurus,
+    *,
+    max_height: int | None = None,
+    diagonal: bool = True,
 ) -> Estimation:
     """Fill undefined SIM values round by round (§4 step 4); tag each with its round.
 
@@ -266,9 +280,9 @@ def estimate_undefined(
     values = np.ascontiguousarray(model.values, dtype=np.float32).copy()
     rounds = np.ascontiguousarray(model.rounds, dtype=np.int8).copy()
     size = len(model.leaf_ids)
-    diagonal = np.arange(size)
+    index = np.arange(size)
     corpus = rounds == CORPUS_ROUND
-    corpus[diagonal, diagonal] = False
+    corpus[index, index] = False
     corpus_cv = coefficient_of_variation(values, corpus)
     del corpus
     open_cells = (rounds == UNDEFINED_ROUND).sum(axis=1).astype(np.int64)
@@ -278,7 +292,7 @@ def estimate_undefined(
     label, groups = _group_labels(thesaurus, 1)
     members, group_start = _members(label, groups)
     sums, counts, squares, sums_t, counts_t, squares_t = group_sums(
-        values, rounds, label, members, group_start, True
+        values, rounds, label, members, group_start, True, diagonal
     )
     for height in range(1, top + 1):
         if not open_cells.any():

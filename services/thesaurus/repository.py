@@ -276,19 +276,25 @@ def rebuild_snapshot(
     min_pair: int = 2,
     min_verb: int = 21,
     polysemy: str = "verb",
+    diagonal: bool = True,
 ) -> int:
     """Recompute the similarity model from all stored observations (§4 steps 1–4); snapshot id."""
     thesaurus = load_thesaurus(engine, thesaurus_name)
     observed = cooccurrence_counts(engine)
     kept = filter_counts(observed, min_pair=min_pair, min_verb=min_verb)
     model = build_model(kept, thesaurus, polysemy=polysemy)
-    estimation = estimate_undefined(model, thesaurus)
+    estimation = estimate_undefined(model, thesaurus, diagonal=diagonal)
     corpus_share = model.defined_share()
     final = SimilarityModel(
         model.leaf_ids, estimation.values, estimation.rounds, model.class_frequency, model.total
     )
     summary = {
-        "parameters": {"min_pair": min_pair, "min_verb": min_verb, "polysemy": polysemy},
+        "parameters": {
+            "min_pair": min_pair,
+            "min_verb": min_verb,
+            "polysemy": polysemy,
+            "diagonal": diagonal,
+        },
         "observations": sum(observed.values()),
         "kept_observations": sum(kept.values()),
         "kept_types": len(kept),

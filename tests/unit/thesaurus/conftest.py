@@ -33,6 +33,17 @@ def two_branch_tree() -> Thesaurus:
     )
 
 
+def two_level_tree() -> Thesaurus:
+    """root → X (P: p1 p2, R: r1), Y (Q: q1 q2); 銀 in p1 and q1, 石 in r1, 船 in q2."""
+    nodes = {"X": "root", "Y": "root", "P": "X", "R": "X", "Q": "Y"}
+    nodes |= {"p1": "P", "p2": "P", "r1": "R", "q1": "Q", "q2": "Q"}
+    return Thesaurus.build(
+        "two-level",
+        [("root", None, ""), *((cid, parent, "") for cid, parent in nodes.items())],
+        [("銀", "p1"), ("銀", "q1"), ("石", "r1"), ("船", "q2")],
+    )
+
+
 @pytest.fixture
 def tree() -> Thesaurus:
     return two_branch_tree()

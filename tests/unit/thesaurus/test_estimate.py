@@ -12,6 +12,16 @@ from services.thesaurus.similarity import SimilarityModel
 from services.thesaurus.thesauri import Thesaurus
 
 NAN = np.nan
+# SIM on the fixture tree's leaves a1 a2 a3 | b1 b2; a3 and b2 were never seen.
+FIXTURE_VALUES = np.array(
+    [
+        [10, 4, NAN, 1, NAN],
+        [4, 10, NAN, 3, NAN],
+        [NAN, NAN, NAN, NAN, NAN],
+        [1, 3, NAN, 10, NAN],
+        [NAN, NAN, NAN, NAN, NAN],
+    ]
+)
 
 
 def _model(thesaurus: Thesaurus, values: np.ndarray) -> SimilarityModel:
@@ -24,16 +34,8 @@ def _model(thesaurus: Thesaurus, values: np.ndarray) -> SimilarityModel:
 
 def test_rounds_on_the_fixture_tree(tree: Thesaurus) -> None:
     # Leaves a1 a2 a3 | b1 b2; a3 and b2 were never seen, so their pairs are undefined.
-    values = np.array(
-        [
-            [10, 4, NAN, 1, NAN],
-            [4, 10, NAN, 3, NAN],
-            [NAN, NAN, NAN, NAN, NAN],
-            [1, 3, NAN, 10, NAN],
-            [NAN, NAN, NAN, NAN, NAN],
-        ]
-    )
-    result = estimate_undefined(_model(tree, values), tree)
+    values = FIXTURE_VALUES.copy()
+    result = estimate_undefined(_model(tree, values), tree, diagonal=False)
     a1, a2, a3, b1, b2 = range(5)
     expected = {
         # 1st round (siblings, one side at a time):
@@ -61,12 +63,25 @@ def test_rounds_on_the_fixture_tree(tree: Thesaurus) -> None:
     assert result.corpus_cv == pytest.approx(corpus.std() / corpus.mean())
 
 
+def test_first_round_averages_the_seen_siblings_self_similarity(tree: Thesaurus) -> None:
+    # Paper-literal: the brothers of a3 include a1, so SIM(a1, a1) is one of the values.
+    values = FIXTURE_VALUES.copy()
+    result = estimate_undefined(_model(tree, values), tree)
+    a1, a3, b1, b2 = 0, 2, 3, 4
+    assert result.rounds[a3, a1] == 1 and result.values[a3, a1] == pytest.approx((10 + 4) / 2)
+    # b1 is the only seen class of {b1, b2}: SIM(b1, b1) estimates SIM(b1, b2) in round 1.
+    assert result.rounds[b1, b2] == 1 and result.values[b1, b2] == pytest.approx(10.0)
+    assert result.rounds[a3, a3] == -1  # the diagonal itself is never estimated
+
+
 def test_coefficient_of_variation_of_nothing_is_nan() -> None:
     values = np.ones((3, 3), dtype=np.float32)
     assert np.isnan(coefficient_of_variation(values, np.zeros((3, 3), dtype=bool)))
 
 
-def _brute_force(thesaurus: Thesaurus, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _brute_force(
+    thesaurus: Thesaurus, values: np.ndarray, diagonal: bool
+) -> tuple[np.ndarray, np.ndarray]:
     """The rounds exactly as ALGORITHMS.md §4 step 4 words them, pair by pair."""
     size = len(thesaurus.leaves)
     vals = values.astype(np.float64).copy()
@@ -78,7 +93,7 @@ def _brute_force(thesaurus: Thesaurus, values: np.ndarray) -> tuple[np.ndarray, 
             before_vals, before_rounds = vals.copy(), rounds.copy()
 
             def defined(x: int, y: int) -> bool:
-                return x != y and before_rounds[x, y] != -1  # noqa: B023
+                return (diagonal or x != y) and before_rounds[x, y] != -1  # noqa: B023
 
             for a in range(size):
                 for b in range(size):
@@ -114,11 +129,13 @@ def trees_with_values(draw: st.DrawFn) -> tuple[Thesaurus, np.ndarray]:
     return thesaurus, values
 
 
-@given(trees_with_values())
-def test_estimation_matches_the_brute_force_rounds(case: tuple[Thesaurus, np.ndarray]) -> None:
+@given(trees_with_values(), st.booleans())
+def test_estimation_matches_the_brute_force_rounds(
+    case: tuple[Thesaurus, np.ndarray], diagonal: bool
+) -> None:
     thesaurus, values = case
-    result = estimate_undefined(_model(thesaurus, values), thesaurus)
-    oracle_values, oracle_rounds = _brute_force(thesaurus, values.astype(np.float32))
+    result = estimate_undefined(_model(thesaurus, values), thesaurus, diagonal=diagonal)
+    oracle_values, oracle_rounds = _brute_force(thesaurus, values.astype(np.float32), diagonal)
     off = ~np.eye(len(values), dtype=bool)
     np.testing.assert_array_equal(result.rounds[off], oracle_rounds[off])
     np.testing.assert_allclose(

@@ -23,6 +23,7 @@ from services.thesaurus.similarity import (
 )
 from services.thesaurus.thesauri import Thesaurus
 from shared.errors import InvalidInput
+from tests.unit.thesaurus.conftest import two_level_tree
 
 # Verbs × classes: f(v1, ·) = 2 1 0 0, f(v2, ·) = 0 1 1 0.  N = 5, f(v1) = 3, f(v2) = 2,
 # f(C1) = 2, f(C2) = 2, f(C3) = 1, f(C4) = 0.
@@ -110,15 +111,42 @@ def test_polysemy_resolved_by_the_verbs_other_nouns(tree: Thesaurus) -> None:
     observed = {
         Cooccurrence("銀", "磨く"): 4,  # 銀 is in a1 (group P) and b1 (group Q)
         Cooccurrence("船", "磨く"): 2,  # monosemous, b2 in group Q: evidence for b1
-        Cooccurrence("銀", "解く"): 2,  # no monosemous noun with 解く: split
+        Cooccurrence("銀", "解く"): 2,  # no monosemous noun with 解く: unresolved
     }
     counts = class_counts(observed, tree, polysemy="verb")
     row = {verb: counts.counts[k] for k, verb in enumerate(counts.verbs)}
     np.testing.assert_allclose(row["磨く"], [0, 0, 0, 4.0, 2.0])
-    np.testing.assert_allclose(row["解く"], [1.0, 0, 0, 1.0, 0])
+    np.testing.assert_allclose(row["解く"], [0, 0, 0, 0, 0])  # dropped, as the paper's counts
     assert (counts.polysemous_tokens, counts.resolved_tokens) == (6, 4)
+    assert (counts.dropped_tokens, counts.generalised_tokens) == (2, 6.0)
+    shared = class_counts(observed, tree, polysemy="verb-split")
+    row = {verb: shared.counts[k] for k, verb in enumerate(shared.verbs)}
+    np.testing.assert_allclose(row["解く"], [1.0, 0, 0, 1.0, 0])  # shared when unresolved
+    assert (shared.dropped_tokens, shared.generalised_tokens) == (0, 8.0)
     with pytest.raises(InvalidInput, match="polysemy"):
         class_counts(observed, tree, polysemy="guess")
+
+
+def test_polysemy_evidence_widens_up_the_tree() -> None:
+    # root → X (P: p1 p2, R: r1), Y (Q: q1 q2); 銀 is in p1 and q1.
+    deep = two_level_tree()
+    leaf = {cid: k for k, cid in enumerate(deep.leaf_ids)}
+    # No monosemous noun of 磨く in P or Q; 石 (r1) is under X, p1's grandparent.
+    counts = class_counts(
+        {Cooccurrence("銀", "磨く"): 3, Cooccurrence("石", "磨く"): 2}, deep, polysemy="verb"
+    )
+    assert counts.counts[0, leaf["p1"]] == 3 and counts.counts[0, leaf["q1"]] == 0
+    # Evidence in the sibling group decides first: 船 (q2) is q1's sibling.
+    counts = class_counts(
+        {
+            Cooccurrence("銀", "磨く"): 3,
+            Cooccurrence("石", "磨く"): 5,
+            Cooccurrence("船", "磨く"): 1,
+        },
+        deep,
+        polysemy="verb",
+    )
+    assert counts.counts[0, leaf["q1"]] == 3 and counts.resolved_tokens == 3
 
 
 def test_word_similarity_is_the_max_over_classes(tree: Thesaurus) -> None:
