@@ -215,6 +215,42 @@ def scheduler(loglevel: Annotated[str, typer.Option()] = "INFO") -> None:
 
 
 @app.command()
+def reconcile(
+    once: Annotated[bool, typer.Option(help="one sweep, print its result, exit")] = False,
+) -> None:
+    """Resend tracked page pairs whose message was lost (tree_align workers also run this)."""
+    import threading
+
+    from shared.config import get_settings
+
+    settings = get_settings()
+    if not settings.redis_url:
+        raise typer.BadParameter("PARAMINE_REDIS_URL must be set to reconcile")
+    if not once:
+        from shared.reconcile import run_forever
+
+        run_forever(threading.Event())
+        return
+    import dataclasses
+
+    import redis
+
+    from shared.celery_app import get_celery
+    from shared.pipeline import CelerySender
+    from shared.reconcile import sweep
+    from shared.store import Store
+
+    result = sweep(
+        Store(settings.database_url),
+        redis.Redis.from_url(settings.redis_url),
+        CelerySender(get_celery()),
+        age=settings.queue.reconcile_age,
+        batch=settings.queue.reconcile_batch,
+    )
+    typer.echo(json.dumps(dataclasses.asdict(result)))
+
+
+@app.command()
 def submit(
     inputs: InputPaths,
     gateway: Annotated[

@@ -51,7 +51,8 @@ def watch_consumer(stage: str) -> None:
     """Export readiness and count refused messages (signals of the consumer, parent process).
 
     ``paramine_worker_ready{stage}`` turns 1 when the consumer is attached to its queue, after
-    the warm-up: what tests and probes wait for. A message whose body may not be decoded
+    the warm-up: what tests and probes wait for. A tree_align consumer then starts the
+    reconciler thread (:mod:`shared.reconcile`). A message whose body may not be decoded
     (``accept_content`` is JSON only, so a pickle is refused undecoded) is logged by Celery,
     dropped, and counted in ``paramine_messages_rejected_total{stage}``.
     """
@@ -60,6 +61,12 @@ def watch_consumer(stage: str) -> None:
     def ready(**_: Any) -> None:
         stage_metrics().worker_ready.labels(stage).set(1)
         log.info("%s worker consumes %s", stage, queue_name(stage))
+        if stage == "tree_align":
+            # The first stage's consumers also resend page pairs whose message was lost
+            # (after the pool has forked; several replicas claim pairs atomically).
+            from shared.reconcile import start_thread
+
+            start_thread()
 
     def rejected(message: Any = None, exc: BaseException | None = None, **_: Any) -> None:
         stage_metrics().messages_rejected.labels(stage).inc()

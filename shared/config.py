@@ -31,6 +31,13 @@ class QueueSettings(BaseModel):
     # InvalidInput is dead-lettered at once (retrying cannot help).
     failure_retries: int = 3
     restore_interval: int = 30  # seconds between sweeps restoring expired unacked messages
+    # Reconciler (shared/reconcile.py, in the tree_align workers): every reconcile_interval s
+    # (0: off) it sends again tracked page pairs sent more than reconcile_age s ago that are
+    # neither completed nor dead-lettered nor anywhere in Redis; at most reconcile_batch per
+    # sweep, and none while the queues and unacked hash hold more messages than that.
+    reconcile_interval: float = 30.0
+    reconcile_age: float = 300.0
+    reconcile_batch: int = 500
     retry_backoff_max: float = 60.0
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -45,9 +47,20 @@ def build_job(items: Iterable[PairSource | InvalidInput], job_id: str | None = N
     return Job(job_id, [draft.model_copy(update={"job_id": job_id}) for draft in drafts], refused)
 
 
-def register_job(store: Store, job: Job, source: str) -> None:
-    """Record the job, its pairs, and a dead letter for every refused input."""
-    store.record_job(job.job_id, [(p.pair_id, p.src.url, p.tgt.url) for p in job.pairs], source)
+def register_job(
+    store: Store, job: Job, source: str, payloads: dict[str, dict[str, Any]] | None = None
+) -> None:
+    """Record the job, its pairs, and a dead letter for every refused input. With ``payloads``
+    (pair_id → tree_align message as JSON types) the pairs are tracked until they complete."""
+    store.record_job(
+        job.job_id,
+        [(p.pair_id, p.src.url, p.tgt.url) for p in job.pairs],
+        source,
+        stage="tree_align",
+        payloads=None
+        if payloads is None
+        else {pair_id: json.dumps(payload) for pair_id, payload in payloads.items()},
+    )
     for error in job.refused:
         store.record_dead_letter(
             stage="ingest",
@@ -57,3 +70,12 @@ def register_job(store: Store, job: Job, source: str) -> None:
             attempts=1,
             job_id=job.job_id,
         )
+
+
+def send_job(store: Store, job: Job, source: str, sender: Any) -> None:
+    """Distributed mode: record the job with each pair's message (tracked, durable first),
+    then put the messages on the tree_align queue with ``sender.send_payload``."""
+    payloads = {pair.pair_id: pair.model_dump(mode="json") for pair in job.pairs}
+    register_job(store, job, source, payloads)
+    for payload in payloads.values():
+        sender.send_payload("tree_align", payload)

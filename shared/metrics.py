@@ -34,7 +34,8 @@ class StageMetrics:
     """Per-stage counters, latency and in-flight gauge (label ``stage``).
 
     ``messages_rejected`` counts messages a worker refused before running anything (a body that
-    is not JSON, e.g. pickle); ``worker_ready`` is 1 once a worker consumes its stage's queue.
+    is not JSON, e.g. pickle); ``pairs_resent`` counts page pairs :mod:`shared.reconcile` sent
+    again; ``worker_ready`` is 1 once a worker consumes its stage's queue.
     """
 
     messages_in: Counter
@@ -42,6 +43,7 @@ class StageMetrics:
     messages_failed: Counter
     messages_retried: Counter
     messages_rejected: Counter
+    pairs_resent: Counter
     latency: Histogram
     in_flight: Gauge
     worker_ready: Gauge
@@ -70,6 +72,12 @@ class StageMetrics:
             messages_rejected=Counter(
                 "paramine_messages_rejected",
                 "Messages refused undecoded (content type not allowed, malformed envelope)",
+                ["stage"],
+                registry=registry,
+            ),
+            pairs_resent=Counter(
+                "paramine_pairs_resent",
+                "Tracked page pairs the reconciler sent again (their message was lost)",
                 ["stage"],
                 registry=registry,
             ),

@@ -149,12 +149,27 @@ class CelerySender:
         self.app = app
 
     def send(self, stage: str, message: Message) -> None:
+        self.send_payload(stage, message.model_dump(mode="json"))
+
+    def send_payload(self, stage: str, payload: dict[str, Any]) -> None:
+        """Send an already serialised message (a dict of JSON types)."""
         from shared.celery_app import queue_name, task_name
 
         self.app.send_task(
             task_name(stage),
-            args=[message.model_dump(mode="json")],
+            args=[payload],
             queue=queue_name(stage),
             retry=True,
             retry_policy=PUBLISH_RETRY_POLICY,
+            argsrepr=args_label(payload),
         )
+
+
+def args_label(payload: dict[str, Any]) -> str:
+    """What a task message shows for its arguments (``argsrepr``): the job, not the page.
+
+    Celery otherwise walks the whole payload (tens of KB of HTML or text) with its safe repr
+    on every send, about a third of a millisecond, to keep its first kilobyte."""
+    context = payload.get("context")
+    job_id = context.get("job_id") if isinstance(context, dict) else payload.get("job_id")
+    return f"(<message of job {str(job_id)[:64]}>,)"

@@ -178,3 +178,20 @@ def parse_message(stage: str, payload: Any) -> Message:
 
 def _required_fields(model: type[Message]) -> set[str]:
     return {name for name, field in model.model_fields.items() if field.is_required()}
+
+
+def pair_id_of(payload: dict[str, Any]) -> str | None:
+    """The page pair (or article batch) a message's work belongs to; None when it cannot tell
+    (the delivery tracking of :mod:`shared.reconcile` is keyed by it)."""
+    context = payload.get("context")
+    if isinstance(context, dict):
+        pair_id = context.get("pair_id")
+        return pair_id if isinstance(pair_id, str) else None
+    try:
+        if "src" in payload and "tgt" in payload:
+            return PagePair.model_validate(payload).pair_id
+        if "web" in payload and "mobile" in payload:
+            return ArticleBatch.model_validate(payload).batch_id
+    except ValidationError:
+        return None
+    return None

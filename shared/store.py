@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -21,6 +21,7 @@ from sqlalchemy.engine import Engine
 
 from shared.errors import TransientError
 from shared.ids import content_id
+from shared.schemas import pair_id_of
 
 metadata = sa.MetaData()
 
@@ -39,6 +40,16 @@ job_pairs = sa.Table(
     sa.Column("pair_id", sa.String(64), primary_key=True),
     sa.Column("src_url", sa.Text, nullable=False, server_default=""),
     sa.Column("tgt_url", sa.Text, nullable=False, server_default=""),
+    # Delivery tracking (distributed mode, shared/reconcile.py): the message that starts the
+    # pair's work, kept until the pair completes. state: NULL untracked (embedded runs),
+    # 'pending', 'done' (payload dropped) or 'dead' (dead-lettered; kept for a retry).
+    sa.Column("state", sa.String(8), nullable=True),
+    sa.Column("stage", sa.String(32), nullable=True),
+    sa.Column("payload", sa.Text, nullable=True),
+    sa.Column("enqueued_at", sa.Float, nullable=True),
+    sa.Column("enqueues", sa.Integer, nullable=False, server_default="0"),
+    sa.Index("ix_job_pairs_state_enqueued", "state", "enqueued_at"),
+    sa.Index("ix_job_pairs_pair_id", "pair_id"),
 )
 
 pair_progress = sa.Table(
@@ -134,8 +145,12 @@ def insert_ignoring_conflicts(
     if not rows:
         return 0
     dialect = connection.dialect.name
-    if dialect == "postgresql" and _unnest_fits(table, rows):
-        return _insert_unnest(connection, table, rows)
+    if dialect == "postgresql" and _plain_rows(table, rows):
+        try:
+            text = json.dumps(rows, allow_nan=False)
+        except (TypeError, ValueError):  # NaN or infinity, or a value JSON cannot carry
+            return _insert_unnest(connection, table, rows)
+        return _insert_json(connection, table, list(rows[0]), text)
     if dialect == "postgresql":
         statement: Any = postgresql.insert(table).on_conflict_do_nothing()
     elif dialect == "sqlite":
@@ -148,20 +163,35 @@ def insert_ignoring_conflicts(
     return len(connection.execute(returning, list(rows)).all())
 
 
-def _unnest_fits(table: sa.Table, rows: Sequence[dict[str, Any]]) -> bool:
-    """Several rows with the same keys, every column a plain string, integer or float."""
+def _plain_rows(table: sa.Table, rows: Sequence[dict[str, Any]]) -> bool:
+    """Rows with the same keys, every column a plain string, integer or float."""
     names = rows[0].keys()
-    return (
-        len(rows) > 1
-        and all(row.keys() == names for row in rows)
-        and all(isinstance(table.c[name].type, sa.String | sa.Integer | sa.Float) for name in names)
+    return all(row.keys() == names for row in rows) and all(
+        isinstance(table.c[name].type, sa.String | sa.Integer | sa.Float) for name in names
     )
+
+
+def _insert_json(connection: sa.Connection, table: sa.Table, names: list[str], rows: str) -> int:
+    """PostgreSQL: the rows as one JSON text parameter, expanded by the server
+    (``INSERT … SELECT … FROM json_populate_recordset(NULL::table, :rows) ON CONFLICT DO
+    NOTHING RETURNING pk``). ``json.dumps`` runs in C; a parameter per column (arrays for
+    ``unnest``) cost psycopg a quoting pass with a regular expression per element, and a
+    VALUES list a placeholder per value."""
+    quote = connection.dialect.identifier_preparer.quote
+    columns = ", ".join(quote(name) for name in names)
+    keys = ", ".join(quote(column.name) for column in table.primary_key.columns)
+    statement = sa.text(
+        f"INSERT INTO {quote(table.name)} ({columns}) SELECT {columns}"
+        f" FROM json_populate_recordset(NULL::{quote(table.name)}, CAST(:rows AS json))"
+        f" ON CONFLICT DO NOTHING RETURNING {keys}"
+    )
+    return len(connection.execute(statement, {"rows": rows}).all())
 
 
 def _insert_unnest(
     connection: sa.Connection, table: sa.Table, rows: Sequence[dict[str, Any]]
 ) -> int:
-    """PostgreSQL, many rows: one short statement with one array parameter per column
+    """PostgreSQL, rows JSON cannot carry (NaN, infinity): one array parameter per column
     (``INSERT … SELECT * FROM unnest(…) ON CONFLICT DO NOTHING RETURNING pk``) instead of a
     VALUES list with a placeholder per value, which the driver parses and adapts one by one
     (a sentence_align message's rows cost several times the CPU that way)."""
@@ -193,6 +223,28 @@ def site_of(url: str) -> str:
     if "://" not in url:
         return ""
     return url.split("://", 1)[1].split("/", 1)[0].lower()
+
+
+# Tracked pair states (job_pairs.state) and the stage whose progress row completes a pair.
+PENDING, DONE, DEAD = "pending", "done", "dead"
+COMPLETING_STAGE = "sentence_align"
+
+
+def _completed() -> sa.Exists:
+    """A job_pairs row's pair has its completing stage's progress row."""
+    return sa.exists().where(
+        pair_progress.c.pair_id == job_pairs.c.pair_id, pair_progress.c.stage == COMPLETING_STAGE
+    )
+
+
+@dataclass(frozen=True)
+class TrackedPair:
+    """A tracked page pair (or article batch) and the message that starts its work."""
+
+    job_id: str
+    pair_id: str
+    stage: str
+    payload: str | None = None
 
 
 @dataclass(frozen=True)
@@ -262,16 +314,107 @@ class Store:
                 _SHARED_TRANSACTION.reset(token)
 
     # -- writes ---------------------------------------------------------------------------
-    def record_job(self, job_id: str, pairs: Iterable[tuple[str, str, str]], source: str) -> None:
-        """Register a job and its page pairs (pair_id, src_url, tgt_url); idempotent."""
+    def record_job(
+        self,
+        job_id: str,
+        pairs: Iterable[tuple[str, str, str]],
+        source: str,
+        *,
+        stage: str | None = None,
+        payloads: Mapping[str, str] | None = None,
+    ) -> None:
+        """Register a job and its page pairs (pair_id, src_url, tgt_url); idempotent.
+
+        With ``payloads`` (pair_id → JSON of the message about to be sent to ``stage``) each
+        pair is tracked until it completes, so :mod:`shared.reconcile` can send it again if
+        the broker loses its message."""
+        now = time.time()
         with self._guard(), self.begin() as conn:
             insert_ignoring_conflicts(
-                conn, jobs, [{"job_id": job_id, "created_at": time.time(), "source": source}]
+                conn, jobs, [{"job_id": job_id, "created_at": now, "source": source}]
             )
-            rows = [
+            rows: list[dict[str, Any]] = [
                 {"job_id": job_id, "pair_id": p, "src_url": s, "tgt_url": t} for p, s, t in pairs
             ]
+            if payloads is not None:
+                rows = [
+                    {
+                        **row,
+                        "state": PENDING,
+                        "stage": stage,
+                        "payload": payloads[row["pair_id"]],
+                        "enqueued_at": now,
+                        "enqueues": 1,
+                    }
+                    for row in rows
+                ]
             insert_ignoring_conflicts(conn, job_pairs, rows)
+
+    # -- delivery tracking (shared/reconcile.py) -----------------------------------------
+    def complete_tracked(self, before: float) -> int:
+        """Pending pairs sent before ``before`` whose sentence_align progress exists: mark them
+        done and drop their payloads. Returns how many."""
+        done = _completed()
+        statement = (
+            sa.update(job_pairs)
+            .where(job_pairs.c.state == PENDING, job_pairs.c.enqueued_at < before, done)
+            .values(state=DONE, payload=None)
+        )
+        with self._guard(), self.begin() as conn:
+            updated: int = conn.execute(statement).rowcount
+        return max(updated, 0)
+
+    def stale_tracked(self, before: float, limit: int) -> list[TrackedPair]:
+        """Pending pairs last sent before ``before`` and not completed, oldest first."""
+        done = _completed()
+        statement = (
+            sa.select(job_pairs.c.job_id, job_pairs.c.pair_id, job_pairs.c.stage)
+            .where(job_pairs.c.state == PENDING, job_pairs.c.enqueued_at < before, ~done)
+            .order_by(job_pairs.c.enqueued_at)
+            .limit(limit)
+        )
+        with self._guard(), self.begin() as conn:
+            return [TrackedPair(*row) for row in conn.execute(statement)]
+
+    def claim_tracked(self, keys: Sequence[tuple[str, str]], before: float) -> list[TrackedPair]:
+        """Claim stale pairs for sending again: bump their send time and count, atomically, so
+        that of several reconcilers only one sends a pair. Returns the claimed pairs with their
+        payloads (a pair completed or claimed meanwhile is left out)."""
+        if not keys:
+            return []
+        statement = (
+            sa.update(job_pairs)
+            .where(
+                job_pairs.c.state == PENDING,
+                job_pairs.c.enqueued_at < before,
+                sa.tuple_(job_pairs.c.job_id, job_pairs.c.pair_id).in_(list(keys)),
+                ~_completed(),  # done since it was listed (stored, then acked): not lost
+            )
+            .values(enqueued_at=time.time(), enqueues=job_pairs.c.enqueues + 1)
+            .returning(
+                job_pairs.c.job_id, job_pairs.c.pair_id, job_pairs.c.stage, job_pairs.c.payload
+            )
+        )
+        with self._guard(), self.begin() as conn:
+            return [TrackedPair(*row) for row in conn.execute(statement)]
+
+    def track_again(self, pair_id: str) -> None:
+        """A dead-lettered pair sent again (``dead-letters retry``): tracked as pending anew."""
+        statement = (
+            sa.update(job_pairs)
+            .where(job_pairs.c.pair_id == pair_id, job_pairs.c.state == DEAD)
+            .values(state=PENDING, enqueued_at=time.time())
+        )
+        with self._guard(), self.begin() as conn:
+            conn.execute(statement)
+
+    def tracked_states(self, job_id: str) -> dict[str, tuple[str | None, int]]:
+        """pair_id → (state, times sent) of a job's pairs."""
+        statement = sa.select(job_pairs.c.pair_id, job_pairs.c.state, job_pairs.c.enqueues).where(
+            job_pairs.c.job_id == job_id
+        )
+        with self._guard(), self.begin() as conn:
+            return {row.pair_id: (row.state, row.enqueues) for row in conn.execute(statement)}
 
     def record_progress(self, pair_id: str, stage: str, outputs: int) -> None:
         with self._guard(), self.begin() as conn:
@@ -328,7 +471,8 @@ class Store:
         attempts: int,
         job_id: str | None = None,
     ) -> str:
-        """Keep a message that cannot be processed, with why; the same message is kept once."""
+        """Keep a message that cannot be processed, with why; the same message is kept once.
+        A tracked page pair the message belongs to is marked dead (the reconciler leaves it)."""
         text = (
             payload
             if isinstance(payload, str)
@@ -348,8 +492,15 @@ class Store:
             "attempts": attempts,
             "created_at": time.time(),
         }
+        pair_id = pair_id_of(payload) if isinstance(payload, dict) else None
         with self._guard(), self.begin() as conn:
             insert_ignoring_conflicts(conn, dead_letters, [row])
+            if pair_id is not None:
+                conn.execute(
+                    sa.update(job_pairs)
+                    .where(job_pairs.c.pair_id == pair_id, job_pairs.c.state == PENDING)
+                    .values(state=DEAD)
+                )
         return letter_id
 
     # -- reads ----------------------------------------------------------------------------

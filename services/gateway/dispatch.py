@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from shared.config import get_settings
-from shared.ingest import Job, register_job
+from shared.ingest import Job, register_job, send_job
 from shared.metrics import stage_metrics
 from shared.pipeline import LocalRunner
-from shared.schemas import Message
+from shared.schemas import Message, pair_id_of
 from shared.store import Store
 
 
@@ -23,12 +23,10 @@ def _sender() -> Any:
 
 def enqueue_job(store: Store, job: Job, source: str) -> None:
     """Register the job, then queue its pairs (distributed) or run them now (embedded)."""
-    register_job(store, job, source)
     if get_settings().redis_url:
-        sender = _sender()
-        for pair in job.pairs:
-            sender.send("tree_align", pair)
+        send_job(store, job, source, _sender())
         return
+    register_job(store, job, source)
     from services.registry import all_handlers
 
     runner = LocalRunner(all_handlers(), store, stage_metrics())
@@ -62,6 +60,9 @@ def retry_dead_letters(store: Store, ids: Sequence[str] | None) -> dict[str, int
         if distributed:
             from shared.celery_app import get_celery, queue_name, task_name
 
+            pair_id = pair_id_of(payload) if isinstance(payload, dict) else None
+            if pair_id is not None:
+                store.track_again(pair_id)  # first: if the send is lost, the reconciler resends
             get_celery().send_task(
                 task_name(letter["stage"]), args=[payload], queue=queue_name(letter["stage"])
             )

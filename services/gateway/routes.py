@@ -212,7 +212,7 @@ class ArticleBatchAccepted(BaseModel):
     "/v1/articles", status_code=status.HTTP_202_ACCEPTED, response_model=ArticleBatchAccepted
 )
 async def ingest_articles(
-    batch: ArticleBatchIn, store: StoreDep, _key: IngestKey
+    batch: ArticleBatchIn, store: StoreDep, settings: SettingsDep, _key: IngestKey
 ) -> ArticleBatchAccepted:
     """Pair a day's Web and mobile articles, then their sentences; pairs go on to paraphrase."""
     from fastapi.concurrency import run_in_threadpool
@@ -223,7 +223,15 @@ async def ingest_articles(
     message = draft.model_copy(
         update={"job_id": batch.job_id or content_id(draft.batch_id, prefix="job")}
     )
-    store.record_job(message.job_id, [(message.batch_id, "", "")], source="articles")
+    # Distributed: tracked until sentence_align has stored it (shared/reconcile.py).
+    tracked = {message.batch_id: message.model_dump_json()} if settings.redis_url else None
+    store.record_job(
+        message.job_id,
+        [(message.batch_id, "", "")],
+        source="articles",
+        stage="sentence_align",
+        payloads=tracked,
+    )
     stage_metrics().messages_in.labels("gateway").inc()
     await run_in_threadpool(dispatch, store, "sentence_align", message)
     return ArticleBatchAccepted(

@@ -3,7 +3,8 @@ tests can cut, and one real Celery worker process per alignment stage with short
 
 Test configuration (production values in shared/config.py: visibility timeout 3600 s, hard
 limit 150 s, soft 120 s, restore sweep every 30 s, 3 retries of an unexpected failure):
-visibility timeout 30 s, hard time limit 25 s, soft 20 s, restore sweep every 2 s, 2 retries.
+visibility timeout 30 s, hard time limit 25 s, soft 20 s, restore sweep every 2 s, 2 retries,
+reconciler sweep every 2 s for pairs sent more than 10 s ago (production: 30 s, 300 s).
 A message held by a killed worker is therefore back on its queue 30-32 s after it was
 delivered, whether or not a worker restarts (any live consumer's sweep restores it).
 
@@ -40,6 +41,8 @@ ALIGNMENT_STAGES = ("tree_align", "sentence_align")
 VISIBILITY_TIMEOUT = 30.0
 RESTORE_INTERVAL = 2
 FAILURE_RETRIES = 2
+RECONCILE_INTERVAL = 2.0
+RECONCILE_AGE = 10.0
 WORDS = (
     "river", "mountain", "city", "market", "school", "teacher", "train", "station", "garden",
     "window", "letter", "evening", "morning", "winter", "summer", "doctor", "bridge", "harbour",
@@ -275,6 +278,8 @@ def chaos_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChaosClu
             "PARAMINE_QUEUE__RETRY_BACKOFF_MAX": "8",
             "PARAMINE_QUEUE__RESTORE_INTERVAL": str(RESTORE_INTERVAL),
             "PARAMINE_QUEUE__FAILURE_RETRIES": str(FAILURE_RETRIES),
+            "PARAMINE_QUEUE__RECONCILE_INTERVAL": str(RECONCILE_INTERVAL),
+            "PARAMINE_QUEUE__RECONCILE_AGE": str(RECONCILE_AGE),
         }
     )
     cluster = ChaosCluster(server, proxy, database_url, env, logs)

@@ -61,3 +61,16 @@ def test_batch_inserts_count_ignore_repeats_and_match_sqlite(
     assert len(stored(postgres, "p1")) == 160
     assert stored(postgres, "p1") == stored(sqlite, "p1")
     postgres.engine.dispose()
+
+
+def test_rows_json_cannot_carry_are_stored_all_the_same(postgres_url: str) -> None:
+    """A NaN score (not JSON) takes the array path; the rows read back alike."""
+    import math
+
+    store = Store(postgres_url)
+    rows = sentence_rows("p-nan", 3)
+    rows[1]["score"] = float("nan")
+    assert store.add_sentence_pairs(rows, pair_id="p-nan", stage="s") == 3
+    scores = [score for *_, score, _bead, _chunk in stored(store, "p-nan")]
+    assert sum(math.isnan(score) for score in scores) == 1
+    store.engine.dispose()

@@ -92,3 +92,10 @@ def test_transient_errors_that_persist_end_as_dead_letters(tmp_path: Path) -> No
     runner.run("tree_align", [_pair("x")])
     (letter,) = store.list_dead_letters()
     assert letter["attempts"] == 2 and "still down" in letter["reason"]
+
+
+def test_task_messages_show_the_job_not_the_page() -> None:
+    from shared.pipeline import args_label
+
+    assert args_label({"job_id": "j1", "src": {"html": "x" * 10_000}}) == "(<message of job j1>,)"
+    assert args_label({"context": {"job_id": "j2"}, "chunks": []}) == "(<message of job j2>,)"

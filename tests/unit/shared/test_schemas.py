@@ -56,3 +56,17 @@ def test_unknown_stage_is_invalid() -> None:
 def test_content_id_separates_boundaries() -> None:
     assert content_id("ab", "c") != content_id("a", "bc")
     assert content_id("x", prefix="p").startswith("p") and len(content_id("x")) == 32
+
+
+def test_pair_id_of_names_the_page_pair_of_every_alignment_message() -> None:
+    from shared.schemas import ArticleBatch, pair_id_of
+
+    page_pair = PagePair.model_validate(_pair())
+    assert pair_id_of(page_pair.model_dump(mode="json")) == page_pair.pair_id
+    assert pair_id_of({"context": {"pair_id": "pp1"}, "chunks": []}) == "pp1"
+    batch = ArticleBatch.model_validate(
+        {"job_id": "j", "web": [{"id": "w", "body": "x"}], "mobile": [{"id": "m", "body": "y"}]}
+    )
+    assert pair_id_of(batch.model_dump(mode="json")) == batch.batch_id
+    assert pair_id_of(_pair(src={"lang": "??", "html": ""})) is None  # invalid: cannot tell
+    assert pair_id_of({"sentences": []}) is None
