@@ -121,6 +121,7 @@ def banded_dp(
     extra_row: IntArray,
     shape_src: IntArray,
     shape_tgt: IntArray,
+    free_end: bool = False,
 ) -> tuple[IntArray, FloatArray, float]:
     """Best bead path; returns (bead end cells as [i, j, shape] rows, bead costs, total).
 
@@ -129,7 +130,9 @@ def banded_dp(
         D(i, j) = min over shapes (a, b) of D(i - a, j - b) + cost(bead (i-a..i, j-b..j))
     ``src_cum``/``tgt_cum`` are cumulative sentence lengths with a leading 0. ``extra`` is
     empty or holds one extra cost per band cell and shape; row i starts at ``extra_row[i]``.
-    Shape k takes ``shape_src[k]`` source and ``shape_tgt[k]`` target sentences.
+    Shape k takes ``shape_src[k]`` source and ``shape_tgt[k]`` target sentences. With
+    ``free_end`` the path ends at the cheapest cell (n, j) of the last row instead of
+    (n, m): min over j of D(n, j), for aligning a prefix of a long document.
     """
     n = src_cum.shape[0] - 1
     m = tgt_cum.shape[0] - 1
@@ -173,13 +176,17 @@ def banded_dp(
                     best_shape = shape
             score[row, j - band_low[i]] = best
             back[i, j - band_low[i]] = best_shape
-    total_cost = score[n % n_rows, m - band_low[n]]
-    # Back-trace from (n, m), recomputing each chosen bead's own cost.
+    end = m
+    if free_end:
+        last = score[n % n_rows, : band_high[n] - band_low[n] + 1]
+        end = band_low[n] + int(np.argmin(last))
+    total_cost = score[n % n_rows, end - band_low[n]]
+    # Back-trace from (n, end), recomputing each chosen bead's own cost.
     count = 0
     cells = np.empty((n + m + 1, 3), dtype=np.int64)
     costs = np.empty(n + m + 1, dtype=np.float64)
     i = n
-    j = m
+    j = end
     while i > 0 or j > 0:
         shape = back[i, j - band_low[i]]
         if shape < 0:

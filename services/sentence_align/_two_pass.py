@@ -79,17 +79,6 @@ def anchor_cuts(beads: Sequence[Bead], window: int) -> list[tuple[int, int]]:
     return cuts
 
 
-def _shift(beads: Sequence[Bead], src_offset: int, tgt_offset: int) -> list[Bead]:
-    return [
-        Bead(
-            tuple(k + src_offset for k in bead.src),
-            tuple(k + tgt_offset for k in bead.tgt),
-            bead.cost,
-        )
-        for bead in beads
-    ]
-
-
 def _length_weights(settings: LexicalSettings, model: length.LengthModel) -> dp.FloatArray:
     shape_src, shape_tgt = dp.shape_arrays(model.shapes)
     deletion = (shape_src == 0) | (shape_tgt == 0)
@@ -179,7 +168,7 @@ def segmented_length_pass(
                 window = length.run_dp(*cums, model, dp.full_band(x1 - x0, y1 - y0))
             else:
                 window = length.align_with_widening_band(*cums, model)
-            beads += _shift(window, x0, y0)
+            beads += length.shift_beads(window, x0, y0)
         return beads
 
     first_model = length.initial_model(src_cum, tgt_cum)
@@ -251,5 +240,5 @@ def _lexical_pass(
             (src_cum[x0 : x1 + 1] - src_cum[x0], tgt_cum[y0 : y1 + 1] - tgt_cum[y0]),
             window_cells - np.array([x0, y0]), (x0, x1, y0, y1),
         )  # fmt: skip
-        aligned.extend(_shift(beads, x0, y0))
+        aligned.extend(length.shift_beads(beads, x0, y0))
     return aligned

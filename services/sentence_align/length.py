@@ -33,6 +33,7 @@ DEFAULT_SHAPE_PROBABILITY: dict[tuple[int, int], float] = {
 DEFAULT_VARIANCE = 6.8
 INITIAL_HALF_BAND = 20
 REFIT_MARGIN = 8  # the refitted pass stays near the first path (widens if it must)
+CHUNK = 1000  # source sentences per window of the sliding pass over long documents
 
 
 @dataclass(frozen=True)
@@ -96,8 +97,10 @@ def run_dp(
     extra: dp.FloatArray | None = None,
     extra_row: dp.IntArray | None = None,
     length_weight: dp.FloatArray | None = None,
+    free_end: bool = False,
 ) -> list[Bead]:
-    """One pass of the banded program; beads with their own costs."""
+    """One pass of the banded program; beads with their own costs (with ``free_end`` the
+    path ends at the cheapest cell of the last row, so it may leave targets uncovered)."""
     low, high = band
     shape_src, shape_tgt = dp.shape_arrays(model.shapes)
     cells, costs, _ = dp.banded_dp(
@@ -113,6 +116,7 @@ def run_dp(
         np.zeros(1, np.int64) if extra_row is None else extra_row,
         shape_src,
         shape_tgt,
+        free_end,
     )
     return cells_to_beads(cells, costs, model.shapes)
 
@@ -147,8 +151,15 @@ def align_with_widening_band(
     model: LengthModel,
     half_width: int = INITIAL_HALF_BAND,
 ) -> list[Bead]:
-    """Banded pass around the diagonal; the band doubles while the path touches its edge."""
-    m = len(tgt_cum) - 1
+    """Banded pass around the diagonal; the band doubles while the path touches its edge.
+
+    Documents longer than ``2 * CHUNK`` source sentences are aligned chunk by chunk
+    (``_align_in_chunks``): their paths drift far from any straight diagonal, and a band
+    wide enough for the whole document costs more than the rest of the alignment.
+    """
+    n, m = len(src_cum) - 1, len(tgt_cum) - 1
+    if n > 2 * CHUNK:
+        return _align_in_chunks(src_cum, tgt_cum, model, half_width)
     # The band follows the slope m/n, so it need not cover the difference n - m itself.
     while True:
         low, high = dp.length_diagonal_band(src_cum, tgt_cum, half_width)
@@ -157,6 +168,68 @@ def align_with_widening_band(
         if full or not dp.path_touches_edge(beads_to_cells(beads)[1:], low, high, m):
             return beads
         half_width *= 2
+
+
+def _chunk_band(
+    src_cum: dp.IntArray, tgt_cum: dp.IntArray, ratio: float, half_width: int
+) -> tuple[dp.IntArray, dp.IntArray]:
+    """Band around the line of slope ``ratio`` (characters) from (0, 0): row i is centred on
+    the target sentence at character offset ratio * src_cum[i]; any end column allowed."""
+    n_tgt = len(tgt_cum) - 1
+    centre = np.searchsorted(tgt_cum, src_cum.astype(np.float64) * ratio, side="left")
+    low = np.clip(centre - half_width, 0, n_tgt)
+    high = np.clip(centre + half_width, 0, n_tgt)
+    return dp.connect_band(low, high, n_tgt)
+
+
+def _align_in_chunks(
+    src_cum: dp.IntArray, tgt_cum: dp.IntArray, model: LengthModel, half_width: int
+) -> list[Bead]:
+    """Sliding-window Viterbi for long documents: align CHUNK source sentences from the
+    current start with a free end (best cell of the last row), keep the path's first half,
+    restart from its end; the last stretch ends at (n, m). Each chunk's band follows the
+    character ratio from its own start and doubles while the path touches its edge."""
+    n, m = len(src_cum) - 1, len(tgt_cum) - 1
+    beads: list[Bead] = []
+    i0 = j0 = 0
+    while n - i0 > 2 * CHUNK:
+        i1 = i0 + CHUNK
+        expected = tgt_cum[j0] + (src_cum[i1] - src_cum[i0]) * model.ratio
+        j1 = min(m, int(np.searchsorted(tgt_cum, expected)) + CHUNK // 2)
+        local_src = src_cum[i0 : i1 + 1] - src_cum[i0]
+        local_tgt = tgt_cum[j0 : j1 + 1] - tgt_cum[j0]
+        width = half_width
+        while True:
+            low, high = _chunk_band(local_src, local_tgt, model.ratio, width)
+            chunk = run_dp(local_src, local_tgt, model, (low, high), free_end=True)
+            cells = beads_to_cells(chunk)
+            # The last row is free to end anywhere, so only earlier rows count as edges.
+            inner = cells[1:][cells[1:, 0] < CHUNK]
+            if not dp.path_touches_edge(inner, low, high, j1 - j0) or width >= CHUNK:
+                break
+            width *= 2
+        keep = int(np.searchsorted(cells[1:, 0], CHUNK // 2, side="left")) + 1
+        beads += shift_beads(chunk[:keep], i0, j0)
+        i0, j0 = i0 + int(cells[keep, 0]), j0 + int(cells[keep, 1])
+    rest_src = src_cum[i0:] - src_cum[i0]
+    rest_tgt = tgt_cum[j0:] - tgt_cum[j0]
+    if len(rest_tgt) == 1:  # no target left: the rest is deletions
+        return beads + [Bead((i,), ()) for i in range(i0, n)]
+    return beads + shift_beads(
+        align_with_widening_band(rest_src, rest_tgt, model, half_width), i0, j0
+    )
+
+
+def shift_beads(beads: Sequence[Bead], src_offset: int, tgt_offset: int) -> list[Bead]:
+    """The beads with every source index moved by src_offset and target by tgt_offset."""
+    return [
+        Bead(
+            tuple(k + src_offset for k in bead.src),
+            tuple(k + tgt_offset for k in bead.tgt),
+            bead.cost,
+        )
+        for bead in beads
+    ]
 
 
 def align_near_path(

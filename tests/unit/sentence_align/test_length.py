@@ -7,11 +7,12 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import erfc
 
 from services.sentence_align import _banded_dp as dp
+from services.sentence_align import length as length_module
 from services.sentence_align.beads import BEAD_SHAPES, Bead, bead_shapes, check_coverage
 from services.sentence_align.length import (
     LengthModel,
@@ -201,3 +202,52 @@ def test_path_touches_edge() -> None:
 def test_sentence_length_ignores_whitespace() -> None:
     assert sentence_length(" a b\tc\n") == 3
     assert cumulative_lengths(["ab", "", "c d"]).tolist() == [0, 2, 2, 4]
+
+
+@given(lengths, lengths, models)
+def test_free_end_program_equals_best_prefix_by_exhaustive_search(
+    src: list[int], tgt: list[int], model: LengthModel
+) -> None:
+    # The path may stop at any target column j: min over j of the best full path to (n, j).
+    src_cum = np.cumsum([0, *src]).astype(np.int64)
+    tgt_cum = np.cumsum([0, *tgt]).astype(np.int64)
+    band = dp.full_band(len(src), len(tgt))
+    beads = run_dp(src_cum, tgt_cum, model, band, free_end=True)
+    end = sum(len(bead.tgt) for bead in beads)
+    check_coverage(beads, len(src), end)
+    expected = min(brute_force(src, tgt[:j], model, None) for j in range(len(tgt) + 1))
+    assert sum(bead.cost for bead in beads) == pytest.approx(expected, rel=1e-9)
+
+
+@settings(max_examples=40)
+@given(
+    st.lists(st.integers(1, 80), min_size=0, max_size=40),
+    st.lists(st.integers(1, 80), min_size=1, max_size=40),
+)
+def test_chunked_pass_covers_every_sentence_once(src: list[int], tgt: list[int]) -> None:
+    src_cum = np.cumsum([0, *src]).astype(np.int64)
+    tgt_cum = np.cumsum([0, *tgt]).astype(np.int64)
+    model = LengthModel(float(tgt_cum[-1]) / max(float(src_cum[-1]), 1.0), 6.8)
+    original = length_module.CHUNK
+    length_module.CHUNK = 3  # documents over 6 source sentences go chunk by chunk
+    try:
+        beads = align_with_widening_band(src_cum, tgt_cum, model, half_width=1)
+    finally:
+        length_module.CHUNK = original
+    check_coverage(beads, len(src), len(tgt))
+
+
+def test_chunked_pass_scores_like_the_whole_document_on_dev(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from services.sentence_align.beads import parse_beads
+    from services.sentence_align.evaluate import score_documents
+    from tests.conftest import kit_path
+
+    src = kit_path("textberg-bleualign-de-fr/dev.de").read_text(encoding="utf-8").splitlines()
+    tgt = kit_path("textberg-bleualign-de-fr/dev.fr").read_text(encoding="utf-8").splitlines()
+    gold = parse_beads(kit_path("textberg-bleualign-de-fr/dev.defr").read_text().splitlines())
+    whole = score_documents([gold], [align_by_length(src, tgt)])
+    monkeypatch.setattr(length_module, "CHUNK", 100)  # 468 sentences: several chunks
+    chunked = score_documents([gold], [align_by_length(src, tgt)])
+    assert chunked.f1_strict >= whole.f1_strict - 0.01
