@@ -115,18 +115,24 @@ def _verb_evidence(
 ) -> list[tuple[FloatArray, IntArray]]:
     """Per height h = 1, 2, …: monosemous-noun observations of every verb under each ancestor
     h steps up (verbs × groups), and each leaf's group at that height."""
-    monosemous = np.zeros((len(verb_row), len(thesaurus.leaves)))
+    rows: list[int] = []
+    leaf_of: list[int] = []
+    weights: list[float] = []
     for pair, count in counts.items():
         leaves = thesaurus.word_leaves(pair.noun)
         if len(leaves) == 1:
-            monosemous[verb_row[pair.verb], leaves[0]] += count
+            rows.append(verb_row[pair.verb])
+            leaf_of.append(leaves[0])
+            weights.append(float(count))
+    verbs = len(verb_row)
     levels = []
     for height in range(1, thesaurus.max_leaf_depth + 1):
         _, group = np.unique(thesaurus.leaf_ancestors(height), return_inverse=True)
         group = group.astype(np.int64).ravel()
-        evidence = np.zeros((len(verb_row), int(group.max()) + 1 if len(group) else 0))
-        np.add.at(evidence.T, group, monosemous.T)
-        levels.append((evidence, group))
+        groups = int(group.max()) + 1 if len(group) else 0
+        cell = np.asarray(rows, dtype=np.int64) * groups + group[np.asarray(leaf_of, np.int64)]
+        evidence = np.bincount(cell, weights=weights, minlength=verbs * groups)
+        levels.append((evidence.astype(np.float64).reshape(verbs, groups), group))
     return levels
 
 
