@@ -9,7 +9,8 @@ and on livedoor sentences read by hand; benchmarks/results/thesaurus_extraction.
 held-out second half separately.
 
 * **Object noun.** The morpheme right before を (skipping closing brackets and quotes, so
-  「本」を counts, and restrictive particles, so 小説などを counts) must be noun-like: a common
+  「本」を counts, restrictive particles, so 小説などを counts, and a round parenthetical
+  aside, so 『本』（学研）を gives 本) must be noun-like: a common
   or proper noun (``Morpheme.is_noun``) or a nominal suffix (接尾辞-名詞的, as in 研究者). The
   noun reported is that last morpheme by its surface form: in a compound noun (経済成長を) it
   is the compound's head (成長), which is what a thesaurus lists and what the UD treebanks mark
@@ -59,6 +60,9 @@ _SENTENCE_END = frozenset({"。", "！", "？", "!", "?", "．"})
 _ADJECTIVE_NOMINALISERS = frozenset({"さ", "み"})  # 便利さ, 重み
 _COMMAS = frozenset({"、", ",", "，"})
 _CLOSING = frozenset({"」", "』", "）", ")", "”", "’", "】", "〕", "］"})
+_ROUND_CLOSING = frozenset({"）", ")"})
+_ROUND_OPENING = frozenset({"（", "("})
+_MAX_PARENTHETICAL = 30  # morphemes: a longer "parenthetical" is more likely unbalanced text
 # Restrictive particles that may sit between the noun and を (小説などを訳す, 水だけを飲む).
 _RESTRICTIVE = frozenset({"など", "なんか", "だけ", "ばかり", "のみ", "まで"})
 # Coordinating particles between conjoined nouns (AとBを, AやBを).
@@ -103,13 +107,36 @@ def _is_object_noun(morpheme: Morpheme) -> bool:
 
 
 def _skip_back(morphemes: list[Morpheme], index: int) -> int:
-    # Closing brackets and restrictive particles between a noun and its particle.
-    while index >= 0 and (
-        morphemes[index].surface in _CLOSING
-        or (morphemes[index].pos[1] == "副助詞" and morphemes[index].surface in _RESTRICTIVE)
-    ):
+    # Closing brackets and restrictive particles between a noun and its particle; a round
+    # parenthetical right before the particle is an aside (a reading, a publisher), and the
+    # object is what it follows: 『…BOOK』（学習研究社）を見せる → BOOK.
+    while index >= 0:
+        surface = morphemes[index].surface
+        if surface in _ROUND_CLOSING:
+            opening = _opening_parenthesis(morphemes, index)
+            if opening is not None:
+                index = opening - 1
+                continue
+        if not (
+            surface in _CLOSING or (morphemes[index].pos[1] == "副助詞" and surface in _RESTRICTIVE)
+        ):
+            break
         index -= 1
     return index
+
+
+def _opening_parenthesis(morphemes: list[Morpheme], closing: int) -> int | None:
+    """Index of the round parenthesis that the one at ``closing`` closes (None if unmatched)."""
+    depth = 0
+    for index in range(closing, max(-1, closing - _MAX_PARENTHETICAL), -1):
+        surface = morphemes[index].surface
+        if surface in _ROUND_CLOSING:
+            depth += 1
+        elif surface in _ROUND_OPENING:
+            depth -= 1
+            if depth == 0:
+                return index if index > 0 else None
+    return None
 
 
 def _noun_at(morphemes: list[Morpheme], index: int) -> bool:

@@ -20,6 +20,7 @@ from services.thesaurus.cooccur import (
         ("データを速く分析した。", [("データ", "分析する")]),  # adverb between, サ変 + する
         ("「本」を読む。", [("本", "読む")]),  # closing bracket before を
         ("推理小説などを訳した。", [("小説", "訳す")]),  # restrictive particle before を
+        ("『おしゃれBOOK』（学習研究社）を見せた。", [("BOOK", "見せる")]),  # parenthetical aside
         ("人を人として思う。", [("人", "思う")]),  # として is not the predicate
         ("本を彼に渡す。", [("本", "渡す")]),  # another argument phrase in between
         ("彼を信じた。", []),  # pronoun object
