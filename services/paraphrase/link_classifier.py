@@ -206,25 +206,62 @@ class GoldLexicon:
 
     @classmethod
     def from_examples(cls, examples: Iterable[Example]) -> GoldLexicon:
+        rows = list(examples)
+        return cls.cross_fitted(rows, [0] * len(rows), 1)[1]
+
+    @classmethod
+    def cross_fitted(
+        cls, examples: Sequence[Example], folds: Sequence[int], n_folds: int
+    ) -> list[GoldLexicon]:
+        """The lexicon of every fold's complement (out of fold), then the lexicon of all
+        examples, from one counting pass: link and co-occurrence counts are sums over
+        examples, so each complement's counts are the total minus its fold's."""
         rows = [
             ([w.lower() for w in s], [w.lower() for w in t], set(links)) for s, t, links in examples
         ]
-        linked: Counter[tuple[str, str]] = Counter()
-        for source, target, links in rows:
+        linked = [Counter[tuple[str, str]]() for _ in range(n_folds)]
+        for (source, target, links), fold in zip(rows, folds, strict=True):
             for i, j in links:
                 if i < len(source) and j < len(target):
-                    linked[(source[i], target[j])] += 1
-        partners: dict[str, list[str]] = {}
-        for a, b in linked:
-            partners.setdefault(a, []).append(b)
-        seen: Counter[tuple[str, str]] = Counter()
-        for source, target, _ in rows:
+                    linked[fold][(source[i], target[j])] += 1
+        partners: dict[str, set[str]] = {}
+        for counts in linked:
+            for a, b in counts:
+                partners.setdefault(a, set()).add(b)
+        seen = [Counter[tuple[str, str]]() for _ in range(n_folds)]
+        for (source, target, _), fold in zip(rows, folds, strict=True):
             in_target = Counter(target)
             for a in source:
                 for b in partners.get(a, ()):
                     if b in in_target:
-                        seen[(a, b)] += in_target[b]
-        return cls({key: (count, seen[key]) for key, count in linked.items()})
+                        seen[fold][(a, b)] += in_target[b]
+        total_linked, total_seen = sum(linked, Counter()), sum(seen, Counter())
+        result = []
+        for fold in [*range(n_folds), None]:
+            inside_linked = total_linked - linked[fold] if fold is not None else total_linked
+            inside_seen = total_seen - seen[fold] if fold is not None else total_seen
+            result.append(cls({k: (n, inside_seen[k]) for k, n in inside_linked.items()}))
+        return result
+
+    def ratios(self, source: Sequence[str], target: Sequence[str]) -> FloatArray:
+        """:meth:`ratio` of every (source word, target word) pair, shape (I, J)."""
+        rows = self._by_source()
+        result = np.zeros((len(source), len(target)))
+        for i, a in enumerate(source):
+            row = rows.get(a)
+            if row:
+                result[i] = [row.get(b, 0.0) for b in target]
+        return result
+
+    def _by_source(self) -> dict[str, dict[str, float]]:
+        # ratio() grouped by the source word, built on first use (frozen: via __dict__)
+        cached: dict[str, dict[str, float]] | None = self.__dict__.get("_rows")
+        if cached is None:
+            cached = {}
+            for (a, b), (n, m) in self.counts.items():
+                cached.setdefault(a, {})[b] = n / (m + 1)
+            object.__setattr__(self, "_rows", cached)
+        return cached
 
     def ratio(self, left: str, right: str) -> float:
         """Smoothed share of co-occurrences that were linked: links / (co-occurrences + 1)."""
@@ -244,7 +281,10 @@ def static_features(
     lower_s = [w.lower() for w in source]
     lower_t = [w.lower() for w in target]
     shape = (len(source), len(target))
-    identical = np.array([[float(a == b) for b in lower_t] for a in lower_s])
+    codes: dict[str, int] = {}
+    codes_s = np.array([codes.setdefault(w, len(codes)) for w in lower_s])
+    codes_t = np.array([codes.setdefault(w, len(codes)) for w in lower_t])
+    identical = (codes_s[:, None] == codes_t[None, :]).astype(np.float64)
     stem = stem_matrix(lower_s, lower_t)
     lemma = np.zeros(shape)
     relation = np.zeros(shape, dtype=np.int64)
@@ -263,7 +303,7 @@ def static_features(
         _phrase_relations(wordnet, lower_s, lower_t, phrase, transpose=False)
         _phrase_relations(wordnet, lower_t, lower_s, phrase, transpose=True)
     dice = trigram_dice_matrix(lower_s, lower_t)
-    gold = np.array([[lexicon.ratio(a, b) for b in lower_t] for a in lower_s])
+    gold = lexicon.ratios(lower_s, lower_t)
     stop_s = np.array([float(w in STOP_WORDS) for w in lower_s])[:, None] * np.ones(shape)
     stop_t = np.array([float(w in STOP_WORDS) for w in lower_t])[None, :] * np.ones(shape)
     punct_s = np.array([float(_is_punctuation(w)) for w in source])[:, None] * np.ones(shape)
@@ -408,29 +448,34 @@ class Logistic:
         penalty[-1] = 0.0
         sign = 2 * y - 1
 
-        def loss(w: FloatArray) -> float:
-            return float(np.logaddexp(0.0, -sign * (design @ w)).sum() + 0.5 * penalty @ (w * w))
+        def loss(w: FloatArray, margin: FloatArray) -> float:
+            return float(np.logaddexp(0.0, -sign * margin).sum() + 0.5 * penalty @ (w * w))
 
         w = np.zeros(design.shape[1])
         if initial is not None:
             w = np.append(np.array(initial.weights), initial.bias)
-        current = loss(w)
+        margin = design @ w
+        current = loss(w, margin)
         # The curvature in float32 (a Newton direction needs no more; the gradient and the loss
         # stay float64, so the optimum is the same): a BLAS gemm at half the memory traffic.
+        # The margins design @ w are carried along (one product per line-search trial).
         # On a busy shared machine run with OPENBLAS_NUM_THREADS=1: spinning BLAS threads made
         # this fit 3-10x slower there (the word_align benchmark sets it).
         single = design.astype(np.float32)
         for _ in range(30):
-            p = 0.5 * (1.0 + np.tanh(0.5 * (design @ w)))
+            p = 0.5 * (1.0 + np.tanh(0.5 * margin))
             grad = design.T @ (p - y) + penalty * w
             weight = (p * (1 - p)).astype(np.float32)
             curvature = ((single.T * weight) @ single).astype(np.float64)
-            hessian = curvature + np.diag(penalty + 1e-9)
-            step = np.linalg.solve(hessian, grad)
+            step = np.linalg.solve(curvature + np.diag(penalty + 1e-9), grad)
+            direction = design @ step
             rate = 1.0
-            while (trial := loss(w - rate * step)) > current and rate > 1e-3:
+            while (trial := loss(w - rate * step, margin - rate * direction)) > current and (
+                rate > 1e-3
+            ):
                 rate /= 2  # backtracking keeps every step a descent step
-            w, previous, current = w - rate * step, current, trial
+            w, margin = w - rate * step, margin - rate * direction
+            previous, current = current, trial
             if previous - current < 1e-6 * max(previous, 1.0):
                 break
         return cls(
@@ -483,14 +528,13 @@ class LinkClassifier:
         folds = [k % _FOLDS for k in range(len(rows))]
         n_folds = min(_FOLDS, len(rows))
         # Static features with the gold lexicon of the other folds (out of fold).
-        static: list[FloatArray] = [np.zeros(0)] * len(rows)
-        for fold in range(n_folds):
-            lexicon = GoldLexicon.from_examples(
-                r for r, f in zip(rows, folds, strict=True) if f != fold or n_folds == 1
-            )
-            for k, (source, target, _) in enumerate(rows):
-                if folds[k] == fold:
-                    static[k] = static_features(aligner, source, target, lexicon, wordnet)
+        *lexicons, full_lexicon = GoldLexicon.cross_fitted(rows, folds, n_folds)
+        if n_folds == 1:
+            lexicons = [full_lexicon]
+        static = [
+            static_features(aligner, source, target, lexicons[fold], wordnet)
+            for (source, target, _), fold in zip(rows, folds, strict=True)
+        ]
         labels = [_gold_matrix(s, t, links) for s, t, links in rows]
         masks = [candidate_cells(x) for x in static]
         static = [with_interactions(x) for x in static]
@@ -513,7 +557,7 @@ class LinkClassifier:
                     combined = np.concatenate([static[k], context_features(probabilities)], axis=2)
                     stacked[k] = combined[masks[k]]
         stage2 = Logistic.fit(np.concatenate(stacked), np.concatenate(flat_y), l2)
-        return cls(stage1, stage2, GoldLexicon.from_examples(rows), threshold, use_wordnet)
+        return cls(stage1, stage2, full_lexicon, threshold, use_wordnet)
 
     def probabilities(
         self,

@@ -114,6 +114,20 @@ def test_gold_lexicon_counts_links_and_cooccurrences() -> None:
     assert lexicon.ratio("b", "a") == 0.0
 
 
+def test_cross_fitted_lexicons_equal_lexicons_of_the_other_folds() -> None:
+    examples = [(s, t, links) for s, t, links in PAIRS]
+    folds = [k % 3 for k in range(len(examples))]
+    *complements, full = GoldLexicon.cross_fitted(examples, folds, 3)
+    assert full == GoldLexicon.from_examples(examples)
+    for fold, lexicon in enumerate(complements):
+        others = [e for e, f in zip(examples, folds, strict=True) if f != fold]
+        expected = GoldLexicon.from_examples(others)
+        assert lexicon.counts == expected.counts
+        source, target = ["the", "man", "she"], ["died", "the", "revealed"]
+        brute = [[expected.ratio(a, b) for b in target] for a in source]
+        assert lexicon.ratios(source, target).tolist() == brute
+
+
 def test_logistic_fit_separates_and_orders() -> None:
     rng = np.random.default_rng(0)
     x = rng.normal(size=(400, 2))
