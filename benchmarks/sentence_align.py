@@ -116,7 +116,7 @@ def dev_diagnosis(documents: Sequence[DocumentPair]) -> list[str]:
     from services.sentence_align.beads import BEAD_SHAPES, bead_shapes
     from services.sentence_align.hybrid import HYBRID_SETTINGS
 
-    shapes = (
+    program = (
         bead_shapes(HYBRID_SETTINGS.max_bead_size) if HYBRID_SETTINGS.max_bead_size else BEAD_SHAPES
     )
     aligner = paramine_aligner("hybrid")
@@ -127,8 +127,8 @@ def dev_diagnosis(documents: Sequence[DocumentPair]) -> list[str]:
         for bead in doc.gold:
             gold_shapes[bead.shape] += 1
             missed[bead.shape] += (bead.src, bead.tgt) not in found
-    outside = sum(count for shape, count in gold_shapes.items() if shape not in shapes)
-    outside_names = ", ".join(f"{a}-{b}" for a, b in sorted(gold_shapes) if (a, b) not in shapes)
+    outside = sum(count for shape, count in gold_shapes.items() if shape not in program)
+    outside_names = ", ".join(f"{a}-{b}" for a, b in sorted(gold_shapes) if (a, b) not in program)
     shapes = sorted(gold_shapes, key=lambda shape: -missed[shape])
     cells = ", ".join(
         f"{a}-{b}: {missed[(a, b)]}/{gold_shapes[(a, b)]}" for a, b in shapes if missed[(a, b)]
@@ -137,7 +137,7 @@ def dev_diagnosis(documents: Sequence[DocumentPair]) -> list[str]:
         f"Hybrid on dev, gold beads missed / gold beads by shape: {cells}.",
         f"{outside} of {sum(gold_shapes.values())} dev gold beads have shapes outside the "
         f"hybrid program's (1-0, 0-1 and every x-y with x + y <= "
-        f"{max(a + b for a, b in shapes)}): {outside_names or 'none'}; they cannot be found.",
+        f"{max(a + b for a, b in program)}): {outside_names or 'none'}; they cannot be found.",
     ]
 
 
@@ -149,6 +149,20 @@ def rows_for(documents: Sequence[DocumentPair]) -> list[Row]:
         evaluate("galechurch", galechurch_aligner, documents),
         evaluate("nltk gale_church", nltk_aligner, documents),
     ]
+
+
+def large_goal_line(result: dict[str, float]) -> str:
+    """The 100k goal, judged on wall time, with CPU time beside it (the machine is shared)."""
+    wall, cpu, peak = result["seconds"], result["cpu_seconds"], result["peak_mb"]
+    head = (
+        f"- 100k x 100k in < 60 s and < 1 GB (hybrid): {wall:.0f} s wall, {cpu:.0f} s CPU "
+        f"({100 * cpu / wall:.0f}% of a core while the machine was shared), {peak:.0f} MB peak"
+    )
+    if wall < 60 and peak < 1024:
+        return head + " — **met**."
+    if cpu < 60 and peak < 1024:
+        return head + " — **not met on wall time**; CPU time and memory are under the goal."
+    return head + " — **not met**."
 
 
 def main() -> None:
@@ -175,9 +189,10 @@ def main() -> None:
         "a background share eps = 0.1 (Zhao & Vogel 2002 style), the default, over every "
         "x-y bead shape with x + y <= 6 (plus 1-0, 0-1; a new shape's prior is the 1-1 "
         "prior times exp(-2.3) per extra sentence), then one refinement round (Model 1 "
-        "retrained on the confident 1-1 beads of the lexical pass, realigned near its "
-        "path). In the lexical passes the band around the earlier path doubles while the "
-        "path touches its edge.",
+        "retrained on the cheapest half of the lexical pass's 1-1 beads, realigned near "
+        "its path). In the lexical passes the band around the earlier path doubles while "
+        "the path touches its edge. Documents over 2,000 source sentences get their length "
+        "pass by sliding windows (1,000 source sentences with a free end, first half kept).",
         "",
         "## Test (test0..6)",
         "",
@@ -217,10 +232,7 @@ def main() -> None:
         f"**{'met' if hybrid.scores.f1_strict >= 0.90 else 'not met'}**.",
         f"- at >= 2,000 sentences/s: {hybrid.sentences_per_second:,.0f} — "
         f"**{'met' if hybrid.sentences_per_second >= 2000 else 'not met'}**.",
-        f"- 100k x 100k in < 60 s and < 1 GB (hybrid): {hybrid_large['seconds']:.0f} s, "
-        f"{hybrid_large['peak_mb']:.0f} MB peak — **"
-        f"{'met' if hybrid_large['seconds'] < 60 and hybrid_large['peak_mb'] < 1024 else 'not met'}"
-        "**.",
+        large_goal_line(hybrid_large),
         f"- about 20 ms CPU per page pair in the handler: {pages[0].cpu_ms:.1f} ms — "
         f"**{'met' if pages[0].cpu_ms <= 20 else 'not met'}**.",
         "",

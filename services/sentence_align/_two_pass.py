@@ -46,6 +46,7 @@ class LexicalSettings:
     refinements: int = 0  # extra rounds: Model 1 on the lexical pass's beads, realign
     em_iterations: int = 5  # EM iterations of Model 1
     refinement_margin: int = 4  # margin around the lexical pass's path in refinements
+    refinement_share: float = 0.8  # confident_share of the refinements' Model 1 training
 
 
 def confident_pairs(beads: Sequence[Bead], share: float, limit: int) -> list[tuple[int, int]]:
@@ -208,7 +209,10 @@ def align_two_pass(
     for _ in range(settings.refinements):
         # Refinement: Model 1 again, now on the confident 1-1 beads of the lexical pass
         # (more accurate than the length pass's), and realign near the new path.
-        tables = train_tables(src_side, tgt_side, aligned, cues, settings)
+        tables = train_tables(
+            src_side, tgt_side, aligned, cues,
+            replace(settings, confident_share=settings.refinement_share),
+        )  # fmt: skip
         refining = replace(settings, margin=settings.refinement_margin)
         aligned = _lexical_pass(sides, tables, model, refining, (src_cum, tgt_cum), cuts, aligned)
     return aligned
