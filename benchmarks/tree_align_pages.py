@@ -46,6 +46,8 @@ from services.sentence_align.splitter import split_sentences
 from services.tree_align.align import (
     CONFIDENT_COST,
     DEFAULT_MAX_GAP,
+    DEFAULT_REFINEMENTS,
+    REFINE_CONFIDENT_COST,
     ChunkComponent,
     align_two_pass,
     chunk_components,
@@ -225,6 +227,9 @@ class Variant:
     confident_cost: float = CONFIDENT_COST
     lexical_weight: float = DEFAULT_LEXICAL_WEIGHT
     word_offset: float = DEFAULT_WORD_OFFSET
+    gap_threshold: float | None = None  # None: chunk_components' default
+    refinements: int = DEFAULT_REFINEMENTS
+    refine_cost: float = REFINE_CONFIDENT_COST
 
 
 VARIANTS = (
@@ -253,14 +258,16 @@ def run_variant(
         alignment, model = align_two_pass(
             trees[0], trees[1], model, band=variant.band,
             confident_cost=variant.confident_cost, weight=variant.lexical_weight,
-            word_offset=variant.word_offset,
+            word_offset=variant.word_offset, refinements=variant.refinements,
+            refine_cost=variant.refine_cost,
         )  # fmt: skip
     else:
         alignment = align_trees(trees[0], trees[1], model, band=variant.band)
     seconds = time.perf_counter() - started
     components = chunk_components(
-        *trees, alignment, model, attach_wrapped=variant.attach_wrapped, max_gap=variant.max_gap
-    )
+        *trees, alignment, model, attach_wrapped=variant.attach_wrapped, max_gap=variant.max_gap,
+        gap_threshold=variant.gap_threshold,
+    )  # fmt: skip
     chunks = (text_chunks(trees[0]), text_chunks(trees[1]))
     output: list[StringBead] = []
     for component in components:
@@ -328,12 +335,15 @@ def main() -> None:
     parser.add_argument(
         "--dev",
         nargs="*",
-        metavar="WEIGHT:CONFIDENT:OFFSET",
+        metavar="WEIGHT:CONFIDENT:OFFSET:GAP:REFINEMENTS:REFINE_COST",
         help="score the dev document (seeds 7, 8) with these lexical settings; print only",
+    )
+    parser.add_argument(
+        "--seeds", type=int, nargs="+", default=[SEED, SEED + 1], help="dev page seeds"
     )
     args = parser.parse_args()
     if args.dev is not None:
-        dev([tuple(float(v) for v in setting.split(":")) for setting in args.dev])
+        dev([tuple(float(v) for v in setting.split(":")) for setting in args.dev], args.seeds)
         return
     tally = Tally(VARIANTS)
     for k, doc in enumerate(DOCS):
@@ -342,18 +352,21 @@ def main() -> None:
     write_report(tally.flat, tally.tree, tally.nodes, tally.seconds, tally.rows)
 
 
-def dev(settings: Sequence[tuple[float, ...]]) -> None:
-    """Dev-document scores (seeds 7 and 8) of the one-pass path and lexical settings."""
+def dev(settings: Sequence[tuple[float, ...]], seeds: Sequence[int]) -> None:
+    """Dev-document scores (page seeds ``seeds``) of the one-pass path and lexical settings."""
     variants = [Variant("one pass", lexical=False)] + [
         Variant(
-            f"lexical w={w} confident<{c} offset {o}",
+            f"lexical w={w} confident<{c} offset {o} gap<{g} refine {int(r)}x<{rc}",
             lexical_weight=w,
             confident_cost=c,
             word_offset=o,
+            gap_threshold=g,
+            refinements=int(r),
+            refine_cost=rc,
         )
-        for w, c, o in settings
+        for w, c, o, g, r, rc in settings
     ]
-    for seed in (SEED, SEED + 1):
+    for seed in seeds:
         tally = Tally(variants)
         run_document("dev", seed, tally)
         for variant in variants:
