@@ -273,6 +273,38 @@ def forward(order1, order2, mode, c, X, PU):
             n = ptr2[gp + 1] - ptr2[gp]
             if banded and not _pairable(fp, gp, c):
                 continue  # AF, SG and SF stay INF: nothing in these subtrees may pair
+            if m == 1 and n == 1 and fp != virtual1 and gp != virtual2:
+                # One child each (most pairs: chains such as li > a > span): the four scans'
+                # single cells written out (same terms, same order, so the same values).
+                f = c[1][c[0][fp]]
+                g = c[3][c[2][gp]]
+                unit = INF  # Pair(f, g), as _fill_pair_units
+                if abs(c[27][f] - c[28][g]) <= c[26] and (c[6][f] != 0) == (c[7][g] != 0):
+                    unit = c[10][c[8][f], c[9][g]]
+                    if c[6][f] != 0:
+                        unit += c[13][c[11][f], c[12][g]]
+                if unit < INF:
+                    if int1[f] >= 0 and int2[g] >= 0:
+                        unit += AF[int1[f], int2[g]]
+                    else:
+                        unit += (c[16][f] - c[14][f]) + (c[17][g] - c[15][g])
+                best = 0.0 + unit
+                span_g = INF  # SpanG(g, F[0..0])
+                if int2[g] >= 0:
+                    span_g = c[15][g] + (0.0 + SF[sf_row[g] + sf_off[1 if wide2[g] > 1 else 0, fp]])
+                with_f = best
+                if int1[f] >= 0:  # SpanF(f, G[0..0])
+                    with_f = _plus(
+                        best,
+                        c[14][f] + (0.0 + SG[sg_row[f] + sg_off[1 if wide1[f] > 1 else 0, gp]]),
+                        mode,
+                    )
+                sb = _plus(with_f, span_g, mode)
+                # FULL: SB or DelF then DelG; GT: SB; FT1: SB without SpanF(f) (rule c)
+                AF[int1[fp], int2[gp]] = _plus(sb, c[17][g] + (c[16][f] + 0.0), mode)
+                SG[sg_row[fp] + sg_off[1 if wide1[fp] > 1 else 0, gp]] = sb
+                SF[sf_row[gp] + sf_off[1 if wide2[gp] > 1 else 0, fp]] = _plus(best, span_g, mode)
+                continue
             _fill_pair_units(fp, gp, c, PU)
             if (fp == virtual1) == (gp == virtual2):
                 _scan(fp, gp, zero, m, zero, n, no, no, no, mode, c, X, PU)
