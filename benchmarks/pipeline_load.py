@@ -47,6 +47,7 @@ import numpy as np
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
+from benchmarks._report import publish
 from tests.integration.processes import (
     PARAMINE,
     REPO,
@@ -236,8 +237,12 @@ def postgres_database(admin_url: str) -> Iterator[str]:
 
 
 @contextmanager
-def cluster(processes: int, redis_url: str, database_url: str, logs: Path) -> Iterator[Cluster]:
+def cluster(
+    processes: int, redis_url: str, database_url: str, logs: Path, code_dir: Path | None = None
+) -> Iterator[Cluster]:
     env = {**os.environ, "PARAMINE_REDIS_URL": redis_url, "PARAMINE_DATABASE_URL": database_url}
+    if code_dir is not None:  # the gateway and workers import paramine from another tree
+        env["PYTHONPATH"] = str(code_dir)
     for key in ("PROMETHEUS_MULTIPROC_DIR", "PARAMINE_API_KEY"):
         env.pop(key, None)
     started: list[subprocess.Popen[bytes]] = []
@@ -430,7 +435,13 @@ def _cpu_snapshot(work: Cluster, redis_pid: int | None) -> dict[str, float]:
 
 
 async def drive(
-    processes: int, duration: float, redis_url: str, admin_url: str, seed: int, logs: Path
+    processes: int,
+    duration: float,
+    redis_url: str,
+    admin_url: str,
+    seed: int,
+    logs: Path,
+    code_dir: Path | None = None,
 ) -> RunResult:
     result = RunResult(processes)
     broker = redis.Redis.from_url(redis_url)
@@ -438,7 +449,7 @@ async def drive(
     redis_pid = int(broker.info("server").get("process_id", 0)) or None
     with (
         postgres_database(admin_url) as database_url,
-        cluster(processes, redis_url, database_url, logs) as work,
+        cluster(processes, redis_url, database_url, logs, code_dir) as work,
     ):
         driver = Driver(result, work.gateway, broker, seed)
         stop = asyncio.Event()
@@ -957,6 +968,57 @@ def goals(rows: list[dict[str, Any]]) -> list[str]:
     ]
 
 
+COMPARISON_HEADER = (
+    "| code | pool processes | saturation (s) | pairs/s | gateway | consumers | pools | redis"
+    " | pipeline | pairs per pool CPU-s | pairs per pipeline CPU-s | load average |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|",
+)
+
+
+def comparison_row(label: str, summary: dict[str, Any]) -> str:
+    """One short run, per page pair stored in its saturation phase: CPU ms of each part."""
+    pairs = summary["throughput"] * summary["sat_seconds"]
+    parts = [
+        summary["gateway_cpu"],
+        summary["consumer_cpu"],
+        summary["pool_cpu"],
+        summary["redis_cpu"],
+    ]
+    total = sum(parts)
+    per_pair = " | ".join(f"{1000 * part / pairs:.1f}" for part in [*parts, total])
+    load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    return (
+        f"| {label} | {summary['processes']} | {summary['sat_seconds']:.0f}"
+        f" | {summary['throughput']:.2f} | {per_pair} | {pairs / summary['pool_cpu']:.2f}"
+        f" | {pairs / total:.2f} | {load} |"
+    )
+
+
+def add_comparison(path: Path, title: str, rows: list[str]) -> None:
+    """Append rows to the results file's section ``title`` (created, last, when missing), so
+    short runs on a loaded machine never replace the full run's tables."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    heading = f"## {title}"
+    lines = text.rstrip("\n").splitlines()
+    if heading not in lines:
+        lines += [
+            "",
+            heading,
+            "",
+            "Short runs for before/after comparisons of the per-pair overhead, not the full"
+            " run above: `python -m benchmarks.pipeline_load --duration D --workers N"
+            " --profile-pairs 0 --compare TITLE --label LABEL [--code-dir TREE]` (`--code-dir`:"
+            " the gateway and workers import paramine from another tree, e.g. this one with"
+            " some files of an earlier commit). CPU milliseconds per page pair stored in the"
+            " saturation phase, from /proc (utime + stime); pipeline = gateway + Celery"
+            " consumers + pool processes + redis-server (not PostgreSQL, not the load client)."
+            " Rows run one after another on the shared machine; compare rows of the same load.",
+            "",
+            *COMPARISON_HEADER,
+        ]
+    publish(path, [*lines, *rows])
+
+
 def machine_note() -> str:
     load = Path("/proc/loadavg").read_text().split()[:3]
     model = next(
@@ -996,6 +1058,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--profile-only", action="store_true", help="print the per-step breakdown and stop"
     )
+    parser.add_argument(
+        "--compare", metavar="TITLE", help="append rows to this section instead of the report"
+    )
+    parser.add_argument("--label", default="this tree", help="the code a --compare row ran")
+    parser.add_argument("--code-dir", type=Path, help="run gateway and workers from this tree")
     args = parser.parse_args(argv)
     profile = (
         profile_pairs(args.profile_pairs, args.redis_url, args.postgres_url, args.seed)
@@ -1018,11 +1085,21 @@ def main(argv: list[str] | None = None) -> None:
             results.append(
                 asyncio.run(
                     drive(
-                        processes, args.duration, args.redis_url, args.postgres_url, args.seed, logs
+                        processes,
+                        args.duration,
+                        args.redis_url,
+                        args.postgres_url,
+                        args.seed,
+                        logs,
+                        args.code_dir,
                     )
                 )
             )
             print(summarise(results[-1]), flush=True)
+    if args.compare:
+        rows = [comparison_row(args.label, summarise(result)) for result in results]
+        add_comparison(args.out, args.compare, rows)
+        return
     text = report(
         results, args.duration, validation=args.duration < 300, note=args.note, profile=profile
     )
