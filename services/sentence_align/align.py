@@ -62,7 +62,8 @@ def align_segments(
     Beads never cross a segment; each segment's beads use its own 0-based indices. For
     "lexicon" and "hybrid" the length model and Model 1 are estimated once from all the
     segments together (more text than one chunk, and one model set-up instead of one per
-    chunk); "length" and "anchors" align each segment on its own.
+    chunk; "hybrid" without its refinement round, ``hybrid.SEGMENT_SETTINGS``); "length" and
+    "anchors" align each segment on its own.
     """
     if method not in METHODS:
         raise InvalidInput(f"unknown sentence alignment method {method!r}; use one of {METHODS}")
@@ -73,10 +74,10 @@ def align_segments(
             for src, tgt in segments
         ]
     from services.sentence_align._two_pass import align_two_pass
-    from services.sentence_align.hybrid import HYBRID_SETTINGS
+    from services.sentence_align.hybrid import SEGMENT_SETTINGS
     from services.sentence_align.lexicon import lexicon_settings
 
-    settings = HYBRID_SETTINGS if method == "hybrid" else lexicon_settings()
+    settings = SEGMENT_SETTINGS if method == "hybrid" else lexicon_settings()
     cuts = [(0, 0)]
     for src, tgt in segments:
         cuts.append((cuts[-1][0] + len(src), cuts[-1][1] + len(tgt)))
