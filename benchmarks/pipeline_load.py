@@ -994,9 +994,10 @@ def comparison_row(label: str, summary: dict[str, Any]) -> str:
     )
 
 
-def add_comparison(path: Path, title: str, rows: list[str]) -> None:
+def add_comparison(path: Path, title: str, rows: list[str], reading: str = "") -> None:
     """Append rows to the results file's section ``title`` (created, last, when missing), so
-    short runs on a loaded machine never replace the full run's tables."""
+    short runs on a loaded machine never replace the full run's tables; ``reading`` replaces
+    the section's reading paragraph (under its introduction)."""
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     heading = f"## {title}"
     lines = text.rstrip("\n").splitlines()
@@ -1016,6 +1017,11 @@ def add_comparison(path: Path, title: str, rows: list[str]) -> None:
             "",
             *COMPARISON_HEADER,
         ]
+    if reading:
+        at = lines.index(heading) + 4  # heading, blank, introduction, blank
+        if lines[at].startswith("**Reading.**"):
+            del lines[at : at + 2]
+        lines[at:at] = [f"**Reading.** {reading}", ""]
     publish(path, [*lines, *rows])
 
 
@@ -1062,6 +1068,7 @@ def main(argv: list[str] | None = None) -> None:
         "--compare", metavar="TITLE", help="append rows to this section instead of the report"
     )
     parser.add_argument("--label", default="this tree", help="the code a --compare row ran")
+    parser.add_argument("--reading", default="", help="the --compare section's reading")
     parser.add_argument("--code-dir", type=Path, help="run gateway and workers from this tree")
     args = parser.parse_args(argv)
     profile = (
@@ -1098,7 +1105,7 @@ def main(argv: list[str] | None = None) -> None:
             print(summarise(results[-1]), flush=True)
     if args.compare:
         rows = [comparison_row(args.label, summarise(result)) for result in results]
-        add_comparison(args.out, args.compare, rows)
+        add_comparison(args.out, args.compare, rows, args.reading)
         return
     text = report(
         results, args.duration, validation=args.duration < 300, note=args.note, profile=profile
