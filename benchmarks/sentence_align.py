@@ -151,6 +151,17 @@ def rows_for(documents: Sequence[DocumentPair]) -> list[Row]:
     ]
 
 
+def speed_goal_line(hybrid: Row) -> str:
+    """The throughput goal on wall time, with the CPU-time rate beside it."""
+    wall, cpu = hybrid.sentences_per_second, hybrid.cpu_sentences_per_second
+    head = f"- at >= 2,000 sentences/s (test): {wall:,.0f} wall, {cpu:,.0f} on CPU time"
+    if wall >= 2000:
+        return head + " — **met**."
+    if cpu >= 2000:
+        return head + " — **not met on wall time** (machine loaded); met on CPU time."
+    return head + " — **not met**."
+
+
 def large_goal_line(result: dict[str, float]) -> str:
     """The 100k goal, judged on wall time, with CPU time beside it (the machine is shared)."""
     wall, cpu, peak = result["seconds"], result["cpu_seconds"], result["peak_mb"]
@@ -231,8 +242,7 @@ def main() -> None:
         "",
         f"- hybrid strict F1 >= 0.90 on test: {hybrid.scores.f1_strict:.3f} — "
         f"**{'met' if hybrid.scores.f1_strict >= 0.90 else 'not met'}**.",
-        f"- at >= 2,000 sentences/s: {hybrid.sentences_per_second:,.0f} — "
-        f"**{'met' if hybrid.sentences_per_second >= 2000 else 'not met'}**.",
+        speed_goal_line(hybrid),
         large_goal_line(hybrid_large),
         f"- about 20 ms CPU per page pair in the handler: {pages[0].cpu_ms:.1f} ms — "
         f"**{'met' if pages[0].cpu_ms <= 20 else 'not met'}**.",
