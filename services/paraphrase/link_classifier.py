@@ -32,6 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+from numba import njit
 from numpy.typing import NDArray
 
 from services.paraphrase.word_align import Link, WordAligner
@@ -94,6 +95,8 @@ CONTEXT_FEATURES = (
     "stage1_diagonal_free",
     "stage1_vertical_row_free",
     "stage1_horizontal_column_free",
+    "monotone_path_gap",
+    "monotone_path_best",
 )
 _WINDOW = 3
 _FOLDS = 3
@@ -407,8 +410,42 @@ def context_features(stage1: FloatArray) -> FloatArray:
         diagonal * both_free,
         vertical * (1 - row_other),
         horizontal * (1 - column_other),
+        *_monotone_path(stage1 - 0.5),
     ]
     return np.stack([np.broadcast_to(c, stage1.shape) for c in columns], axis=2)
+
+
+@njit(cache=True)
+def _best_ending(weights: FloatArray) -> FloatArray:
+    """Weight of the best strictly monotone chain of cells (i_1 < i_2 < ..., j_1 < j_2 < ...)
+    ending at each cell (i, j), by the recurrence
+        F(i, j) = w(i, j) + max(0, max_{i' < i, j' < j} F(i', j'))
+    with a running 2-D prefix maximum M(i - 1, .) of F (compiled: a loop over cells)."""
+    rows, cols = weights.shape
+    ending = np.empty((rows, cols))
+    prefix = np.full(cols, -np.inf)  # M(i - 1, j): best F over rows < i and columns <= j
+    for i in range(rows):
+        for j in range(cols):
+            before = max(prefix[j - 1], 0.0) if j > 0 else 0.0
+            ending[i, j] = weights[i, j] + before
+        running = -np.inf
+        for j in range(cols):
+            running = max(running, ending[i, j])
+            prefix[j] = max(prefix[j], running)
+    return ending
+
+
+def _monotone_path(weights: FloatArray) -> list[FloatArray]:
+    """Global monotone consistency (paraphrases mostly keep word order): with w = p1 - 0.5
+    (positive where stage 1 favours a link), the weight of the best monotone chain through
+    each cell minus that of the best chain overall (cut at -5), and "the cell lies on a best
+    chain". Chosen by 3-fold CV on Edinburgh++ train (F1 0.893 -> 0.894)."""
+    forward = _best_ending(weights)
+    backward = _best_ending(np.ascontiguousarray(weights[::-1, ::-1]))[::-1, ::-1]
+    through = forward + backward - weights
+    best = max(float(through.max()), 0.0)
+    gap = np.maximum(through - best, -5.0)
+    return [gap, (gap >= -1e-9).astype(np.float64)]
 
 
 def _max_excluding_self(matrix: FloatArray, axis: int) -> FloatArray:

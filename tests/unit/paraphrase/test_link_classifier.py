@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -15,9 +17,11 @@ from services.paraphrase.link_classifier import (
     GoldLexicon,
     LinkClassifier,
     Logistic,
+    _best_ending,
     _box_sum,
     _dice,
     _max_excluding_self,
+    _monotone_path,
     _trigrams,
     context_features,
     decide_links,
@@ -112,6 +116,35 @@ def test_gold_lexicon_counts_links_and_cooccurrences() -> None:
     assert lexicon.counts == {("a", "a"): (2, 3), ("b", "c"): (1, 1)}
     assert lexicon.ratio("a", "a") == pytest.approx(2 / 4)
     assert lexicon.ratio("b", "a") == 0.0
+
+
+def _chains(rows: int, cols: int) -> list[list[tuple[int, int]]]:
+    # every non-empty strictly monotone chain of cells, by enumeration of row and column subsets
+    found = []
+    for size in range(1, min(rows, cols) + 1):
+        for chosen_rows in itertools.combinations(range(rows), size):
+            for chosen_cols in itertools.combinations(range(cols), size):
+                found.append(list(zip(chosen_rows, chosen_cols, strict=True)))
+    return found
+
+
+@settings(derandomize=True, max_examples=60)
+@given(
+    arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 4)), elements=st.floats(-1, 1))
+)
+def test_monotone_chains_match_brute_force(weights: NDArray[np.float64]) -> None:
+    rows, cols = weights.shape
+    chains = _chains(rows, cols)
+    ending = _best_ending(weights)
+    gap, on_best = _monotone_path(weights)
+    best = max(0.0, max(sum(weights[c] for c in chain) for chain in chains))
+    for i in range(rows):
+        for j in range(cols):
+            ends_here = [sum(weights[c] for c in ch) for ch in chains if ch[-1] == (i, j)]
+            through = max(sum(weights[c] for c in ch) for ch in chains if (i, j) in ch)
+            assert ending[i, j] == pytest.approx(max(ends_here))
+            assert gap[i, j] == pytest.approx(max(through - best, -5.0))
+            assert on_best[i, j] == float(through - best >= -1e-9)
 
 
 def test_cross_fitted_lexicons_equal_lexicons_of_the_other_folds() -> None:
