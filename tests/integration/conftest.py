@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -49,8 +50,8 @@ def redis_url() -> Iterator[str]:
     client.flushdb()
 
 
-@pytest.fixture(scope="session")
-def postgres_url() -> Iterator[str]:
+@contextlib.contextmanager
+def fresh_database() -> Iterator[str]:
     """A throwaway database on the test server, dropped at the end."""
     import psycopg
 
@@ -62,9 +63,18 @@ def postgres_url() -> Iterator[str]:
     with admin:
         admin.execute(f'CREATE DATABASE "{name}"')
     base = POSTGRES_ADMIN_URL.rsplit("/", 1)[0]
-    yield f"{base}/{name}"
-    with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    try:
+        yield f"{base}/{name}"
+    finally:
+        with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A throwaway database shared by the session's tests."""
+    with fresh_database() as url:
+        yield url
 
 
 @dataclass

@@ -17,6 +17,7 @@ from shared.pipeline import CelerySender
 from shared.reconcile import UNACKED, message_pair_id, queued_pair_ids, sweep
 from shared.schemas import PagePair
 from shared.store import DEAD, DONE, PENDING, Store
+from tests.integration.conftest import fresh_database
 
 pytestmark = pytest.mark.integration
 
@@ -35,10 +36,12 @@ def broker(redis_url: str) -> Iterator[tuple[redis.Redis, CelerySender]]:
 
 
 @pytest.fixture
-def store(postgres_url: str) -> Iterator[Store]:
-    store = Store(postgres_url)
-    yield store
-    store.engine.dispose()
+def store() -> Iterator[Store]:
+    """A database of its own: a sweep counts every tracked pair, not just this test's."""
+    with fresh_database() as url:
+        store = Store(url)
+        yield store
+        store.engine.dispose()
 
 
 def pairs(job_id: str, count: int) -> list[PagePair]:
