@@ -16,6 +16,7 @@ with no aligned leaf (ads, sidebars, text on one side only) are deletions, never
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,7 +29,7 @@ from services.tree_align.lexical import (
     LexicalTextModel,
     train_lexical_model,
 )
-from services.tree_align.model import TreeModel, default_model
+from services.tree_align.model import FloatArray, TextModel, TreeModel, default_model
 
 # Chosen on the dev document of benchmarks/tree_align_pages.py (seeds 7/8, strict F1 and
 # text-node accuracy): no gap filling 0.656/0.673, 0.883/0.942; threshold 0 0.661/0.681,
@@ -105,12 +106,17 @@ def align_two_pass(
     pages aligned again. Returns the last pass's alignment and model, or pass 1's when the
     confident pairs hold fewer than ``MIN_TRAINING_WORDS`` source words.
     """
+    # the length Pr_text of the leaves is the same in every pass: computed once
+    original = model
+    base = dataclasses.replace(model, text_model=_LeafCosts(model.text_model))
+    model = base
     alignment = align_trees(src, tgt, model, band=band)
-    base = model
     threshold = confident_cost
     for _ in range(1 + refinements):
         confident = _confident_pairs(src, tgt, alignment, model, threshold)
         if sum(len(a.split()) for a, _ in confident) < MIN_TRAINING_WORDS:
+            if model is base:
+                return alignment, original
             break
         text_model = train_lexical_model(
             [" ".join(src.texts[i].split()) for i in src.text_leaves()],
@@ -124,6 +130,22 @@ def align_two_pass(
         alignment = align_trees(src, tgt, model, band=band)
         threshold = refine_cost
     return alignment, model
+
+
+class _LeafCosts:
+    """A text model remembering its first cost matrix (the leaves' costs, asked every pass)."""
+
+    def __init__(self, inner: TextModel) -> None:
+        self.inner = inner
+        self.first: tuple[list[str], list[str], FloatArray] | None = None
+
+    def pair_costs(self, src_texts: Sequence[str], tgt_texts: Sequence[str]) -> FloatArray:
+        if self.first is not None and self.first[0] == src_texts and self.first[1] == tgt_texts:
+            return self.first[2].copy()
+        costs = self.inner.pair_costs(src_texts, tgt_texts)
+        if self.first is None:
+            self.first = (list(src_texts), list(tgt_texts), costs.copy())
+        return costs
 
 
 def _confident_pairs(
