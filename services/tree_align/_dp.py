@@ -324,7 +324,8 @@ def forward(order1, order2, mode, c, X, PU):
                 base = sf_row[gp] + sf_off[wide, fp]
                 for w in range(m):
                     f_hi = min(m, w + wide2[gp])
-                    _scan(fp, gp, w, f_hi, zero, n, yes, no, no, mode, c, X, PU)
+                    if f_hi - w >= 2:  # ranges of two or more F-trees (one: FT1 below)
+                        _scan(fp, gp, w, f_hi, zero, n, yes, no, no, mode, c, X, PU)
                     for a in range(2, f_hi - w + 1):
                         SF[base + _rindex(w, w + a - 1, m, wide)] = _plus(
                             X[ST_SB, a, n], X[ST_GSB, a, n], mode
