@@ -211,12 +211,12 @@ def main() -> None:
         "in the same order: identical costs and pairs; ~25% less CPU on that pair in a",
         "side-by-side run). What remains is the scans of multi-child pairs (paragraphs with",
         "inline markup against menus: ~21 M cells).",
-        "This run was slower across the board than the previous one (apted on the same ~300",
-        "trees 6.91 s against 3.91 s, 1.8x), so its decoder",
-        "seconds are inflated by the load: the folded ~1,000 pair reads NOT met here at 0.64 s",
-        "(0.35 s in the previous run). Side by side in one process just before this run, old",
-        "and new decoder on the full ~1,000 pair: 1.58-1.63 s -> 1.19-1.35 s CPU; folded",
-        "0.60-0.62 s -> 0.50-0.54 s; ~300 full 0.112-0.116 s -> 0.084-0.086 s.",
+        "Also since then: the FT scan of a single F-tree, which writes no span, is skipped.",
+        "Side by side in one process (alternating old and new, 3 rounds, machine loaded,",
+        "medians of CPU seconds), the decoder before both changes vs after, ~1,000 pair: full",
+        "2.13 -> 1.54 s, folded 0.85 -> 0.66 s. The load varies between runs (apted on the same",
+        "~300 full trees: 3.91 s in the run of 21:48, 6.91 s in a run at 23:40), so compare the",
+        "decoder with apted within one run.",
     ]
     publish(RESULT, lines)
 
