@@ -233,20 +233,11 @@ def reconcile(
         return
     import dataclasses
 
-    import redis
+    from shared.reconcile import sweep_once
 
-    from shared.celery_app import get_celery
-    from shared.pipeline import CelerySender
-    from shared.reconcile import sweep
-    from shared.store import Store
-
-    result = sweep(
-        Store(settings.database_url),
-        redis.Redis.from_url(settings.redis_url),
-        CelerySender(get_celery()),
-        age=settings.queue.reconcile_age,
-        batch=settings.queue.reconcile_batch,
-    )
+    result = sweep_once()
+    if result is None:
+        raise typer.BadParameter("reconciling is off (PARAMINE_QUEUE__RECONCILE_INTERVAL <= 0)")
     typer.echo(json.dumps(dataclasses.asdict(result)))
 
 

@@ -31,6 +31,8 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,9 +115,10 @@ def sweep(store: Store, client: Any, sender: Any, *, age: float, batch: int) -> 
     return SweepResult(completed, len(stale), len(stale) - len(lost), resent)
 
 
-def run_forever(stop: threading.Event) -> None:
-    """Sweep every ``queue.reconcile_interval`` seconds until ``stop`` is set; errors (store or
-    broker away) are logged and the next sweep tries again."""
+@contextmanager
+def _connected() -> Iterator[Callable[[], SweepResult] | None]:
+    """One sweep function bound to the settings' store, Redis and Celery app (closed on exit);
+    None when reconciling is off (no Redis, or ``queue.reconcile_interval`` <= 0)."""
     import redis
 
     from shared.celery_app import get_celery
@@ -125,24 +128,43 @@ def run_forever(stop: threading.Event) -> None:
     settings = get_settings()
     queue = settings.queue
     if queue.reconcile_interval <= 0 or not settings.redis_url:
+        yield None
         return
     store = Store(settings.database_url)
     client = redis.Redis.from_url(settings.redis_url, socket_timeout=10)
     sender = CelerySender(get_celery())
     try:
-        while not stop.wait(queue.reconcile_interval):
+        yield lambda: sweep(
+            store, client, sender, age=queue.reconcile_age, batch=queue.reconcile_batch
+        )
+    finally:
+        client.close()
+        store.engine.dispose()
+
+
+def sweep_once() -> SweepResult | None:
+    """One sweep with the settings' services (``paramine reconcile --once``); None when off."""
+    with _connected() as one_sweep:
+        return one_sweep() if one_sweep is not None else None
+
+
+def run_forever(stop: threading.Event) -> None:
+    """Sweep every ``queue.reconcile_interval`` seconds until ``stop`` is set; errors (store or
+    broker away) are logged and the next sweep tries again."""
+    from shared.config import get_settings
+
+    interval = get_settings().queue.reconcile_interval
+    with _connected() as one_sweep:
+        if one_sweep is None:
+            return
+        while not stop.wait(interval):
             try:
-                result = sweep(
-                    store, client, sender, age=queue.reconcile_age, batch=queue.reconcile_batch
-                )
+                result = one_sweep()
             except Exception as exc:
                 log.warning("reconciler: sweep failed, trying again later: %r", exc)
                 continue
             if result.backlog:
                 log.info("reconciler: %d late pairs, but the queues hold a backlog", result.stale)
-    finally:
-        client.close()
-        store.engine.dispose()
 
 
 def start_thread() -> threading.Event:
