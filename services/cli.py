@@ -235,10 +235,7 @@ def reconcile(
 
     from shared.reconcile import sweep_once
 
-    result = sweep_once()
-    if result is None:
-        raise typer.BadParameter("reconciling is off (PARAMINE_QUEUE__RECONCILE_INTERVAL <= 0)")
-    typer.echo(json.dumps(dataclasses.asdict(result)))
+    typer.echo(json.dumps(dataclasses.asdict(sweep_once())))
 
 
 @app.command()

@@ -118,7 +118,7 @@ def sweep(store: Store, client: Any, sender: Any, *, age: float, batch: int) -> 
 @contextmanager
 def _connected() -> Iterator[Callable[[], SweepResult] | None]:
     """One sweep function bound to the settings' store, Redis and Celery app (closed on exit);
-    None when reconciling is off (no Redis, or ``queue.reconcile_interval`` <= 0)."""
+    None without a Redis URL."""
     import redis
 
     from shared.celery_app import get_celery
@@ -127,7 +127,7 @@ def _connected() -> Iterator[Callable[[], SweepResult] | None]:
 
     settings = get_settings()
     queue = settings.queue
-    if queue.reconcile_interval <= 0 or not settings.redis_url:
+    if not settings.redis_url:
         yield None
         return
     store = Store(settings.database_url)
@@ -142,10 +142,12 @@ def _connected() -> Iterator[Callable[[], SweepResult] | None]:
         store.engine.dispose()
 
 
-def sweep_once() -> SweepResult | None:
-    """One sweep with the settings' services (``paramine reconcile --once``); None when off."""
+def sweep_once() -> SweepResult:
+    """One sweep with the settings' services (``paramine reconcile --once``)."""
     with _connected() as one_sweep:
-        return one_sweep() if one_sweep is not None else None
+        if one_sweep is None:
+            raise ValueError("PARAMINE_REDIS_URL must be set to reconcile")
+        return one_sweep()
 
 
 def run_forever(stop: threading.Event) -> None:
@@ -154,6 +156,8 @@ def run_forever(stop: threading.Event) -> None:
     from shared.config import get_settings
 
     interval = get_settings().queue.reconcile_interval
+    if interval <= 0:
+        return
     with _connected() as one_sweep:
         if one_sweep is None:
             return
