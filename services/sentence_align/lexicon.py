@@ -179,7 +179,8 @@ def train_model1(
     E-step: c(f, e) += t(e|f) / sum over f' in S of t(e|f')   for every e in T, f in S
     M-step: t(e|f) = (c(f, e) + cue_weight * cue(f, e)) / sum over e' of (...)
     Cue strengths act as pseudo-counts (a Dirichlet prior), so cognates and identical tokens
-    are preferred even when the document is too short for EM alone.
+    are preferred even when the document is too short for EM alone. The table keeps the
+    best ``keep_per_word`` entries above 1e-4 of each source word's row.
     """
     n_src_vocab = len(src.vocabulary)
     n_tgt_vocab = len(tgt.vocabulary)
@@ -189,50 +190,131 @@ def train_model1(
     token_count = int(tokens[-1]) + 1 if len(tokens) else 0
     cue_keys = np.asarray(list(cues), dtype=np.int64).reshape(-1, 2)
     cue_values = np.asarray(list(cues.values()), dtype=np.float64)
-    keys_f = np.concatenate([entry_f, cue_keys[:, 0]])
-    keys_e = np.concatenate([entry_e, cue_keys[:, 1]])
-    pair_key = keys_f * n_tgt_vocab + keys_e
-    unique_keys, inverse = np.unique(pair_key, return_inverse=True)
-    n_entries = len(pair_key) - len(cue_keys)
-    entry_pair, cue_pair = inverse[:n_entries], inverse[n_entries:]
-    pair_f = unique_keys // n_tgt_vocab
-    prior = np.zeros(len(unique_keys))
-    np.add.at(prior, cue_pair, cue_weight * cue_values)
+    pair_f, pair_e, inverse = _group_pairs(
+        np.concatenate([entry_f, cue_keys[:, 0]]),
+        np.concatenate([entry_e, cue_keys[:, 1]]),
+        n_src_vocab,
+        n_tgt_vocab,
+    )
+    n_entries = len(entry_f)
+    prior = np.zeros(len(pair_f))
+    prior[inverse[n_entries:]] = cue_weight * cue_values  # cue pairs are distinct
+    table = _model1_em(
+        inverse[:n_entries], tokens, token_count, pair_f, prior, n_src_vocab, iterations
+    )
+    return TranslationTable(*_prune_rows(pair_f, pair_e, table, n_src_vocab, keep_per_word))
 
-    def normalise(counts: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-        totals = np.bincount(pair_f, weights=counts, minlength=n_src_vocab)
-        normalised: npt.NDArray[np.float64] = counts / np.maximum(totals[pair_f], 1e-300)
-        return normalised
 
-    table = normalise(np.ones(len(unique_keys)) + prior)
+@njit(cache=True)
+def _group_pairs(
+    keys_f: dp.IntArray, keys_e: dp.IntArray, n_src_vocab: int, n_tgt_vocab: int
+) -> tuple[dp.IntArray, dp.IntArray, dp.IntArray]:
+    """Distinct (f, e) pairs sorted by f then e, and the pair index of every key: what
+    ``np.unique(f * n_tgt_vocab + e, return_inverse=True)`` gives, in O(keys + vocabulary)
+    (a counting sort by f, then a dense scratch row over e per source word)."""
+    n_keys = keys_f.shape[0]
+    row_start = np.zeros(n_src_vocab + 1, dtype=np.int64)
+    for k in range(n_keys):
+        row_start[keys_f[k] + 1] += 1
+    for f in range(n_src_vocab):
+        row_start[f + 1] += row_start[f]
+    fill = row_start[:-1].copy()
+    by_f = np.empty(n_keys, dtype=np.int64)
+    for k in range(n_keys):
+        by_f[fill[keys_f[k]]] = k
+        fill[keys_f[k]] += 1
+    slot = np.full(n_tgt_vocab, -1, dtype=np.int64)
+    pair_f = np.empty(n_keys, dtype=np.int64)
+    pair_e = np.empty(n_keys, dtype=np.int64)
+    inverse = np.empty(n_keys, dtype=np.int64)
+    n_pairs = 0
+    for f in range(n_src_vocab):
+        first = n_pairs
+        for position in range(row_start[f], row_start[f + 1]):
+            e = keys_e[by_f[position]]
+            if slot[e] < 0:
+                slot[e] = n_pairs
+                pair_e[n_pairs] = e
+                n_pairs += 1
+        pair_e[first:n_pairs] = np.sort(pair_e[first:n_pairs])
+        pair_f[first:n_pairs] = f
+        for q in range(first, n_pairs):
+            slot[pair_e[q]] = q
+        for position in range(row_start[f], row_start[f + 1]):
+            k = by_f[position]
+            inverse[k] = slot[keys_e[k]]
+        for q in range(first, n_pairs):
+            slot[pair_e[q]] = -1
+    return pair_f[:n_pairs].copy(), pair_e[:n_pairs].copy(), inverse
+
+
+@njit(cache=True)
+def _normalise_rows(counts: dp.FloatArray, pair_f: dp.IntArray, n_src_vocab: int) -> dp.FloatArray:
+    """counts / (sum of the counts of the same source word f), in place."""
+    totals = np.zeros(n_src_vocab, dtype=np.float64)
+    for p in range(counts.shape[0]):
+        totals[pair_f[p]] += counts[p]
+    for p in range(counts.shape[0]):
+        counts[p] = counts[p] / max(totals[pair_f[p]], 1e-300)
+    return counts
+
+
+@njit(cache=True)
+def _model1_em(
+    entry_pair: dp.IntArray,
+    tokens: dp.IntArray,
+    token_count: int,
+    pair_f: dp.IntArray,
+    prior: dp.FloatArray,
+    n_src_vocab: int,
+    iterations: int,
+) -> dp.FloatArray:
+    """EM of Model 1 over the entries (pair index, target token number); t per pair."""
+    n_pairs = pair_f.shape[0]
+    table = _normalise_rows(np.ones(n_pairs) + prior, pair_f, n_src_vocab)
+    denominator = np.empty(token_count, dtype=np.float64)
+    counts = np.empty(n_pairs, dtype=np.float64)
     for _ in range(iterations):
-        weight = table[entry_pair]
-        denominator = np.bincount(tokens, weights=weight, minlength=token_count)
-        posterior = weight / denominator[tokens]
-        counts = np.bincount(entry_pair, weights=posterior, minlength=len(unique_keys))
-        table = normalise(counts + prior)
-    return _prune(pair_f, unique_keys % n_tgt_vocab, table, n_src_vocab, keep_per_word)
+        denominator[:] = 0.0
+        for k in range(entry_pair.shape[0]):
+            denominator[tokens[k]] += table[entry_pair[k]]
+        counts[:] = 0.0
+        for k in range(entry_pair.shape[0]):
+            weight = table[entry_pair[k]]
+            counts[entry_pair[k]] += weight / denominator[tokens[k]]
+        table = _normalise_rows(counts + prior, pair_f, n_src_vocab)
+    return table
 
 
-def _prune(
-    pair_f: npt.NDArray[np.int64],
-    pair_e: npt.NDArray[np.int64],
-    table: npt.NDArray[np.float64],
+@njit(cache=True)
+def _prune_rows(
+    pair_f: dp.IntArray,
+    pair_e: dp.IntArray,
+    table: dp.FloatArray,
     n_src_vocab: int,
     keep_per_word: int,
-) -> TranslationTable:
-    # Sort by source word, best probability first, and keep the first entries of each row.
-    order = np.lexsort((-table, pair_f))
-    pair_f, pair_e, table = pair_f[order], pair_e[order], table[order]
-    row_start = np.searchsorted(pair_f, np.arange(n_src_vocab + 1))
-    rank = np.arange(len(pair_f)) - row_start[pair_f]
-    keep = (rank < keep_per_word) & (table > 1e-4)
-    pair_f, pair_e, table = pair_f[keep], pair_e[keep], table[keep]
-    return TranslationTable(
-        np.searchsorted(pair_f, np.arange(n_src_vocab + 1)).astype(np.int64),
-        pair_e.astype(np.int64),
-        table.astype(np.float64),
-    )
+) -> tuple[dp.IntArray, dp.IntArray, dp.FloatArray]:
+    """The best ``keep_per_word`` entries (t > 1e-4) of each source word's row, best first
+    (ties by target word), in CSR form; pairs come sorted by f then e."""
+    row_start = np.zeros(n_src_vocab + 1, dtype=np.int64)
+    target = np.empty(pair_f.shape[0], dtype=np.int64)
+    probability = np.empty(pair_f.shape[0], dtype=np.float64)
+    n_kept = 0
+    first = 0
+    for f in range(n_src_vocab):
+        end = first
+        while end < pair_f.shape[0] and pair_f[end] == f:
+            end += 1
+        order = np.argsort(-table[first:end], kind="mergesort")
+        for rank in range(min(keep_per_word, end - first)):
+            p = first + order[rank]
+            if table[p] > 1e-4:
+                target[n_kept] = pair_e[p]
+                probability[n_kept] = table[p]
+                n_kept += 1
+        row_start[f + 1] = n_kept
+        first = end
+    return row_start, target[:n_kept].copy(), probability[:n_kept].copy()
 
 
 @njit(cache=True)

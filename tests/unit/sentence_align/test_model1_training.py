@@ -1,0 +1,129 @@
+"""The compiled Model 1 training gives exactly the table of the former numpy version."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from services.sentence_align.lexicon import (
+    EncodedSide,
+    TranslationTable,
+    _group_pairs,
+    _training_entries,
+    cue_similarity,
+    encode,
+    train_model1,
+)
+
+
+def reference_train_model1(
+    sides: tuple[EncodedSide, EncodedSide],
+    bead_pairs: Sequence[tuple[int, int]],
+    cues: dict[tuple[int, int], float],
+    options: tuple[int, float, int] = (5, 1.0, 16),
+) -> TranslationTable:
+    """The numpy implementation train_model1 had before the compiled kernels (the oracle);
+    ``options`` = (iterations, cue_weight, keep_per_word)."""
+    src, tgt = sides
+    iterations, cue_weight, keep_per_word = options
+    n_src_vocab, n_tgt_vocab = len(src.vocabulary), len(tgt.vocabulary)
+    pair_array = np.asarray(bead_pairs, dtype=np.int64).reshape(-1, 2)
+    entry_f, entry_e, tokens = _training_entries(src.ids, src.start, tgt.ids, tgt.start, pair_array)
+    token_count = int(tokens[-1]) + 1 if len(tokens) else 0
+    cue_keys = np.asarray(list(cues), dtype=np.int64).reshape(-1, 2)
+    cue_values = np.asarray(list(cues.values()), dtype=np.float64)
+    pair_key = np.concatenate([entry_f, cue_keys[:, 0]]) * n_tgt_vocab + np.concatenate(
+        [entry_e, cue_keys[:, 1]]
+    )
+    unique_keys, inverse = np.unique(pair_key, return_inverse=True)
+    n_entries = len(pair_key) - len(cue_keys)
+    entry_pair, cue_pair = inverse[:n_entries], inverse[n_entries:]
+    pair_f = unique_keys // n_tgt_vocab
+    prior = np.zeros(len(unique_keys))
+    np.add.at(prior, cue_pair, cue_weight * cue_values)
+
+    def normalise(counts: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        totals = np.bincount(pair_f, weights=counts, minlength=n_src_vocab)
+        result: npt.NDArray[np.float64] = counts / np.maximum(totals[pair_f], 1e-300)
+        return result
+
+    table = normalise(np.ones(len(unique_keys)) + prior)
+    for _ in range(iterations):
+        weight = table[entry_pair]
+        denominator = np.bincount(tokens, weights=weight, minlength=token_count)
+        counts = np.bincount(
+            entry_pair, weights=weight / denominator[tokens], minlength=len(unique_keys)
+        )
+        table = normalise(counts + prior)
+    pair_e = unique_keys % n_tgt_vocab
+    order = np.lexsort((-table, pair_f))
+    pair_f, pair_e, table = pair_f[order], pair_e[order], table[order]
+    row_start = np.searchsorted(pair_f, np.arange(n_src_vocab + 1))
+    rank = np.arange(len(pair_f)) - row_start[pair_f]
+    keep = (rank < keep_per_word) & (table > 1e-4)
+    pair_f, pair_e, table = pair_f[keep], pair_e[keep], table[keep]
+    return TranslationTable(
+        np.searchsorted(pair_f, np.arange(n_src_vocab + 1)).astype(np.int64),
+        pair_e.astype(np.int64),
+        table.astype(np.float64),
+    )
+
+
+def random_document(rng: np.random.Generator, n: int, vocabulary: int) -> list[str]:
+    words = [f"w{k}" for k in range(vocabulary)]
+    # Zipf-like word choice, so rows have ties, long rows and pruned entries.
+    weights = 1.0 / np.arange(1, vocabulary + 1)
+    weights /= weights.sum()
+    return [" ".join(rng.choice(words, size=int(rng.integers(0, 12)), p=weights)) for _ in range(n)]
+
+
+def assert_same_table(left: TranslationTable, right: TranslationTable) -> None:
+    assert np.array_equal(left.row_start, right.row_start)
+    assert np.array_equal(left.target, right.target)
+    assert np.array_equal(left.probability, right.probability)  # bit for bit
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_train_model1_matches_the_numpy_version(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 60))
+    src = encode(random_document(rng, n, int(rng.integers(2, 80))), "en")
+    tgt = encode(random_document(rng, n, int(rng.integers(2, 80))), "en")
+    pairs = [(x, int(rng.integers(n))) for x in range(n) if rng.random() < 0.8]
+    cues = cue_similarity(src.vocabulary, tgt.vocabulary)
+    iterations = int(rng.integers(0, 7))
+    cue_weight = float(rng.choice([0.0, 1.0, 5.0]))
+    keep_per_word = int(rng.choice([1, 3, 16]))
+    assert_same_table(
+        train_model1(
+            src,
+            tgt,
+            pairs,
+            cues,
+            iterations=iterations,
+            cue_weight=cue_weight,
+            keep_per_word=keep_per_word,
+        ),
+        reference_train_model1((src, tgt), pairs, cues, (iterations, cue_weight, keep_per_word)),
+    )
+
+
+def test_train_model1_without_pairs_or_cues() -> None:
+    src, tgt = encode(["a b", "c"], "en"), encode(["x", "y z"], "en")
+    for pairs, cues in (([], {}), ([], {(0, 1): 1.0}), ([(0, 1)], {})):
+        assert_same_table(
+            train_model1(src, tgt, pairs, cues), reference_train_model1((src, tgt), pairs, cues)
+        )
+
+
+def test_group_pairs_equals_np_unique() -> None:
+    rng = np.random.default_rng(7)
+    keys_f = rng.integers(0, 9, size=500)
+    keys_e = rng.integers(0, 13, size=500)
+    pair_f, pair_e, inverse = _group_pairs(keys_f, keys_e, 9, 13)
+    unique_keys, expected_inverse = np.unique(keys_f * 13 + keys_e, return_inverse=True)
+    assert np.array_equal(pair_f * 13 + pair_e, unique_keys)
+    assert np.array_equal(inverse, expected_inverse)
