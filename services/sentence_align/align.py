@@ -65,6 +65,36 @@ def align_segments(
     chunk; "hybrid" without its refinement round, ``hybrid.SEGMENT_SETTINGS``); "length" and
     "anchors" align each segment on its own.
     """
+    return _align_pooled(segments, method, src_lang, tgt_lang, refine=False)
+
+
+def align_corpus(
+    documents: Sequence[tuple[Sequence[str], Sequence[str]]],
+    *,
+    method: str = "hybrid",
+    src_lang: str | None = None,
+    tgt_lang: str | None = None,
+) -> list[list[Bead]]:
+    """Corpus mode (Moore 2002 trains Model 1 on the whole corpus being aligned): several
+    document pairs aligned in one run share one length model and one Model 1.
+
+    The length pass runs per document; Model 1 is trained on the confident 1-1 beads pooled
+    over all documents (unsupervised: no gold alignment is used), then every document is
+    realigned on its own, with the full ``align_sentences`` settings (for "hybrid" its
+    refinement round, again on the pooled beads). Each document's beads use its own 0-based
+    indices. "length" and "anchors" align each document on its own.
+    """
+    return _align_pooled(documents, method, src_lang, tgt_lang, refine=True)
+
+
+def _align_pooled(
+    segments: Sequence[tuple[Sequence[str], Sequence[str]]],
+    method: str,
+    src_lang: str | None,
+    tgt_lang: str | None,
+    *,
+    refine: bool,
+) -> list[list[Bead]]:
     if method not in METHODS:
         raise InvalidInput(f"unknown sentence alignment method {method!r}; use one of {METHODS}")
     if method in ("length", "anchors") or not all(src and tgt for src, tgt in segments):
@@ -74,10 +104,13 @@ def align_segments(
             for src, tgt in segments
         ]
     from services.sentence_align._two_pass import align_two_pass
-    from services.sentence_align.hybrid import SEGMENT_SETTINGS
+    from services.sentence_align.hybrid import HYBRID_SETTINGS, SEGMENT_SETTINGS
     from services.sentence_align.lexicon import lexicon_settings
 
-    settings = SEGMENT_SETTINGS if method == "hybrid" else lexicon_settings()
+    if method == "lexicon":
+        settings = lexicon_settings()
+    else:
+        settings = HYBRID_SETTINGS if refine else SEGMENT_SETTINGS
     cuts = [(0, 0)]
     for src, tgt in segments:
         cuts.append((cuts[-1][0] + len(src), cuts[-1][1] + len(tgt)))

@@ -25,26 +25,56 @@ def _read_sentences(path: Path, *, presplit: bool, lang: str | None) -> list[str
 
 
 def align_sentences_command(
-    src: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="source text")],
-    tgt: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="target text")],
+    texts: Annotated[
+        list[Path],
+        typer.Argument(
+            exists=True, dir_okay=False, help="SRC TGT, or several pairs SRC1 TGT1 SRC2 TGT2 ..."
+        ),
+    ],
     method: Annotated[str, typer.Option(help=_METHOD_HELP)] = "hybrid",
     src_lang: Annotated[str | None, typer.Option(help="source language (ISO 639-1)")] = None,
     tgt_lang: Annotated[str | None, typer.Option(help="target language (ISO 639-1)")] = None,
     presplit: Annotated[bool, typer.Option(help="each input line is one sentence")] = False,
+    corpus: Annotated[
+        bool,
+        typer.Option(
+            help="with several pairs: one length model and one Model 1 for all of them "
+            "(Moore's corpus mode); --no-corpus aligns each pair on its own"
+        ),
+    ] = True,
 ) -> None:
-    """Align the sentences of SRC and TGT; print one bead per line, `[i, j]:[k]<TAB>cost`."""
-    from services.sentence_align.align import align_sentences
+    """Align the sentences of SRC and TGT; print one bead per line, `[i, j]:[k]<TAB>cost`.
+
+    With several pairs, each pair's beads follow a `# SRC TGT` line."""
+    from services.sentence_align.align import align_corpus, align_sentences
     from services.sentence_align.beads import format_bead
 
-    src_sentences = _read_sentences(src, presplit=presplit, lang=src_lang)
-    tgt_sentences = _read_sentences(tgt, presplit=presplit, lang=tgt_lang)
-    try:
-        beads = align_sentences(
-            src_sentences, tgt_sentences, method=method, src_lang=src_lang, tgt_lang=tgt_lang
+    if len(texts) % 2:
+        raise typer.BadParameter("give the texts in pairs: SRC TGT [SRC TGT ...]")
+    paths = list(zip(texts[::2], texts[1::2], strict=True))
+    pairs = [
+        (
+            _read_sentences(src, presplit=presplit, lang=src_lang),
+            _read_sentences(tgt, presplit=presplit, lang=tgt_lang),
         )
+        for src, tgt in paths
+    ]
+    try:
+        if len(pairs) > 1 and corpus:
+            aligned = align_corpus(pairs, method=method, src_lang=src_lang, tgt_lang=tgt_lang)
+        else:
+            aligned = [
+                align_sentences(src, tgt, method=method, src_lang=src_lang, tgt_lang=tgt_lang)
+                for src, tgt in pairs
+            ]
     except InvalidInput as error:
         raise typer.BadParameter(str(error)) from None
-    typer.echo("\n".join(format_bead(bead) for bead in beads))
+    lines: list[str] = []
+    for (src_path, tgt_path), beads in zip(paths, aligned, strict=True):
+        if len(pairs) > 1:
+            lines.append(f"# {src_path} {tgt_path}")
+        lines += [format_bead(bead) for bead in beads]
+    typer.echo("\n".join(lines))
 
 
 def eval_beads_command(
