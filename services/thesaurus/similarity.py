@@ -309,11 +309,24 @@ def sim_matrix(mi: FloatArray) -> Float32Array:
     return np.nan_to_num(out, copy=False, nan=0.0)
 
 
-def similarity_matrix(counts: ClassCounts) -> SimilarityModel:
-    """SIM over all leaf pairs from the class counts; undefined where f(Ci) = 0 or f(Cj) = 0."""
+def similarity_matrix(
+    counts: ClassCounts, *, verb_weights: FloatArray | None = None
+) -> SimilarityModel:
+    """SIM over all leaf pairs from the class counts; undefined where f(Ci) = 0 or f(Cj) = 0.
+
+    ``verb_weights`` (one non-negative weight per verb, for the verb bootstrap of
+    services/thesaurus/trend.py): SIM = Σ_v w_v · sim(v, Ci, Cj) with MI from the unweighted
+    counts. Since min(|w·x|, |w·y|) = w·min(|x|, |y|) and w > 0 keeps the signs, this is SIM
+    computed from w_v · MI(v, C); which pairs are defined does not change.
+    """
     if not counts.leaf_ids:
         raise InvalidInput("the thesaurus has no leaf classes")
     verbs, classes, mi = _sparse_mutual_information(counts.counts)
+    if verb_weights is not None:
+        weights = np.asarray(verb_weights, dtype=np.float64)
+        if weights.shape != (len(counts.verbs),) or (weights < 0).any():
+            raise InvalidInput("verb_weights needs one non-negative weight per verb")
+        mi = mi * weights[verbs]
     n_verbs, n_classes = counts.counts.shape
     # A class is seen (f(C) > 0) exactly when it has a nonzero (verb, class) cell.
     values, rounds = _sim_over_seen(verbs, classes, mi, n_verbs, n_classes)
