@@ -53,6 +53,7 @@ import math
 
 import numpy as np
 from numba import njit
+from numba.misc.special import literally
 
 VITERBI = 0
 INSIDE = 1
@@ -74,9 +75,11 @@ INF = math.inf
 @njit(cache=True)
 def _plus(a: float, b: float, mode: int) -> float:
     # semiring sum on costs: min for Viterbi, -log(e^-a + e^-b) for inside
+    if mode == VITERBI:
+        return min(a, b)
     if a > b:
         a, b = b, a
-    if mode == VITERBI or b == INF:
+    if b == INF:
         return a
     return a - math.log1p(math.exp(a - b))
 
@@ -150,13 +153,21 @@ def _span_g_unit(g, fp, w, t, c):
 
 
 @njit(cache=True)
-def _scan(fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, mode, c, X, PU):
+def _scan(mode, fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, c, X, PU):
     """Fill X[state, a, b] for the forest fp.CF[f_lo:f_hi] against gp.CF[g_lo:g_hi].
 
+    ``mode`` must be a constant at the call site: numba compiles one version of the scan per
+    mode (``literally``) and drops the other semiring's branches, so the Viterbi scans carry no
+    test of the mode per term.
     Plane ST_TOT holds the semiring sum of the four states of each finished cell. Every state
-    of every cell is written (no separate INF fill). Per-row values of the F-tree are read
-    once per row: stores into X could alias the model arrays, so the compiler cannot hoist them.
+    of every cell is written (no separate INF fill); the states of the cell to the left are
+    kept in registers along a row. The span sums run over interleaved accumulators (four for
+    SpanF, two for SpanG), which breaks the loop-carried dependency of one running sum: these
+    loops are most of the decoder's time. A minimum of the same floats does not depend on the
+    order it is taken in (costs are finite or +inf and only added, so no NaN arises): Viterbi
+    tables are the same to the bit as with one running minimum.
     """
+    literally(mode)
     ptr1, idx1, ptr2, idx2, int1, int2 = c[0], c[1], c[2], c[3], c[4], c[5]
     del1, del2, sub1, sub2 = c[14], c[15], c[16], c[17]
     SG, SF, sg_row, sg_off, sf_row, sf_off = c[19], c[20], c[21], c[22], c[23], c[24]
@@ -173,16 +184,14 @@ def _scan(fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, mode,
         g = idx2[g_first + b - 1]
         X[ST_SB, 0, b] = INF
         X[ST_F, 0, b] = INF
-        X[ST_GSB, 0, b] = INF
-        X[ST_GF, 0, b] = INF
+        gsb = INF
+        gf = INF
         if not (tight_g and b == 1):
-            X[ST_GSB, 0, b] = sub2[g] + _plus(X[ST_SB, 0, b - 1], X[ST_GSB, 0, b - 1], mode)
-            X[ST_GF, 0, b] = sub2[g] + _plus(X[ST_F, 0, b - 1], X[ST_GF, 0, b - 1], mode)
-        X[ST_TOT, 0, b] = _plus(
-            _plus(X[ST_SB, 0, b], X[ST_F, 0, b], mode),
-            _plus(X[ST_GSB, 0, b], X[ST_GF, 0, b], mode),
-            mode,
-        )
+            gsb = sub2[g] + _plus(X[ST_SB, 0, b - 1], X[ST_GSB, 0, b - 1], mode)
+            gf = sub2[g] + _plus(X[ST_F, 0, b - 1], X[ST_GF, 0, b - 1], mode)
+        X[ST_GSB, 0, b] = gsb
+        X[ST_GF, 0, b] = gf
+        X[ST_TOT, 0, b] = _plus(gsb, gf, mode)
     for a in range(1, M + 1):
         t = f_lo + a - 1  # index of the F-tree among fp's children
         f = idx1[ptr1[fp] + t]
@@ -191,40 +200,52 @@ def _scan(fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, mode,
         f_wide = wide1[f]
         del_f = not (tight_f and a == 1)
         span_f = int1[f] >= 0 and not (no_span_first and a == 1)
-        # SG entries of one range end are consecutive; single-sibling spans stored at v
         f_base = sg_row[f] + sg_off[1 if f_wide > 1 else 0, gp] + g_lo - 1
         g_wide_base = sf_off[1, fp] + (t * (t + 1)) // 2 + f_lo - 1
         g_single_base = sf_off[0, fp] + t
         X[ST_SB, a, 0] = INF
-        X[ST_F, a, 0] = INF
         X[ST_GSB, a, 0] = INF
         X[ST_GF, a, 0] = INF
+        f0 = INF
         if del_f:  # DelF after SB or DelF only (rule b)
-            X[ST_F, a, 0] = f_sub + _plus(X[ST_SB, a - 1, 0], X[ST_F, a - 1, 0], mode)
-        X[ST_TOT, a, 0] = _plus(
-            _plus(X[ST_SB, a, 0], X[ST_F, a, 0], mode),
-            _plus(X[ST_GSB, a, 0], X[ST_GF, a, 0], mode),
-            mode,
-        )
+            f0 = f_sub + _plus(X[ST_SB, a - 1, 0], X[ST_F, a - 1, 0], mode)
+        X[ST_F, a, 0] = f0
+        X[ST_TOT, a, 0] = f0
+        sb_left = INF  # states of cell (a, b - 1), kept in registers along the row
+        f_left = f0
+        gsb_left = INF
+        gf_left = INF
         for b in range(1, N + 1):
             g = idx2[g_first + b - 1]
-            X[ST_F, a, b] = INF
-            X[ST_GSB, a, b] = INF
-            X[ST_GF, a, b] = INF
+            f_here = INF
+            gsb = INF
+            gf = INF
             if del_f:
-                X[ST_F, a, b] = f_sub + _plus(X[ST_SB, a - 1, b], X[ST_F, a - 1, b], mode)
+                f_here = f_sub + _plus(X[ST_SB, a - 1, b], X[ST_F, a - 1, b], mode)
             if not (tight_g and b == 1):
-                X[ST_GSB, a, b] = sub2[g] + _plus(X[ST_SB, a, b - 1], X[ST_GSB, a, b - 1], mode)
-                X[ST_GF, a, b] = sub2[g] + _plus(X[ST_F, a, b - 1], X[ST_GF, a, b - 1], mode)
+                gsb = sub2[g] + _plus(sb_left, gsb_left, mode)
+                gf = sub2[g] + _plus(f_left, gf_left, mode)
             diagonal = X[ST_TOT, a - 1, b - 1]
             best = diagonal + PU[t, g_lo + b - 1]  # (4) with (1)
             if span_f:  # (5): SpanF(f, G[b0..b])
                 if f_wide > 1:
                     v = g_lo + b - 1
                     row = f_base + (v * (v + 1)) // 2
-                    acc = INF
-                    for b0 in range(max(1, b - f_wide + 1), b + 1):
-                        acc = _plus(acc, X[ST_TOT, a - 1, b0 - 1] + SG[row + b0], mode)
+                    b0 = max(1, b - f_wide + 1)
+                    acc0 = INF
+                    acc1 = INF
+                    acc2 = INF
+                    acc3 = INF
+                    while b0 + 3 <= b:
+                        acc0 = _plus(acc0, X[ST_TOT, a - 1, b0 - 1] + SG[row + b0], mode)
+                        acc1 = _plus(acc1, X[ST_TOT, a - 1, b0] + SG[row + b0 + 1], mode)
+                        acc2 = _plus(acc2, X[ST_TOT, a - 1, b0 + 1] + SG[row + b0 + 2], mode)
+                        acc3 = _plus(acc3, X[ST_TOT, a - 1, b0 + 2] + SG[row + b0 + 3], mode)
+                        b0 += 4
+                    while b0 <= b:
+                        acc0 = _plus(acc0, X[ST_TOT, a - 1, b0 - 1] + SG[row + b0], mode)
+                        b0 += 1
+                    acc = _plus(_plus(acc0, acc1, mode), _plus(acc2, acc3, mode), mode)
                 else:
                     acc = diagonal + SG[f_base + b]
                 best = _plus(best, f_del + acc, mode)
@@ -232,18 +253,28 @@ def _scan(fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, mode,
                 g_wide = wide2[g]
                 if g_wide > 1:
                     row = sf_row[g] + g_wide_base
-                    acc = INF
-                    for a0 in range(max(1, a - g_wide + 1), a + 1):
-                        acc = _plus(acc, X[ST_TOT, a0 - 1, b - 1] + SF[row + a0], mode)
+                    a0 = max(1, a - g_wide + 1)
+                    acc0 = INF
+                    acc1 = INF
+                    while a0 + 1 <= a:
+                        acc0 = _plus(acc0, X[ST_TOT, a0 - 1, b - 1] + SF[row + a0], mode)
+                        acc1 = _plus(acc1, X[ST_TOT, a0, b - 1] + SF[row + a0 + 1], mode)
+                        a0 += 2
+                    if a0 == a:
+                        acc0 = _plus(acc0, X[ST_TOT, a0 - 1, b - 1] + SF[row + a0], mode)
+                    acc = _plus(acc0, acc1, mode)
                 else:
                     acc = diagonal + SF[sf_row[g] + g_single_base]
                 best = _plus(best, del2[g] + acc, mode)
             X[ST_SB, a, b] = best
-            X[ST_TOT, a, b] = _plus(
-                _plus(X[ST_SB, a, b], X[ST_F, a, b], mode),
-                _plus(X[ST_GSB, a, b], X[ST_GF, a, b], mode),
-                mode,
-            )
+            X[ST_F, a, b] = f_here
+            X[ST_GSB, a, b] = gsb
+            X[ST_GF, a, b] = gf
+            X[ST_TOT, a, b] = _plus(_plus(best, f_here, mode), _plus(gsb, gf, mode), mode)
+            sb_left = best
+            f_left = f_here
+            gsb_left = gsb
+            gf_left = gf
     return M, N
 
 
@@ -261,6 +292,7 @@ def forward(order1, order2, mode, c, X, PU):
     AF, SG, SF, sg_row, sg_off, sf_row, sf_off = c[18], c[19], c[20], c[21], c[22], c[23], c[24]
     wide1, wide2, banded = c[31], c[32], c[26] < INF
     zero, no, yes = _runtime_constants()
+    viterbi = mode == VITERBI
     virtual1 = order1[-1]
     virtual2 = order2[-1]
     for fp in order1:
@@ -307,14 +339,20 @@ def forward(order1, order2, mode, c, X, PU):
                 continue
             _fill_pair_units(fp, gp, c, PU)
             if (fp == virtual1) == (gp == virtual2):
-                _scan(fp, gp, zero, m, zero, n, no, no, no, mode, c, X, PU)
+                if viterbi:
+                    _scan(VITERBI, fp, gp, zero, m, zero, n, no, no, no, c, X, PU)
+                else:
+                    _scan(INSIDE, fp, gp, zero, m, zero, n, no, no, no, c, X, PU)
                 AF[int1[fp], int2[gp]] = X[ST_TOT, m, n]
             if fp != virtual1:
                 wide = 1 if wide1[fp] > 1 else 0
                 base = sg_row[fp] + sg_off[wide, gp]
                 for w in range(n):
                     g_hi = min(n, w + wide1[fp])
-                    _scan(fp, gp, zero, m, w, g_hi, no, yes, no, mode, c, X, PU)
+                    if viterbi:
+                        _scan(VITERBI, fp, gp, zero, m, w, g_hi, no, yes, no, c, X, PU)
+                    else:
+                        _scan(INSIDE, fp, gp, zero, m, w, g_hi, no, yes, no, c, X, PU)
                     for b in range(1, g_hi - w + 1):
                         SG[base + _rindex(w, w + b - 1, n, wide)] = _plus(
                             X[ST_SB, m, b], X[ST_F, m, b], mode
@@ -325,12 +363,18 @@ def forward(order1, order2, mode, c, X, PU):
                 for w in range(m):
                     f_hi = min(m, w + wide2[gp])
                     if f_hi - w >= 2:  # ranges of two or more F-trees (one: FT1 below)
-                        _scan(fp, gp, w, f_hi, zero, n, yes, no, no, mode, c, X, PU)
+                        if viterbi:
+                            _scan(VITERBI, fp, gp, w, f_hi, zero, n, yes, no, no, c, X, PU)
+                        else:
+                            _scan(INSIDE, fp, gp, w, f_hi, zero, n, yes, no, no, c, X, PU)
                     for a in range(2, f_hi - w + 1):
                         SF[base + _rindex(w, w + a - 1, m, wide)] = _plus(
                             X[ST_SB, a, n], X[ST_GSB, a, n], mode
                         )
-                    _scan(fp, gp, w, w + 1, zero, n, yes, no, yes, mode, c, X, PU)
+                    if viterbi:
+                        _scan(VITERBI, fp, gp, w, w + 1, zero, n, yes, no, yes, c, X, PU)
+                    else:
+                        _scan(INSIDE, fp, gp, w, w + 1, zero, n, yes, no, yes, c, X, PU)
                     SF[base + _rindex(w, w, m, wide)] = _plus(X[ST_SB, 1, n], X[ST_GSB, 1, n], mode)
 
 
@@ -369,7 +413,6 @@ def _push(tasks, row, fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_
 def viterbi_pairs(V1, V2, c, X, PU, pairs):
     """Trace the optimal alignment back from AF[V1, V2]; returns the number of node pairs."""
     ptr1, idx1, ptr2, idx2, int1, int2, max_span = c[0], c[1], c[2], c[3], c[4], c[5], c[25]
-    mode = np.int64(VITERBI)
     # task: fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, end_a, end_b, mask
     tasks = np.empty((pairs.shape[0] * 2 + 16, 12), dtype=np.int64)
     n_tasks = 1
@@ -396,7 +439,7 @@ def viterbi_pairs(V1, V2, c, X, PU, pairs):
             tasks[n_tasks, 11],
         )
         _fill_pair_units(fp, gp, c, PU)
-        _scan(fp, gp, f_lo, f_hi, g_lo, g_hi, tf == 1, tg == 1, nsf == 1, mode, c, X, PU)
+        _scan(VITERBI, fp, gp, f_lo, f_hi, g_lo, g_hi, tf == 1, tg == 1, nsf == 1, c, X, PU)
         s = _best_state(X, a, b, mask)
         while a > 0 or b > 0:
             f = idx1[ptr1[fp] + f_lo + a - 1] if a > 0 else -1
@@ -582,7 +625,6 @@ def outside(order1, order2, c, X, PU, GX, grads):
     SG, SF, sg_row, sg_off, sf_row, sf_off = c[19], c[20], c[21], c[22], c[23], c[24]
     g_AF, g_SG, g_SF = grads[0], grads[1], grads[2]
     zero, no, yes = _runtime_constants()
-    mode = np.int64(INSIDE)
     virtual1 = order1[-1]
     virtual2 = order2[-1]
     g_AF[int1[virtual1], int2[virtual2]] = 1.0
@@ -600,7 +642,7 @@ def outside(order1, order2, c, X, PU, GX, grads):
                 continue
             _fill_pair_units(fp, gp, c, PU)
             if (fp == virtual1) == (gp == virtual2) and g_AF[int1[fp], int2[gp]] != 0.0:
-                _scan(fp, gp, zero, m, zero, n, no, no, no, mode, c, X, PU)
+                _scan(INSIDE, fp, gp, zero, m, zero, n, no, no, no, c, X, PU)
                 GX[:, : m + 1, : n + 1] = 0.0
                 GX[4, m, n] = g_AF[int1[fp], int2[gp]]
                 _backward_scan(fp, gp, zero, m, zero, n, no, no, no, c, X, PU, GX, grads)
@@ -614,7 +656,7 @@ def outside(order1, order2, c, X, PU, GX, grads):
                         any_grad = any_grad or g_SG[base + _rindex(w, w + b - 1, n, wide)] != 0.0
                     if not any_grad:
                         continue
-                    _scan(fp, gp, zero, m, w, g_hi, no, yes, no, mode, c, X, PU)
+                    _scan(INSIDE, fp, gp, zero, m, w, g_hi, no, yes, no, c, X, PU)
                     GX[:, : m + 1, : g_hi - w + 1] = 0.0
                     for b in range(1, g_hi - w + 1):
                         gv = g_SG[base + _rindex(w, w + b - 1, n, wide)]
@@ -633,7 +675,7 @@ def outside(order1, order2, c, X, PU, GX, grads):
                     for a in range(2, f_hi - w + 1):
                         any_grad = any_grad or g_SF[base + _rindex(w, w + a - 1, m, wide)] != 0.0
                     if any_grad:
-                        _scan(fp, gp, w, f_hi, zero, n, yes, no, no, mode, c, X, PU)
+                        _scan(INSIDE, fp, gp, w, f_hi, zero, n, yes, no, no, c, X, PU)
                         GX[:, : f_hi - w + 1, : n + 1] = 0.0
                         for a in range(2, f_hi - w + 1):
                             gv = g_SF[base + _rindex(w, w + a - 1, m, wide)]
@@ -646,7 +688,7 @@ def outside(order1, order2, c, X, PU, GX, grads):
                     gv = g_SF[base + _rindex(w, w, m, wide)]
                     out = SF[base + _rindex(w, w, m, wide)]
                     if gv != 0.0 and out < INF:
-                        _scan(fp, gp, w, w + 1, zero, n, yes, no, yes, mode, c, X, PU)
+                        _scan(INSIDE, fp, gp, w, w + 1, zero, n, yes, no, yes, c, X, PU)
                         GX[:, :2, : n + 1] = 0.0
                         for s in (ST_SB, ST_GSB):
                             if X[s, 1, n] < INF:
