@@ -45,7 +45,6 @@ from services.sentence_align.beads import parse_beads
 from services.sentence_align.splitter import split_sentences
 from services.tree_align.align import (
     CONFIDENT_COST,
-    DEFAULT_MAX_GAP,
     DEFAULT_REFINEMENTS,
     REFINE_CONFIDENT_COST,
     ChunkComponent,
@@ -222,7 +221,8 @@ class Variant:
     fold_inline: bool = True
     attach_wrapped: bool = True
     band: float | None = None
-    max_gap: int = DEFAULT_MAX_GAP
+    max_gap: int | None = None  # None: chunk_components' default
+    link_cost: float | None = None  # None: chunk_components' default
     lexical: bool = True  # the second pass with the page-trained lexical Pr_text
     confident_cost: float = CONFIDENT_COST
     lexical_weight: float = DEFAULT_LEXICAL_WEIGHT
@@ -266,7 +266,7 @@ def run_variant(
     seconds = time.perf_counter() - started
     components = chunk_components(
         *trees, alignment, model, attach_wrapped=variant.attach_wrapped, max_gap=variant.max_gap,
-        gap_threshold=variant.gap_threshold,
+        gap_threshold=variant.gap_threshold, link_cost=variant.link_cost,
     )  # fmt: skip
     chunks = (text_chunks(trees[0]), text_chunks(trees[1]))
     output: list[StringBead] = []
@@ -295,9 +295,14 @@ class Tally:
             )  # fmt: skip
 
 
-def run_document(doc: str, seed: int, tally: Tally) -> None:
-    """Generate one document's page pair and score the flat path and every variant on it."""
+def run_document(doc: str, seed: int, tally: Tally, part: tuple[int, int] = (0, 1)) -> None:
+    """Generate one document's page pair and score the flat path and every variant on it.
+
+    ``part`` (k, n): only the k-th of n consecutive equal runs of the document's beads.
+    """
     de, fr, beads = load(doc)
+    size = -(-len(beads) // part[1])
+    beads = beads[part[0] * size : (part[0] + 1) * size]
     rng = random.Random(seed)
     paragraphs = paragraphs_from_beads(beads, rng)
     pages = (
@@ -341,9 +346,16 @@ def main() -> None:
     parser.add_argument(
         "--seeds", type=int, nargs="+", default=[SEED, SEED + 1], help="dev page seeds"
     )
+    parser.add_argument(
+        "--parts",
+        type=int,
+        default=1,
+        help="cut the dev document into this many page pairs (4: ~105 beads each, test-sized)",
+    )
     args = parser.parse_args()
     if args.dev is not None:
-        dev([tuple(float(v) for v in setting.split(":")) for setting in args.dev], args.seeds)
+        settings = [tuple(float(v) for v in setting.split(":")) for setting in args.dev]
+        dev(settings, args.seeds, args.parts)
         return
     tally = Tally(VARIANTS)
     for k, doc in enumerate(DOCS):
@@ -352,8 +364,12 @@ def main() -> None:
     write_report(tally.flat, tally.tree, tally.nodes, tally.seconds, tally.rows)
 
 
-def dev(settings: Sequence[tuple[float, ...]], seeds: Sequence[int]) -> None:
-    """Dev-document scores (page seeds ``seeds``) of the one-pass path and lexical settings."""
+def dev(settings: Sequence[tuple[float, ...]], seeds: Sequence[int], parts: int = 1) -> None:
+    """Dev-document scores (page seeds ``seeds``) of the one-pass path and lexical settings.
+
+    ``parts`` > 1: the dev document is cut into that many page pairs per seed (pages the
+    size of the test documents, where Model 1 trains on fewer words), scores summed.
+    """
     variants = [Variant("one pass", lexical=False)] + [
         Variant(
             f"lexical w={w} confident<{c} offset {o} gap<{g} refine {int(r)}x<{rc}",
@@ -368,7 +384,8 @@ def dev(settings: Sequence[tuple[float, ...]], seeds: Sequence[int]) -> None:
     ]
     for seed in seeds:
         tally = Tally(variants)
-        run_document("dev", seed, tally)
+        for k in range(parts):
+            run_document("dev", seed, tally, (k, parts))
         for variant in variants:
             nodes = tally.nodes[variant.name]
             print(

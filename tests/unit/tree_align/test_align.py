@@ -97,3 +97,22 @@ def test_a_paragraph_split_in_two_between_pairs_fills_the_gap() -> None:
         ((1,), (1, 2)),
         ((2,), (3,)),
     ]
+
+
+def test_leaf_pairs_at_or_above_the_link_cost_link_nothing() -> None:
+    from services.tree_align.align import chunk_components
+    from services.tree_align.html_tree import NODE_ELEMENT
+
+    folded = block_tree(parse_html(SRC)), block_tree(parse_html(TGT))
+    model = initial_model(sorted(set(folded[0].label_names) | set(folded[1].label_names)))
+    alignment = align_trees(*folded, model)
+    is_text = (folded[0].kinds[alignment.pairs[:, 0]] != NODE_ELEMENT) & (
+        folded[1].kinds[alignment.pairs[:, 1]] != NODE_ELEMENT
+    )
+    costs = sorted(float(c) for c in alignment.pair_costs[is_text])
+    assert len(costs) >= 3 and costs[-2] < costs[-1]
+    linked = chunk_components(*folded, alignment, model, max_gap=0)
+    limited = chunk_components(*folded, alignment, model, max_gap=0, link_cost=costs[-1])
+    assert len(linked) == len(costs)
+    assert sorted(c.cost for c in limited) == costs[:-1]  # only the costliest pair is gone
+    assert chunk_components(*folded, alignment, model, max_gap=0, link_cost=costs[0]) == []
