@@ -32,6 +32,7 @@ from benchmarks.sentence_align_length import (
     DocumentPair,
     Row,
     evaluate,
+    evaluate_batch,
     galechurch_aligner,
     load,
     machine_note,
@@ -45,6 +46,7 @@ from services.sentence_align.evaluate import score_documents
 
 RESULT = REPO / "benchmarks" / "results" / "sentence_align.md"
 SEED = int(os.environ.get("PARAMINE_SEED", "20240607"))
+DEV_PARTS = 4  # pseudo-documents of the multi-document dev setting
 LARGE_SENTENCES = int(os.environ.get("PARAMINE_LARGE_SENTENCES", "100000"))
 
 
@@ -141,8 +143,23 @@ def dev_diagnosis(documents: Sequence[DocumentPair]) -> list[str]:
     ]
 
 
+def corpus_row(method: str, documents: Sequence[DocumentPair]) -> Row:
+    """``method`` in corpus mode: one align_corpus call for all documents (one length model
+    and one Model 1 trained on the pooled confident beads; no gold used)."""
+    from services.sentence_align.align import align_corpus
+
+    def align_all(docs: Sequence[DocumentPair]) -> list[list[Bead]]:
+        pairs = [(doc.src, doc.tgt) for doc in docs]
+        return align_corpus(pairs, method=method, src_lang="de", tgt_lang="fr")
+
+    return evaluate_batch(f"paramine {method} (corpus mode)", align_all, documents)
+
+
 def rows_for(documents: Sequence[DocumentPair]) -> list[Row]:
+    """Per-document rows of every aligner; corpus-mode rows when there are several documents."""
+    corpus = [corpus_row(method, documents) for method in ("hybrid", "lexicon")]
     return [
+        *(corpus if len(documents) > 1 else []),
         evaluate("paramine hybrid", paramine_aligner("hybrid"), documents),
         evaluate("paramine lexicon", paramine_aligner("lexicon"), documents),
         evaluate("paramine length", paramine_aligner("length"), documents),
@@ -151,10 +168,49 @@ def rows_for(documents: Sequence[DocumentPair]) -> list[Row]:
     ]
 
 
-def speed_goal_line(hybrid: Row) -> str:
+def dev_chunks(document: DocumentPair, parts: int) -> list[DocumentPair]:
+    """The dev document cut into ``parts`` pseudo-documents of about equal numbers of gold
+    beads (cut at gold bead boundaries; sentences outside the gold stay where they are), a
+    multi-document dev setting with documents about as short as the test documents."""
+    size = -(-len(document.gold) // parts)
+    groups = [document.gold[k : k + size] for k in range(0, len(document.gold), size)]
+    cuts = [(0, 0)]
+    for group in groups[1:]:
+        cuts.append(
+            (
+                next((b.src[0] for b in group if b.src), cuts[-1][0]),
+                next((b.tgt[0] for b in group if b.tgt), cuts[-1][1]),
+            )
+        )
+    cuts.append((len(document.src), len(document.tgt)))
+    return [
+        DocumentPair(
+            f"{document.name}.{k}",
+            document.src[x0:x1],
+            document.tgt[y0:y1],
+            [Bead(tuple(i - x0 for i in b.src), tuple(j - y0 for j in b.tgt)) for b in group],
+        )
+        for k, (group, (x0, y0), (x1, y1)) in enumerate(
+            zip(groups, cuts[:-1], cuts[1:], strict=True)
+        )
+    ]
+
+
+def chunk_rows(documents: Sequence[DocumentPair]) -> list[Row]:
+    """Hybrid and lexicon on the dev chunks, per document and in corpus mode."""
+    return [
+        corpus_row("hybrid", documents),
+        evaluate("paramine hybrid", paramine_aligner("hybrid"), documents),
+        corpus_row("lexicon", documents),
+        evaluate("paramine lexicon", paramine_aligner("lexicon"), documents),
+        evaluate("galechurch", galechurch_aligner, documents),
+    ]
+
+
+def speed_goal_line(hybrid: Row, mode: str) -> str:
     """The throughput goal on wall time, with the CPU-time rate beside it."""
     wall, cpu = hybrid.sentences_per_second, hybrid.cpu_sentences_per_second
-    head = f"- at >= 2,000 sentences/s (test): {wall:,.0f} wall, {cpu:,.0f} on CPU time"
+    head = f"- at >= 2,000 sentences/s (test, {mode}): {wall:,.0f} wall, {cpu:,.0f} on CPU time"
     if wall >= 2000:
         return head + " — **met**."
     if cpu >= 2000:
@@ -179,9 +235,12 @@ def large_goal_line(result: dict[str, float]) -> str:
 def main() -> None:
     dev, test = load(["dev"]), load(TEST)
     dev_rows, test_rows = rows_for(dev), rows_for(test)
+    chunks = dev_chunks(dev[0], DEV_PARTS)
+    chunk_table = chunk_rows(chunks)
     large = {method: large_in_child(method) for method in ("length", "hybrid")}
     pages, pages_note = page_rows()
-    hybrid = test_rows[0]
+    by_name = {row.name: row for row in test_rows}
+    hybrid, hybrid_corpus = by_name["paramine hybrid"], by_name["paramine hybrid (corpus mode)"]
     hybrid_large = large["hybrid"]
     report = [
         "# Sentence alignment: length, lexicon, hybrid vs galechurch and NLTK",
@@ -205,6 +264,15 @@ def main() -> None:
         "the path touches its edge. Documents over 2,000 source sentences get their length "
         "pass by sliding windows (1,000 source sentences with a free end, first half kept).",
         "",
+        "Modes: rows without a mark align each document on its own (per-document mode, "
+        "as `align_sentences`). Rows marked *(corpus mode)* align all documents of the set "
+        "in one `align_corpus` call (`paramine align-sentences` with several pairs): the "
+        "length pass runs per document, one length model and one Model 1 are trained on the "
+        "confident 1-1 beads pooled over all documents (Moore 2002 trains on the whole "
+        "corpus being aligned), then each document is realigned on its own. This is "
+        "unsupervised: no gold alignment is used, only the test text itself, as in the "
+        "per-document mode. Settings were chosen on dev only (see the dev-chunks section).",
+        "",
         "## Test (test0..6)",
         "",
         *table(test_rows, "galechurch"),
@@ -214,6 +282,20 @@ def main() -> None:
         *table(dev_rows, "galechurch"),
         "",
         *dev_diagnosis(dev),
+        "",
+        f"## Dev in {DEV_PARTS} pseudo-documents (multi-document dev setting)",
+        "",
+        f"The dev document cut at gold bead boundaries into {DEV_PARTS} documents of "
+        f"{', '.join(str(len(doc.src)) for doc in chunks)} German sentences (test documents "
+        "have 36-293), to compare per-document and corpus mode on dev. The hybrid settings "
+        "were also checked here (1, 2, 3, 4 and 6 parts in corpus mode): the committed "
+        "settings stayed best (EM 10/20 iterations, lexical weight 0.2/0.4, eps 0.05/0.2, "
+        "cue weight 2/10, shape cost 1.5/3, two refinements: each equal or lower), and "
+        "shape priors re-estimated from the lexical pass's beads (hard EM over shapes, "
+        "10-1,000 pseudo-counts) lowered dev F1 by 2-4 points, so they were not kept "
+        "(a one-off check, not part of this rerun).",
+        "",
+        *table(chunk_table, "galechurch"),
         "",
         "## Long document (synthetic, built at run time from real dev+test beads)",
         "",
@@ -240,9 +322,12 @@ def main() -> None:
         "",
         "## Goals (issue 4)",
         "",
-        f"- hybrid strict F1 >= 0.90 on test: {hybrid.scores.f1_strict:.3f} — "
-        f"**{'met' if hybrid.scores.f1_strict >= 0.90 else 'not met'}**.",
-        speed_goal_line(hybrid),
+        f"- hybrid strict F1 >= 0.90 on test: per-document mode {hybrid.scores.f1_strict:.3f} "
+        f"— **{'met' if hybrid.scores.f1_strict >= 0.90 else 'NOT met'}**; corpus mode "
+        f"{hybrid_corpus.scores.f1_strict:.3f} — "
+        f"**{'met' if hybrid_corpus.scores.f1_strict >= 0.90 else 'NOT met'}**.",
+        speed_goal_line(hybrid, "per-document mode"),
+        speed_goal_line(hybrid_corpus, "corpus mode"),
         large_goal_line(hybrid_large),
         f"- about 20 ms CPU per page pair in the handler: {pages[0].cpu_ms:.1f} ms — "
         f"**{'met' if pages[0].cpu_ms <= 20 else 'not met'}**.",
