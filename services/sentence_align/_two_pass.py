@@ -22,6 +22,8 @@ from services.sentence_align.beads import Bead
 # Windows with at most this many sentences a side are searched in full (exact and cheaper
 # than building a band); page chunks and short documents take this path.
 FULL_BAND_SIZE = 24
+# Bead shapes of the coarse exhaustive pass (see ``coarse_cells``).
+COARSE_SHAPES = frozenset({(1, 0), (0, 1), (1, 1), (1, 2), (2, 1)})
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,10 @@ class LexicalSettings:
     em_iterations: int = 5  # EM iterations of Model 1
     refinement_margin: int = 4  # margin around the lexical pass's path in refinements
     refinement_share: float = 0.8  # confident_share of the refinements' Model 1 training
+    # Windows of at most this many DP cells (n x m) also get a coarse exhaustive pass (the
+    # COARSE_SHAPES only) and the band covers its path too: the length pass's path can lie
+    # far from the lexical optimum, which a band around it alone then misses. 0: off.
+    coarse_cells: int = 0
 
 
 def confident_pairs(beads: Sequence[Bead], share: float, limit: int) -> list[tuple[int, int]]:
@@ -100,28 +106,54 @@ def _align_window(
     the new path runs along the band's edge (the band must not cut the best path off)."""
     x0, x1, y0, y1 = bounds
     n, m = x1 - x0, y1 - y0
-    src_window = lexicon.slice_side(src_side, x0, x1)
-    tgt_window = lexicon.slice_side(tgt_side, y0, y1)
+    sides = (lexicon.slice_side(src_side, x0, x1), lexicon.slice_side(tgt_side, y0, y1))
     margin = settings.margin
+    guides = [path_cells]
+    if max(n, m) > FULL_BAND_SIZE and n * m <= settings.coarse_cells:
+        coarse = replace(
+            model,
+            shapes=tuple(shape for shape in model.shapes if shape in COARSE_SHAPES),
+            shape_cost=tuple(
+                cost
+                for shape, cost in zip(model.shapes, model.shape_cost, strict=True)
+                if shape in COARSE_SHAPES
+            ),
+        )
+        coarse_beads = _lexical_dp(sides, tables, coarse, settings, cums, dp.full_band(n, m))
+        guides.append(length.beads_to_cells(coarse_beads))
     while True:
         if max(n, m) <= FULL_BAND_SIZE:
             band = dp.full_band(n, m)  # small window: the whole table costs less than a band
         else:
-            band = dp.band_around_path(path_cells, n, m, margin)
-        llr, row_first = lexicon.band_llr(
-            src_window, tgt_window, tables, band, settings.epsilon, model.shapes
-        )
-        beads = length.run_dp(
-            cums[0], cums[1], model, band,
-            extra=-settings.lexical_weight * llr,
-            extra_row=row_first,
-            length_weight=_length_weights(settings, model),
-        )  # fmt: skip
+            bands = [dp.band_around_path(cells, n, m, margin) for cells in guides]
+            band = (
+                np.minimum.reduce([low for low, _ in bands]),
+                np.maximum.reduce([high for _, high in bands]),
+            )
+        beads = _lexical_dp(sides, tables, model, settings, cums, band)
         low, high = band
         full = bool(np.all(low == 0) and np.all(high == m))
         if full or not dp.path_touches_edge(length.beads_to_cells(beads)[1:], low, high, m):
             return beads
         margin *= 2
+
+
+def _lexical_dp(
+    sides: tuple[lexicon.EncodedSide, lexicon.EncodedSide],
+    tables: tuple[lexicon.TranslationTable, lexicon.TranslationTable | None],
+    model: length.LengthModel,
+    settings: LexicalSettings,
+    cums: tuple[dp.IntArray, dp.IntArray],
+    band: tuple[dp.IntArray, dp.IntArray],
+) -> list[Bead]:
+    """The length + lexical program of one window over ``band``."""
+    llr, row_first = lexicon.band_llr(*sides, tables, band, settings.epsilon, model.shapes)
+    return length.run_dp(
+        cums[0], cums[1], model, band,
+        extra=-settings.lexical_weight * llr,
+        extra_row=row_first,
+        length_weight=_length_weights(settings, model),
+    )  # fmt: skip
 
 
 def train_tables(
