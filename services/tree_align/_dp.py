@@ -200,6 +200,8 @@ def _scan(mode, fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first,
         f_wide = wide1[f]
         del_f = not (tight_f and a == 1)
         span_f = int1[f] >= 0 and not (no_span_first and a == 1)
+        # G-tight scans: row 0 is +inf past (0, 0), so in row 1 a span can only start at b0 = 1
+        first_row = tight_g and a == 1
         f_base = sg_row[f] + sg_off[1 if f_wide > 1 else 0, gp] + g_lo - 1
         g_wide_base = sf_off[1, fp] + (t * (t + 1)) // 2 + f_lo - 1
         g_single_base = sf_off[0, fp] + t
@@ -218,6 +220,8 @@ def _scan(mode, fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first,
         for b in range(1, N + 1):
             g = idx2[g_first + b - 1]
             f_here = INF
+            # F-tight scans: column 0 is +inf past (0, 0): a span in column 1 starts at a0 = 1
+            first_column = tight_f and b == 1
             gsb = INF
             gf = INF
             if del_f:
@@ -232,17 +236,18 @@ def _scan(mode, fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first,
                     v = g_lo + b - 1
                     row = f_base + (v * (v + 1)) // 2
                     b0 = max(1, b - f_wide + 1)
+                    b_top = 1 if first_row else b
                     acc0 = INF
                     acc1 = INF
                     acc2 = INF
                     acc3 = INF
-                    while b0 + 3 <= b:
+                    while b0 + 3 <= b_top:
                         acc0 = _plus(acc0, X[ST_TOT, a - 1, b0 - 1] + SG[row + b0], mode)
                         acc1 = _plus(acc1, X[ST_TOT, a - 1, b0] + SG[row + b0 + 1], mode)
                         acc2 = _plus(acc2, X[ST_TOT, a - 1, b0 + 1] + SG[row + b0 + 2], mode)
                         acc3 = _plus(acc3, X[ST_TOT, a - 1, b0 + 2] + SG[row + b0 + 3], mode)
                         b0 += 4
-                    while b0 <= b:
+                    while b0 <= b_top:
                         acc0 = _plus(acc0, X[ST_TOT, a - 1, b0 - 1] + SG[row + b0], mode)
                         b0 += 1
                     acc = _plus(_plus(acc0, acc1, mode), _plus(acc2, acc3, mode), mode)
@@ -256,11 +261,12 @@ def _scan(mode, fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first,
                     a0 = max(1, a - g_wide + 1)
                     acc0 = INF
                     acc1 = INF
-                    while a0 + 1 <= a:
+                    a_top = 1 if first_column else a
+                    while a0 + 1 <= a_top:
                         acc0 = _plus(acc0, X[ST_TOT, a0 - 1, b - 1] + SF[row + a0], mode)
                         acc1 = _plus(acc1, X[ST_TOT, a0, b - 1] + SF[row + a0 + 1], mode)
                         a0 += 2
-                    if a0 == a:
+                    if a0 == a_top:
                         acc0 = _plus(acc0, X[ST_TOT, a0 - 1, b - 1] + SF[row + a0], mode)
                     acc = _plus(acc0, acc1, mode)
                 else:
