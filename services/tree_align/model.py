@@ -30,7 +30,6 @@ from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
-from scipy import sparse
 from scipy.special import log_ndtr
 
 from shared.errors import InvalidInput
@@ -133,36 +132,60 @@ def anchor_tokens(text: str, *, cognates: bool = False) -> set[str]:
     numbers, capitalised 3-letter words and the accent-folded, lower-cased 4-letter prefix of
     every alphabetic word of at least 4 letters (Simard et al. 1992's cognate test, as in the
     sentence aligner's cue lexicon)."""
+    return set(_anchor_tokens(text, cognates))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _anchor_tokens(text: str, cognates: bool) -> frozenset[str]:
+    # cached: a page's texts are asked again by every alignment pass and by the chunk pairs
     if not cognates:
-        return set(_ANCHOR.findall(text))
+        return frozenset(_ANCHOR.findall(text))
     tokens = set(_NUMBER.findall(text))
     tokens.update(word for word in _SHORT_WORD.findall(text) if word[0].isupper())
     folded = _COMBINING.sub("", unicodedata.normalize("NFKD", text.lower()))
     tokens.update("~" + word[:COGNATE_PREFIX] for word in _LONG_WORD.findall(folded))
-    return tokens
+    return frozenset(tokens)
 
 
 def shared_anchors(
     src_texts: Sequence[str], tgt_texts: Sequence[str], *, cognates: bool = False
 ) -> FloatArray:
-    """[i, j] = number of distinct anchor tokens (:func:`anchor_tokens`) in both texts."""
+    """[i, j] = number of distinct anchor tokens (:func:`anchor_tokens`) in both texts.
+
+    Counted by token: every source text holding a token meets the block of target texts
+    holding it (target occurrences sorted by token), and the (i, j) meetings are counted.
+    """
+    shared: FloatArray = np.zeros((len(src_texts), len(tgt_texts)))
     vocabulary: dict[str, int] = {}
-
-    def incidence(texts: Sequence[str]) -> sparse.csr_matrix:
-        rows: list[int] = []
-        cols: list[int] = []
-        for row, text in enumerate(texts):
-            for token in anchor_tokens(text, cognates=cognates):
-                rows.append(row)
-                cols.append(vocabulary.setdefault(token, len(vocabulary)))
-        return sparse.csr_matrix(
-            (np.ones(len(rows)), (rows, cols)), shape=(len(texts), max(len(vocabulary), 1))
-        )
-
-    src = incidence(src_texts)
-    tgt = incidence(tgt_texts)
-    src.resize((len(src_texts), max(len(vocabulary), 1)))
-    shared: FloatArray = np.asarray((src @ tgt.T).todense(), dtype=np.float64)
+    tgt_rows: list[int] = []
+    tgt_tokens: list[int] = []
+    for row, text in enumerate(tgt_texts):
+        for token in _anchor_tokens(text, cognates):
+            tgt_rows.append(row)
+            tgt_tokens.append(vocabulary.setdefault(token, len(vocabulary)))
+    src_rows: list[int] = []
+    src_tokens: list[int] = []
+    for row, text in enumerate(src_texts):
+        for token in _anchor_tokens(text, cognates):
+            index = vocabulary.get(token)
+            if index is not None:  # a token no target text holds meets nothing
+                src_rows.append(row)
+                src_tokens.append(index)
+    if not src_rows:
+        return shared
+    by_token = np.argsort(np.array(tgt_tokens, dtype=np.int64), kind="stable")
+    tgt_sorted = np.array(tgt_rows, dtype=np.int64)[by_token]
+    per_token = np.bincount(np.array(tgt_tokens, dtype=np.int64), minlength=len(vocabulary))
+    block_start = np.concatenate(([0], np.cumsum(per_token)[:-1]))
+    tokens = np.array(src_tokens, dtype=np.int64)
+    meets = per_token[tokens]  # target texts each source occurrence meets
+    src_of_meet = np.repeat(np.array(src_rows, dtype=np.int64), meets)
+    first = np.repeat(block_start[tokens] - (np.cumsum(meets) - meets), meets)
+    tgt_of_meet = tgt_sorted[first + np.arange(int(meets.sum()))]
+    counts = np.bincount(
+        src_of_meet * len(tgt_texts) + tgt_of_meet, minlength=len(src_texts) * len(tgt_texts)
+    )
+    shared += counts.reshape(len(src_texts), len(tgt_texts))
     return shared
 
 

@@ -86,3 +86,21 @@ def test_cognate_anchors_match_accent_folded_prefixes() -> None:
     )
     np.testing.assert_array_equal(counts, [[2, 0]])
     assert shared_anchors(["Die Expedition"], ["L'expédition"])[0, 0] == 0
+
+
+def test_shared_anchors_count_the_intersections_of_the_token_sets() -> None:
+    from services.tree_align.model import anchor_tokens, shared_anchors
+
+    rng = np.random.default_rng(5)
+    words = ["Bern", "1990", "Piz", "Gipfel", "expedition", "Expedition", "7b", "und", "SAC"]
+    src = [" ".join(rng.choice(words, rng.integers(0, 6))) for _ in range(9)]
+    tgt = [" ".join(rng.choice(words, rng.integers(0, 6))) for _ in range(7)]
+    for cognates in (False, True):
+        expected = [
+            [len(anchor_tokens(s, cognates=cognates) & anchor_tokens(t, cognates=cognates))
+             for t in tgt]
+            for s in src
+        ]  # fmt: skip
+        np.testing.assert_array_equal(shared_anchors(src, tgt, cognates=cognates), expected)
+        assert shared_anchors(src, [], cognates=cognates).shape == (9, 0)
+        assert shared_anchors([], tgt, cognates=cognates).shape == (0, 7)
