@@ -53,8 +53,15 @@ LEXICAL_GAP_THRESHOLD = 20.0
 # 25; 8 0.798, 0.9876, 23; max gap 8 with link cost -5 (gap 6) 0.795, 0.9843, 29; -2 0.797,
 # 0.9876, 23; 2 0.799, 0.9897, 19; 5 and 10 (gap 6) as no limit; link cost 0, max gap 8 with
 # gap threshold 10 0.792, 0.9703, 55; 15 0.795, 0.9832, 31; 30 0.798, 0.9886, 21.
+# Dev --parts 8, seeds 7-14 (3,437 judged leaves): link cost 2, max gap 8 0.785, 0.9863, 47
+# errors; max gap 12 0.786, 0.9852, 51; 16 0.785, 0.9840, 55 (more one-sided boxes join);
+# filling the rest of a gap again after its best pair (recursively) 0.786, 0.9852, 51 (max
+# gap 8; 65 with 12). Joined sub-runs of at most MAX_GAP_SPAN chunks a side (a paragraph
+# split in two): the same 47 errors as any length, and 15 instead of 36 texts a side to
+# score in a gap of 8.
 LEXICAL_LINK_COST = 2.0
 LEXICAL_MAX_GAP = 8
+MAX_GAP_SPAN = 2
 # The lexical second pass (services/tree_align/lexical.py): on by default, trained on the
 # first pass's chunk pairs whose Pr_text cost is below CONFIDENT_COST. Dev document of
 # benchmarks/tree_align_pages.py (w 1, offset -1.0): -5, -10 and -20 score the same.
@@ -299,8 +306,9 @@ def _fill_gaps(
 
     For each run of at most ``max_gap`` unpaired source chunks whose neighbouring pairs are
     in order on the target side, with at most ``max_gap`` unpaired target chunks between
-    them, the contiguous source and target sub-runs whose joined texts have the lowest
-    Pr_text cost are joined when that cost is below ``threshold`` (None: ``GAP_THRESHOLD``,
+    them, the contiguous source and target sub-runs (of at most ``MAX_GAP_SPAN`` chunks)
+    whose joined texts have the lowest Pr_text cost are joined when that cost is below
+    ``threshold`` (None: ``GAP_THRESHOLD``,
     ``LEXICAL_GAP_THRESHOLD`` with the lexical Pr_text) (Pr_text is a
     likelihood ratio against unrelated texts; the margin keeps look-alike boxes apart).
     Returns (a source chunk node of each new pair, its cost).
@@ -333,21 +341,41 @@ def _fill_gaps(
             continue
         if gap != list(range(gap[0], gap[-1] + 1)):
             continue  # a paired chunk lies inside the target gap: not one gap
-        src_spans = [(a, b) for a in range(len(run)) for b in range(a, len(run))]
-        tgt_spans = [(c, d) for c in range(len(gap)) for d in range(c, len(gap))]
-        cost = model.text_model.pair_costs(
-            [" ".join(chunks[0][run[i]].text for i in range(a, b + 1)) for a, b in src_spans],
-            [" ".join(chunks[1][gap[j]].text for j in range(c, d + 1)) for c, d in tgt_spans],
-        )
-        best = np.unravel_index(int(np.argmin(cost)), cost.shape)
-        if cost[best] >= threshold:
-            continue
-        (a, b), (c, d) = src_spans[int(best[0])], tgt_spans[int(best[1])]
-        for i in range(a, b + 1):
-            for j in range(c, d + 1):
-                components.join(run[i], n_src + gap[j])
-        made.append((run[a], float(cost[best])))
+        made.extend(_fill_gap(chunks, components, model, run, gap, threshold))
     return made
+
+
+def _fill_gap(
+    chunks: tuple[list[TextChunk], list[TextChunk]],
+    components: _Components,
+    model: TreeModel,
+    run: list[int],
+    gap: list[int],
+    threshold: float,
+) -> list[tuple[int, float]]:
+    """Join the source and target sub-runs of one gap, of at most ``MAX_GAP_SPAN`` chunks
+    each, whose joined texts have the lowest Pr_text cost when it is below ``threshold``."""
+    if not run or not gap:
+        return []
+    n_src = len(chunks[0])
+    src_spans, tgt_spans = _spans(len(run)), _spans(len(gap))
+    cost = model.text_model.pair_costs(
+        [" ".join(chunks[0][run[i]].text for i in range(a, b + 1)) for a, b in src_spans],
+        [" ".join(chunks[1][gap[j]].text for j in range(c, d + 1)) for c, d in tgt_spans],
+    )
+    best = np.unravel_index(int(np.argmin(cost)), cost.shape)
+    if cost[best] >= threshold:
+        return []
+    (a, b), (c, d) = src_spans[int(best[0])], tgt_spans[int(best[1])]
+    for i in range(a, b + 1):
+        for j in range(c, d + 1):
+            components.join(run[i], n_src + gap[j])
+    return [(run[a], float(cost[best]))]
+
+
+def _spans(size: int) -> list[tuple[int, int]]:
+    """(first, last) of every sub-run of at most ``MAX_GAP_SPAN`` of ``size`` chunks."""
+    return [(a, b) for a in range(size) for b in range(a, min(a + MAX_GAP_SPAN, size))]
 
 
 def _attach_wrapped(
