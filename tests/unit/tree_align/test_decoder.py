@@ -212,3 +212,34 @@ def test_only_chains_have_single_sibling_spans() -> None:
     assert by_label["div"] == by_label["p"] == by_label["b"] == 1  # div > p > b > #text
     assert by_label["ul"] > 1 and by_label["body"] > 1
     assert by_label["li"] == 1
+
+
+@st.composite
+def wide_trees(draw: st.DrawFn) -> TagTree:
+    # bushier and larger than the oracle's trees: long sibling ranges, one-child chains
+    size = draw(st.integers(8, 30))
+    parents = [-1]
+    path = [0]  # pre-order: a new node's parent is on the path from the root to the last node
+    for node in range(1, size):
+        depth = draw(st.integers(max(0, len(path) - 3), len(path) - 1))
+        del path[depth + 1 :]
+        parents.append(path[-1])
+        path.append(node)
+    has_children = set(parents[1:])
+    labels = [draw(st.sampled_from(TAGS[:2] if n in has_children else TAGS)) for n in range(size)]
+    texts = ["x" * draw(st.integers(1, 15)) if label == TEXT_LABEL else "" for label in labels]
+    return tree_from_nodes(labels, parents, texts)
+
+
+@given(wide_trees(), wide_trees(), models(), st.sampled_from([None, 2, 3]))
+def test_decoded_pairs_cost_what_the_decoder_says_on_wider_trees(
+    src: TagTree, tgt: TagTree, model: TreeModel, max_span: int | None
+) -> None:
+    best = align_trees(src, tgt, model, max_span=max_span)
+    mapping = frozenset((int(a), int(b)) for a, b in best.pairs)
+    assert preserves_structure(src, tgt, mapping)
+    assert math.isclose(
+        alignment_cost(src, tgt, model, mapping), best.cost, rel_tol=1e-9, abs_tol=1e-9
+    )
+    unrestricted = align_trees(src, tgt, model).cost if max_span else best.cost
+    assert unrestricted <= best.cost + 1e-9  # restricting spans never finds a better alignment
