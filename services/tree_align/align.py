@@ -62,6 +62,14 @@ LEXICAL_GAP_THRESHOLD = 20.0
 LEXICAL_LINK_COST = 2.0
 LEXICAL_MAX_GAP = 8
 MAX_GAP_SPAN = 2
+# A gap pair of the lexical Pr_text may cost up to LEXICAL_GAP_PER_WORD per word of its two
+# texts when that is above LEXICAL_GAP_THRESHOLD: most words of a long translated paragraph
+# are unknown to the page-trained Model 1 and each costs ~log eps - offset = -1.3 of evidence
+# (measured: 20-45 for paragraphs of 40-120 words), an unrelated text ~2.3 per word more.
+# Dev --parts 8, seeds 7-14 (strict F1, text-node accuracy, errors of 3,437): 0 (absolute
+# threshold only) 0.785, 0.9863, 47; 0.25 0.786, 0.9869, 45; 0.4, 0.6 and 0.8 0.787,
+# 0.9881, 41; 1.0 and 1.5 0.787, 0.9878, 42.
+LEXICAL_GAP_PER_WORD = 0.6
 # The lexical second pass (services/tree_align/lexical.py): on by default, trained on the
 # first pass's chunk pairs whose Pr_text cost is below CONFIDENT_COST. Dev document of
 # benchmarks/tree_align_pages.py (w 1, offset -1.0): -5, -10 and -20 score the same.
@@ -308,14 +316,16 @@ def _fill_gaps(
     in order on the target side, with at most ``max_gap`` unpaired target chunks between
     them, the contiguous source and target sub-runs (of at most ``MAX_GAP_SPAN`` chunks)
     whose joined texts have the lowest Pr_text cost are joined when that cost is below
-    ``threshold`` (None: ``GAP_THRESHOLD``,
-    ``LEXICAL_GAP_THRESHOLD`` with the lexical Pr_text) (Pr_text is a
-    likelihood ratio against unrelated texts; the margin keeps look-alike boxes apart).
+    ``threshold`` (None: ``GAP_THRESHOLD``, ``LEXICAL_GAP_THRESHOLD`` with the lexical
+    Pr_text) (Pr_text is a likelihood ratio against unrelated texts; the margin keeps
+    look-alike boxes apart) or, with the lexical Pr_text, below ``LEXICAL_GAP_PER_WORD``
+    times the words of the two texts.
     Returns (a source chunk node of each new pair, its cost).
     """
+    lexical = isinstance(model.text_model, LexicalTextModel)
     if threshold is None:
-        lexical = isinstance(model.text_model, LexicalTextModel)
         threshold = LEXICAL_GAP_THRESHOLD if lexical else GAP_THRESHOLD
+    per_word = LEXICAL_GAP_PER_WORD if lexical else 0.0
     n_src, n_tgt = len(chunks[0]), len(chunks[1])
     roots = [components.find(node) for node in range(n_src + n_tgt)]
     sides: dict[int, list[list[int]]] = {}
@@ -341,7 +351,7 @@ def _fill_gaps(
             continue
         if gap != list(range(gap[0], gap[-1] + 1)):
             continue  # a paired chunk lies inside the target gap: not one gap
-        made.extend(_fill_gap(chunks, components, model, run, gap, threshold))
+        made.extend(_fill_gap(chunks, components, model, run, gap, threshold, per_word))
     return made
 
 
@@ -352,6 +362,7 @@ def _fill_gap(
     run: list[int],
     gap: list[int],
     threshold: float,
+    per_word: float,
 ) -> list[tuple[int, float]]:
     """Join the source and target sub-runs of one gap, of at most ``MAX_GAP_SPAN`` chunks
     each, whose joined texts have the lowest Pr_text cost when it is below ``threshold``."""
@@ -359,12 +370,12 @@ def _fill_gap(
         return []
     n_src = len(chunks[0])
     src_spans, tgt_spans = _spans(len(run)), _spans(len(gap))
-    cost = model.text_model.pair_costs(
-        [" ".join(chunks[0][run[i]].text for i in range(a, b + 1)) for a, b in src_spans],
-        [" ".join(chunks[1][gap[j]].text for j in range(c, d + 1)) for c, d in tgt_spans],
-    )
+    src_texts = [" ".join(chunks[0][run[i]].text for i in range(a, b + 1)) for a, b in src_spans]
+    tgt_texts = [" ".join(chunks[1][gap[j]].text for j in range(c, d + 1)) for c, d in tgt_spans]
+    cost = model.text_model.pair_costs(src_texts, tgt_texts)
     best = np.unravel_index(int(np.argmin(cost)), cost.shape)
-    if cost[best] >= threshold:
+    words = len(src_texts[int(best[0])].split()) + len(tgt_texts[int(best[1])].split())
+    if cost[best] >= max(threshold, per_word * words):
         return []
     (a, b), (c, d) = src_spans[int(best[0])], tgt_spans[int(best[1])]
     for i in range(a, b + 1):

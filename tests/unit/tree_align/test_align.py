@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+
 from services.tree_align.align import align_page_texts, text_pairs
 from services.tree_align.decoder import align_trees
 from services.tree_align.html_tree import block_tree, parse_html
-from services.tree_align.model import initial_model
+from services.tree_align.model import FloatArray, initial_model
 
 SRC = """<html><body><div id=nav><ul><li><a>Startseite</a></li><li><a>Kontakt</a></li></ul></div>
 <div class=main><h1>Die Geschichte</h1>
@@ -116,3 +121,33 @@ def test_leaf_pairs_at_or_above_the_link_cost_link_nothing() -> None:
     assert len(linked) == len(costs)
     assert sorted(c.cost for c in limited) == costs[:-1]  # only the costliest pair is gone
     assert chunk_components(*folded, alignment, model, max_gap=0, link_cost=costs[0]) == []
+
+
+class _FixedCost:
+    """A Pr_text giving every pair of texts the same cost."""
+
+    def __init__(self, cost: float) -> None:
+        self.cost = cost
+
+    def pair_costs(self, src_texts: Sequence[str], tgt_texts: Sequence[str]) -> FloatArray:
+        return np.full((len(src_texts), len(tgt_texts)), self.cost)
+
+
+def test_a_gap_pair_may_cost_more_the_more_words_it_explains() -> None:
+    from services.tree_align.align import _Components, _fill_gap
+    from services.tree_align.html_tree import TextChunk
+
+    def gap_pairs(words: int, cost: float, per_word: float) -> int:
+        chunks = (
+            [TextChunk((0,), 0, " ".join(["wort"] * words))],
+            [TextChunk((0,), 0, " ".join(["mot"] * words))],
+        )
+        model = initial_model(["p"])
+        model = dataclasses.replace(model, text_model=_FixedCost(cost))
+        return len(_fill_gap(chunks, _Components(2), model, [0], [0], 20.0, per_word))
+
+    assert gap_pairs(10, 19.0, 0.5) == 1  # below the threshold
+    assert gap_pairs(10, 21.0, 0.5) == 0  # 20 words x 0.5 = 10 < 20: the threshold stands
+    assert gap_pairs(30, 21.0, 0.5) == 1  # 60 words x 0.5 = 30
+    assert gap_pairs(30, 31.0, 0.5) == 0
+    assert gap_pairs(30, 21.0, 0.0) == 0
