@@ -47,6 +47,9 @@ class LexicalSettings:
     # beyond a 1-1 bead (LengthModel.with_shapes).
     max_bead_size: int = 0
     sentence_cost: float = 2.3
+    # With max_bead_size: 1-0 and 0-1 priced like one extra sentence of a 1-1 bead
+    # (LengthModel.with_shapes) instead of Gale-Church's Pr = 0.0099.
+    cheap_deletions: bool = False
     refinements: int = 0  # extra rounds: Model 1 on the lexical pass's beads, realign
     em_iterations: int = 5  # EM iterations of Model 1
     refinement_margin: int = 4  # margin around the lexical pass's path in refinements
@@ -237,7 +240,10 @@ def align_two_pass(
     cues = lexicon.cue_similarity(src_side.vocabulary, tgt_side.vocabulary)
     tables = train_tables(src_side, tgt_side, first, cues, settings)
     if settings.max_bead_size:
-        model = model.with_shapes(settings.max_bead_size, settings.sentence_cost)
+        model = model.with_shapes(
+            settings.max_bead_size, settings.sentence_cost,
+            cheap_deletions=settings.cheap_deletions,
+        )  # fmt: skip
     sides = (src_side, tgt_side)
     aligned = _lexical_pass(sides, tables, model, settings, (src_cum, tgt_cum), cuts, first)
     for _ in range(settings.refinements):

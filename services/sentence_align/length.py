@@ -54,13 +54,20 @@ class LengthModel:
         swapped = tuple(self.shape_cost[index[(b, a)]] for a, b in self.shapes)
         return LengthModel(1.0 / self.ratio, self.variance / self.ratio**3, swapped, self.shapes)
 
-    def with_shapes(self, max_size: int, sentence_cost: float) -> LengthModel:
+    def with_shapes(
+        self, max_size: int, sentence_cost: float, *, cheap_deletions: bool = False
+    ) -> LengthModel:
         """The model over ``bead_shapes(max_size)``: the shapes it has keep their costs; a new
         x-y shape costs -log Pr(1-1) + (x + y - 2) * ``sentence_cost`` (each sentence
-        beyond a 1-1 bead multiplies the prior by exp(-sentence_cost))."""
+        beyond a 1-1 bead multiplies the prior by exp(-sentence_cost)). With
+        ``cheap_deletions`` 1-0 and 0-1 cost -log Pr(1-1) + ``sentence_cost`` too: a sentence
+        left out costs the same as one sentence added to a 1-1 bead, so neither choice is
+        preferred before the length and lexical evidence."""
         shapes = bead_shapes(max_size)
         own = dict(zip(self.shapes, self.shape_cost, strict=True))
         one_to_one = own[(1, 1)]
+        if cheap_deletions:
+            own[(1, 0)] = own[(0, 1)] = one_to_one + sentence_cost
         costs = tuple(own.get((a, b), one_to_one + (a + b - 2) * sentence_cost) for a, b in shapes)
         return replace(self, shape_cost=costs, shapes=shapes)
 

@@ -251,3 +251,21 @@ def test_chunked_pass_scores_like_the_whole_document_on_dev(
     monkeypatch.setattr(length_module, "CHUNK", 100)  # 468 sentences: several chunks
     chunked = score_documents([gold], [align_by_length(src, tgt)])
     assert chunked.f1_strict >= whole.f1_strict - 0.01
+
+
+def test_cheap_deletions_price_a_left_out_sentence_like_an_extra_one() -> None:
+    model = LengthModel(1.2, 5.0)
+    plain = model.with_shapes(6, 2.3)
+    cheap = model.with_shapes(6, 2.3, cheap_deletions=True)
+    one_to_one = plain.shape_cost[plain.shapes.index((1, 1))]
+    for shape in ((1, 0), (0, 1)):
+        # Gale-Church's deletion prior (0.0099) unless asked otherwise.
+        assert plain.shape_cost[plain.shapes.index(shape)] == pytest.approx(-math.log(0.0099))
+        assert cheap.shape_cost[cheap.shapes.index(shape)] == pytest.approx(one_to_one + 2.3)
+    # Adding a sentence to a 1-1 bead costs the same as leaving it out; other shapes keep
+    # their costs, and the model stays symmetric.
+    assert (
+        cheap.shape_cost[cheap.shapes.index((1, 2))] == plain.shape_cost[plain.shapes.index((1, 2))]
+    )
+    assert cheap.shape_cost[cheap.shapes.index((2, 3))] == pytest.approx(one_to_one + 3 * 2.3)
+    assert cheap.mirrored().shape_cost == cheap.shape_cost
