@@ -56,9 +56,10 @@ LEXICAL_GAP_THRESHOLD = 20.0
 # Dev --parts 8, seeds 7-14 (3,437 judged leaves): link cost 2, max gap 8 0.785, 0.9863, 47
 # errors; max gap 12 0.786, 0.9852, 51; 16 0.785, 0.9840, 55 (more one-sided boxes join);
 # filling the rest of a gap again after its best pair (recursively) 0.786, 0.9852, 51 (max
-# gap 8; 65 with 12). Joined sub-runs of at most MAX_GAP_SPAN chunks a side (a paragraph
-# split in two): the same 47 errors as any length, and 15 instead of 36 texts a side to
-# score in a gap of 8.
+# gap 8; 65 with 12); filling the first or last 8 chunks of a longer gap 0.771, 0.9840, 55
+# (with the per-word allowance below). Joined sub-runs of at most MAX_GAP_SPAN chunks a
+# side (a paragraph split in two): the same 47 errors as any length, and 15 instead of 36
+# texts a side to score in a gap of 8.
 LEXICAL_LINK_COST = 2.0
 LEXICAL_MAX_GAP = 8
 MAX_GAP_SPAN = 2
@@ -374,9 +375,12 @@ def _fill_gap(
     tgt_texts = [" ".join(chunks[1][gap[j]].text for j in range(c, d + 1)) for c, d in tgt_spans]
     cost = model.text_model.pair_costs(src_texts, tgt_texts)
     best = np.unravel_index(int(np.argmin(cost)), cost.shape)
-    words = len(src_texts[int(best[0])].split()) + len(tgt_texts[int(best[1])].split())
-    if cost[best] >= max(threshold, per_word * words):
-        return []
+    if cost[best] >= threshold:
+        if per_word <= 0.0:
+            return []
+        words = len(src_texts[int(best[0])].split()) + len(tgt_texts[int(best[1])].split())
+        if cost[best] >= per_word * words:
+            return []
     (a, b), (c, d) = src_spans[int(best[0])], tgt_spans[int(best[1])]
     for i in range(a, b + 1):
         for j in range(c, d + 1):

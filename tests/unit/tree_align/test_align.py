@@ -151,3 +151,13 @@ def test_a_gap_pair_may_cost_more_the_more_words_it_explains() -> None:
     assert gap_pairs(30, 21.0, 0.5) == 1  # 60 words x 0.5 = 30
     assert gap_pairs(30, 31.0, 0.5) == 0
     assert gap_pairs(30, 21.0, 0.0) == 0
+
+
+def test_without_a_per_word_allowance_a_negative_gap_threshold_stands() -> None:
+    from services.tree_align.align import _Components, _fill_gap
+    from services.tree_align.html_tree import TextChunk
+
+    chunks = ([TextChunk((0,), 0, "ein wort")], [TextChunk((0,), 0, "un mot")])
+    model = dataclasses.replace(initial_model(["p"]), text_model=_FixedCost(-5.0))
+    assert _fill_gap(chunks, _Components(2), model, [0], [0], -8.0, 0.0) == []
+    assert _fill_gap(chunks, _Components(2), model, [0], [0], -4.0, 0.0) == [(0, -5.0)]
