@@ -188,7 +188,7 @@ def _confident_pairs(
             " ".join(chunks[0][k].text for k in component.src_chunks),
             " ".join(chunks[1][j].text for j in component.tgt_chunks),
         )
-        for component in chunk_components(src, tgt, alignment, model)
+        for component in chunk_components(src, tgt, alignment, model, chunks=chunks)
     ]
     if not pairs:
         return []
@@ -232,8 +232,11 @@ def chunk_components(
     max_gap: int | None = None,
     gap_threshold: float | None = None,
     link_cost: float | None = None,
+    chunks: tuple[list[TextChunk], list[TextChunk]] | None = None,
 ) -> list[ChunkComponent]:
     """Components of chunks linked by aligned text leaves, with text on both sides.
+
+    ``chunks``: the two trees' ``text_chunks`` when the caller has them already.
 
     ``link_cost``: leaf pairs whose Pr_text cost is not below it link nothing (None: no
     limit with the length Pr_text, ``LEXICAL_LINK_COST`` with the lexical one).
@@ -249,7 +252,7 @@ def chunk_components(
     Dev document, default model: strict F1 0.549/0.564 -> 0.677/0.678, text-node accuracy
     0.864/0.904 -> 0.897/0.943 (with the length-only Pr_text it had been a wash).
     """
-    chunks = (text_chunks(src), text_chunks(tgt))
+    chunks = chunks or (text_chunks(src), text_chunks(tgt))
     n_src = len(chunks[0])
     offsets = (0, n_src)
     node_of = [
@@ -452,7 +455,9 @@ def text_pairs(
     src_chunks = text_chunks(src)
     tgt_chunks = text_chunks(tgt)
     result: list[TextPair] = []
-    for component in chunk_components(src, tgt, alignment, model, attach_wrapped=attach_wrapped):
+    for component in chunk_components(
+        src, tgt, alignment, model, attach_wrapped=attach_wrapped, chunks=(src_chunks, tgt_chunks)
+    ):
         src_side = [src_chunks[k] for k in component.src_chunks]
         tgt_side = [tgt_chunks[j] for j in component.tgt_chunks]
         result.append(
