@@ -243,3 +243,26 @@ def test_decoded_pairs_cost_what_the_decoder_says_on_wider_trees(
     )
     unrestricted = align_trees(src, tgt, model).cost if max_span else best.cost
     assert unrestricted <= best.cost + 1e-9  # restricting spans never finds a better alignment
+
+
+T = TEXT_LABEL
+ONE_CHILD_CASES = [
+    # a deleted node whose single child is deleted too, its grandchildren over two siblings
+    (["div", "div", "p", T, T], [-1, 0, 1, 2, 2], ["", "", "", "xxxx", "yyyyyyy"]),
+    (["div", T, T], [-1, 0, 0], ["", "xxxx", "yyyyyyy"]),
+    (["div", "p", "div", T, "p", T], [-1, 0, 1, 2, 1, 4], ["", "", "", "xx", "", "yyyyy"]),
+]
+
+
+@pytest.mark.parametrize("first", range(len(ONE_CHILD_CASES)))
+@pytest.mark.parametrize("second", range(len(ONE_CHILD_CASES)))
+@given(model=models())
+def test_one_child_spans_against_enumeration(first: int, second: int, model: TreeModel) -> None:
+    # node pairs where one side has a single child take closed forms in the decoder
+    src = tree_from_nodes(*ONE_CHILD_CASES[first])
+    tgt = tree_from_nodes(*ONE_CHILD_CASES[second])
+    costs = [alignment_cost(src, tgt, model, m) for m in enumerate_alignments(src, tgt)]
+    assert math.isclose(align_trees(src, tgt, model).cost, min(costs), rel_tol=1e-9, abs_tol=1e-9)
+    total = sum(math.exp(-c) for c in costs)
+    log_z = posteriors(src, tgt, model).log_likelihood
+    assert math.isclose(log_z, math.log(total), rel_tol=1e-9, abs_tol=1e-9)
