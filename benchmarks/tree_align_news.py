@@ -13,6 +13,7 @@ Run: ``.venv/bin/python -m benchmarks.tree_align_news``.
 
 from __future__ import annotations
 
+import os
 import platform
 import random
 import time
@@ -32,6 +33,7 @@ STEPS = ("parse", "fold", "align_two_pass", "text_pairs")
 
 
 def main() -> None:
+    load_before = os.getloadavg()[0]
     rng = random.Random(SEED)
     pairs = [generate_pair(rng, serial) for serial in range(PAIRS)]
     warm = block_tree(parse_html("<p>warm</p>"))
@@ -62,8 +64,10 @@ def main() -> None:
         "# tree_align: CPU time per news-size page pair",
         "",
         f"Run `{time.strftime('%Y-%m-%d %H:%M')}` on {platform.machine()}, Python "
-        f"{platform.python_version()}; 2 cores shared by ~6 engineers (timings noisy, CPU "
-        "seconds of one process). Method: see the docstring of `benchmarks/tree_align_news.py`.",
+        f"{platform.python_version()}; 2 cores shared by ~5 engineers (load average, 1 min,"
+        f" {load_before:.1f} before and {os.getloadavg()[0]:.1f} after the run; timings noisy,"
+        " CPU seconds of one process). Method: see the docstring of"
+        " `benchmarks/tree_align_news.py`.",
         "",
         f"{PAIRS} pairs, mean {html_bytes / PAIRS / 2 / 1000:.1f} KB of HTML and "
         f"{nodes / PAIRS / 2:.0f} folded nodes per page; {lexical} of {PAIRS} pairs took the",
