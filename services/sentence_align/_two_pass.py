@@ -50,6 +50,10 @@ class LexicalSettings:
     # With max_bead_size: 1-0 and 0-1 priced like one extra sentence of a 1-1 bead
     # (LengthModel.with_shapes) instead of Gale-Church's Pr = 0.0099.
     cheap_deletions: bool = False
+    # Diagonal prior inside beads of several sentences on both sides (lexicon._diagonal_llr,
+    # IBM Model 2 style by sentence); 0: Model 1's uniform choice of the explaining word.
+    diagonal: float = 0.0
+    refinement_diagonal: float = 0.0  # ``diagonal`` of the refinement rounds
     refinements: int = 0  # extra rounds: Model 1 on the lexical pass's beads, realign
     em_iterations: int = 5  # EM iterations of Model 1
     refinement_margin: int = 4  # margin around the lexical pass's path in refinements
@@ -152,7 +156,9 @@ def _lexical_dp(
     band: tuple[dp.IntArray, dp.IntArray],
 ) -> list[Bead]:
     """The length + lexical program of one window over ``band``."""
-    llr, row_first = lexicon.band_llr(*sides, tables, band, settings.epsilon, model.shapes)
+    llr, row_first = lexicon.band_llr(
+        *sides, tables, band, settings.epsilon, model.shapes, settings.diagonal
+    )
     return length.run_dp(
         cums[0], cums[1], model, band,
         extra=-settings.lexical_weight * llr,
@@ -253,7 +259,9 @@ def align_two_pass(
             src_side, tgt_side, aligned, cues,
             replace(settings, confident_share=settings.refinement_share),
         )  # fmt: skip
-        refining = replace(settings, margin=settings.refinement_margin)
+        refining = replace(
+            settings, margin=settings.refinement_margin, diagonal=settings.refinement_diagonal
+        )
         aligned = _lexical_pass(sides, tables, model, refining, (src_cum, tgt_cum), cuts, aligned)
     return aligned
 

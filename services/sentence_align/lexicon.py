@@ -439,6 +439,63 @@ def _summed_terms(
 
 
 @njit(cache=True)
+def _diagonal_llr(
+    bead: tuple[int, int, int, int],
+    explaining_start: dp.IntArray,
+    explained_side: tuple[dp.IntArray, dp.IntArray, dp.FloatArray],
+    pairs: tuple[dp.IntArray, dp.IntArray, dp.IntArray, dp.FloatArray],
+    epsilon: float,
+    diagonal: float,
+) -> float:
+    """LLR(T | S) of a bead with several sentences on both sides under a diagonal prior.
+
+    ``bead`` = (first_x, a, first_y, b): S = sentences first_x..first_x+a-1 of the
+    explaining side, T = first_y..first_y+b-1 of the explained side (ids, start offsets,
+    background), ``pairs`` as in ``_explanation_terms``. Instead of
+    Model 1's uniform choice among all words of S, a word of t_y comes from sentence s_x
+    with probability w(x, y) proportional to |s_x| exp(-``diagonal`` |c_x - c_y|), c the
+    relative position (in words) of a sentence's centre within its side of the bead
+    (IBM Model 2 / fast_align's diagonal tension, by sentence), then uniformly from s_x:
+    p(e | S, y) = eps p_bg(e) + (1 - eps) sum over x of w(x, y) / |s_x| sum over f in s_x
+    of t(e | f). ``diagonal`` = 0 gives Model 1 (``_explanation_terms``).
+    """
+    pair_low, pair_first, value_first, values = pairs
+    first_x, a, first_y, b = bead
+    explained_ids, explained_start, background = explained_side
+    n_explaining = explaining_start[first_x + a] - explaining_start[first_x]
+    n_explained = explained_start[first_y + b] - explained_start[first_y]
+    eps = epsilon if epsilon >= 0.0 else 1.0 / (n_explaining + 1.0)
+    weight = np.empty(a)
+    total = 0.0
+    for y in range(first_y, first_y + b):
+        words_y = explained_start[y + 1] - explained_start[y]
+        centre_y = (explained_start[y] - explained_start[first_y] + 0.5 * words_y) / max(
+            n_explained, 1
+        )
+        weight_sum = 0.0
+        for p in range(a):
+            x = first_x + p
+            words_x = explaining_start[x + 1] - explaining_start[x]
+            centre_x = (explaining_start[x] - explaining_start[first_x] + 0.5 * words_x) / max(
+                n_explaining, 1
+            )
+            weight[p] = words_x * math.exp(-diagonal * abs(centre_x - centre_y))
+            weight_sum += weight[p]
+        for q in range(words_y):
+            mass = 0.0
+            for p in range(a):
+                if weight[p] > 0.0:
+                    x = first_x + p
+                    k = value_first[pair_first[x] + y - pair_low[x]] + q
+                    words_x = explaining_start[x + 1] - explaining_start[x]
+                    mass += weight[p] / weight_sum * values[k] / words_x
+            total += math.log(
+                eps + (1.0 - eps) * mass / background[explained_ids[explained_start[y] + q]]
+            )
+    return total
+
+
+@njit(cache=True)
 def _band_llr(
     band_low: dp.IntArray,
     band_high: dp.IntArray,
@@ -454,8 +511,10 @@ def _band_llr(
     both_directions: bool,
     shape_src: dp.IntArray,
     shape_tgt: dp.IntArray,
+    diagonal: float,
 ) -> tuple[dp.FloatArray, dp.IntArray]:
-    """LLR(T|S) [+ LLR(S|T)] of every bead ending in a band cell, per shape (0 for deletions)."""
+    """LLR(T|S) [+ LLR(S|T)] of every bead ending in a band cell, per shape (0 for deletions);
+    with ``diagonal`` > 0, beads of several sentences on both sides by ``_diagonal_llr``."""
     n = band_low.shape[0] - 1
     row_first = np.zeros(n + 2, dtype=np.int64)
     for i in range(n + 1):
@@ -476,6 +535,18 @@ def _band_llr(
                 a = shape_src[shape]
                 b = shape_tgt[shape]
                 if a == 0 or b == 0 or a > i or b > j:
+                    continue
+                if diagonal > 0.0 and a >= 2 and b >= 2:
+                    score = _diagonal_llr(
+                        (i - a, a, j - b, b), src_start, (tgt_ids, tgt_start, tgt_background),
+                        forward, epsilon, diagonal,
+                    )  # fmt: skip
+                    if both_directions:
+                        score += _diagonal_llr(
+                            (j - b, b, i - a, a), tgt_start, (src_ids, src_start, src_background),
+                            backward, epsilon, diagonal,
+                        )  # fmt: skip
+                    llr[cell, shape] = score
                     continue
                 score = _summed_terms(forward_terms, forward[0], forward[1], i - 1, a, j - b, j)
                 if both_directions:
@@ -512,10 +583,13 @@ def band_llr(
     band: tuple[dp.IntArray, dp.IntArray],
     epsilon: float,
     shapes: Sequence[tuple[int, int]] = BEAD_SHAPES,
+    diagonal: float = 0.0,
 ) -> tuple[dp.FloatArray, dp.IntArray]:
     """Lexical log-likelihood ratio of every bead ending in every band cell, per shape.
 
     ``tables`` = (t(e|f), t(f|e) or None); with both, the two directions' LLRs are summed.
+    ``diagonal`` > 0: beads with several sentences on both sides prefer word pairs from
+    sentences at the same relative position (``_diagonal_llr``); 0 is plain Model 1.
     Returns the (cells x shapes) array (columns in the order of ``shapes``) and the first
     cell index of each band row.
     """
@@ -538,7 +612,7 @@ def band_llr(
         ))  # fmt: skip
     return _band_llr(
         low, high, src.ids, src.start, src.background, tgt.ids, tgt.start, tgt.background,
-        forward, backward, epsilon, backward_table is not None, shape_src, shape_tgt,
+        forward, backward, epsilon, backward_table is not None, shape_src, shape_tgt, diagonal,
     )  # fmt: skip
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from services.sentence_align import _banded_dp as dp
@@ -80,7 +81,13 @@ def test_cue_prior_steers_a_single_pair() -> None:
     assert _probability(table, f, e) > 0.8
 
 
-def _reference_llr(src_ids, tgt_ids, table, background, epsilon):  # type: ignore[no-untyped-def]
+def _reference_llr(
+    src_ids: npt.NDArray[np.int64],
+    tgt_ids: npt.NDArray[np.int64],
+    table: TranslationTable,
+    background: npt.NDArray[np.float64],
+    epsilon: float,
+) -> float:
     # log( p(e|S) / p_bg(e) ) summed over target words, written out directly.
     total = 0.0
     eps = epsilon if epsilon >= 0 else 1 / (len(src_ids) + 1)
@@ -90,17 +97,20 @@ def _reference_llr(src_ids, tgt_ids, table, background, epsilon):  # type: ignor
     return total
 
 
+@pytest.mark.parametrize("diagonal", [0.0, 1e-12])
 @pytest.mark.parametrize("shapes", [BEAD_SHAPES, bead_shapes(6)])
 @pytest.mark.parametrize("epsilon", [0.2, MOORE_EPSILON])
 def test_band_llr_equals_direct_computation(
-    epsilon: float, shapes: tuple[tuple[int, int], ...]
+    epsilon: float, shapes: tuple[tuple[int, int], ...], diagonal: float
 ) -> None:
+    # A vanishing diagonal prior (the diagonal kernel for beads with 2+ sentences a side)
+    # is Model 1 again.
     src = encode(["das haus", "das buch ist rot", "ein buch", "zürich 1956"], "de")
     tgt = encode(["la maison", "le livre", "est rouge", "un livre", "zürich 1956"], "fr")
     cues = cue_similarity(src.vocabulary, tgt.vocabulary)
     table = train_model1(src, tgt, [(0, 0), (1, 1), (2, 3), (3, 4)], cues)
     low, high = dp.diagonal_band(4, 5, 5)
-    llr, row_first = band_llr(src, tgt, (table, None), (low, high), epsilon, shapes)
+    llr, row_first = band_llr(src, tgt, (table, None), (low, high), epsilon, shapes, diagonal)
     for i in range(5):
         for j in range(low[i], high[i] + 1):
             for shape, (a, b) in enumerate(shapes):
@@ -118,3 +128,26 @@ def test_slice_side_keeps_vocabulary() -> None:
     part = slice_side(side, 1, 3)
     assert part.n_sentences == 2
     assert [side.vocabulary[k] for k in part.sentence(1)] == ["d", "e", "f"]
+
+
+def test_steep_diagonal_scores_a_two_two_bead_as_its_two_one_one_beads() -> None:
+    # Sentences of equal length on both sides: with a steep diagonal prior each target
+    # sentence is explained by the source sentence at its position only, so the 2-2 bead
+    # scores LLR(1-1) + LLR(1-1) in both directions; Model 1 mixes in the other sentence.
+    src = encode(["das haus", "ein buch"], "de")
+    tgt = encode(["la maison", "un livre"], "fr")
+    cues = cue_similarity(src.vocabulary, tgt.vocabulary)
+    forward = train_model1(src, tgt, [(0, 0), (1, 1)], cues, iterations=10)
+    backward = train_model1(tgt, src, [(0, 0), (1, 1)], {}, iterations=10)
+    band = dp.full_band(2, 2)
+    shapes = bead_shapes(4)
+    two_two, one_one = shapes.index((2, 2)), shapes.index((1, 1))
+    steep, _ = band_llr(src, tgt, (forward, backward), band, 0.1, shapes, 200.0)
+    flat, row_first = band_llr(src, tgt, (forward, backward), band, 0.1, shapes)
+    corner = row_first[2] + 2
+    ones = flat[row_first[1] + 1, one_one] + flat[corner, one_one]
+    assert steep[corner, two_two] == pytest.approx(ones)
+    assert steep[corner, two_two] > flat[corner, two_two]
+    # Mirror: swapping the sides swaps the directions and gives the same score.
+    mirrored, _ = band_llr(tgt, src, (backward, forward), band, 0.1, shapes, 200.0)
+    assert mirrored[corner, two_two] == pytest.approx(steep[corner, two_two])
