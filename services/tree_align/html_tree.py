@@ -47,6 +47,8 @@ _SEPARATING_TAGS = frozenset({"br", "img", "input", "wbr", "hr"})
 _META_CHARSET = re.compile(
     rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.I
 )
+# C0 control characters other than tab, line feed, form feed and carriage return.
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0e-\x1f]")
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
     (codecs.BOM_UTF32_LE, "utf-32-le"),
@@ -117,16 +119,16 @@ class TagTree:
             if self.kinds[node] == NODE_ALT_TEXT:
                 path = base + "/@alt"
             elif self.kinds[node] == NODE_TEXT:
-                rank = sum(
-                    1 for s in siblings[: _position(siblings, node)] if self.kinds[s] == NODE_TEXT
-                )
+                before = siblings[: _position(siblings, node)]
+                rank = int(np.count_nonzero(self.kinds[before] == NODE_TEXT))
                 path = f"{base}/text()[{rank + 1}]"
             else:
-                same = [int(s) for s in siblings if self.labels[s] == self.labels[node]]
+                same = siblings[self.labels[siblings] == self.labels[node]]
                 tag = self.label(node)
-                path = (
-                    f"{base}/{tag}" if len(same) == 1 else f"{base}/{tag}[{same.index(node) + 1}]"
-                )
+                if len(same) == 1:
+                    path = f"{base}/{tag}"
+                else:
+                    path = f"{base}/{tag}[{_position(same, node) + 1}]"
         self._xpath_cache[node] = path
         return path
 
@@ -194,7 +196,7 @@ def _decode(html: bytes | str, *, limits: ParseLimits, encoding: str | None) -> 
         text = _decode_bytes(html, encoding)
     if not text.strip():
         raise InvalidInput("HTML page is empty")
-    controls = sum(1 for ch in text[:100_000] if ch < " " and ch not in "\t\n\r\f")
+    controls = len(_CONTROLS.findall(text, 0, 100_000))
     if controls > 0.05 * min(len(text), 100_000):
         raise InvalidInput("HTML page looks like binary data (too many control characters)")
     return text
