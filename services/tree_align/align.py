@@ -71,6 +71,11 @@ MAX_GAP_SPAN = 2
 # threshold only) 0.785, 0.9863, 47; 0.25 0.786, 0.9869, 45; 0.4, 0.6 and 0.8 0.787,
 # 0.9881, 41; 1.0 and 1.5 0.787, 0.9878, 42.
 LEXICAL_GAP_PER_WORD = 0.6
+# Gap pairs of the lexical Pr_text need this many words on each side: on one or two words
+# Pr_text says little, and the titles of two one-sided boxes in a gap were joined (and then
+# took the gap's one pair from its paragraphs). Dev --parts 8, seeds 7-14: 0 0.787, 0.9881,
+# 41 errors; 3 and 4 0.788, 0.9913, 30; 6 0.788, 0.9907, 32.
+LEXICAL_GAP_MIN_WORDS = 3
 # The lexical second pass (services/tree_align/lexical.py): on by default, trained on the
 # first pass's chunk pairs whose Pr_text cost is below CONFIDENT_COST. Dev document of
 # benchmarks/tree_align_pages.py (w 1, offset -1.0): -5, -10 and -20 score the same. Dev
@@ -332,6 +337,7 @@ def _fill_gaps(
     if threshold is None:
         threshold = LEXICAL_GAP_THRESHOLD if lexical else GAP_THRESHOLD
     per_word = LEXICAL_GAP_PER_WORD if lexical else 0.0
+    min_words = LEXICAL_GAP_MIN_WORDS if lexical else 0
     n_src, n_tgt = len(chunks[0]), len(chunks[1])
     roots = [components.find(node) for node in range(n_src + n_tgt)]
     sides: dict[int, list[list[int]]] = {}
@@ -357,7 +363,7 @@ def _fill_gaps(
             continue
         if gap != list(range(gap[0], gap[-1] + 1)):
             continue  # a paired chunk lies inside the target gap: not one gap
-        made.extend(_fill_gap(chunks, components, model, run, gap, threshold, per_word))
+        made.extend(_fill_gap(chunks, components, model, run, gap, threshold, per_word, min_words))
     return made
 
 
@@ -369,9 +375,11 @@ def _fill_gap(
     gap: list[int],
     threshold: float,
     per_word: float,
+    min_words: int = 0,
 ) -> list[tuple[int, float]]:
     """Join the source and target sub-runs of one gap, of at most ``MAX_GAP_SPAN`` chunks
-    each, whose joined texts have the lowest Pr_text cost when it is below ``threshold``."""
+    and at least ``min_words`` words each, whose joined texts have the lowest Pr_text cost
+    when it is below ``threshold`` (or ``per_word`` times their words)."""
     if not run or not gap:
         return []
     n_src = len(chunks[0])
@@ -379,6 +387,11 @@ def _fill_gap(
     src_texts = [" ".join(chunks[0][run[i]].text for i in range(a, b + 1)) for a, b in src_spans]
     tgt_texts = [" ".join(chunks[1][gap[j]].text for j in range(c, d + 1)) for c, d in tgt_spans]
     cost = model.text_model.pair_costs(src_texts, tgt_texts)
+    if min_words > 0:
+        short_src = np.array([len(text.split()) < min_words for text in src_texts])
+        short_tgt = np.array([len(text.split()) < min_words for text in tgt_texts])
+        cost[short_src, :] = np.inf
+        cost[:, short_tgt] = np.inf
     best = np.unravel_index(int(np.argmin(cost)), cost.shape)
     if cost[best] >= threshold:
         if per_word <= 0.0:

@@ -161,3 +161,28 @@ def test_without_a_per_word_allowance_a_negative_gap_threshold_stands() -> None:
     model = dataclasses.replace(initial_model(["p"]), text_model=_FixedCost(-5.0))
     assert _fill_gap(chunks, _Components(2), model, [0], [0], -8.0, 0.0) == []
     assert _fill_gap(chunks, _Components(2), model, [0], [0], -4.0, 0.0) == [(0, -5.0)]
+
+
+class _ShortIsCheap:
+    """A Pr_text of cost -5 + 0.1 per word of the two texts."""
+
+    def pair_costs(self, src_texts: Sequence[str], tgt_texts: Sequence[str]) -> FloatArray:
+        src = np.array([len(text.split()) for text in src_texts], dtype=np.float64)
+        tgt = np.array([len(text.split()) for text in tgt_texts], dtype=np.float64)
+        return np.round(-5.0 + 0.1 * (src[:, None] + tgt[None, :]), 9)
+
+
+def test_gap_pairs_of_too_few_words_are_not_joined() -> None:
+    from services.tree_align.align import _Components, _fill_gap
+    from services.tree_align.html_tree import TextChunk
+
+    chunks = (
+        [TextChunk((0,), 0, "kurzer titel"), TextChunk((1,), 1, "ein langer absatz mit worten")],
+        [TextChunk((0,), 0, "titre court"), TextChunk((1,), 1, "un long paragraphe de mots")],
+    )
+    model = dataclasses.replace(initial_model(["p"]), text_model=_ShortIsCheap())
+    # the shorter the texts the cheaper: the two titles win unless they are too short
+    assert _fill_gap(chunks, _Components(4), model, [0, 1], [0, 1], 0.0, 0.0) == [(0, -4.6)]
+    components = _Components(4)
+    assert _fill_gap(chunks, components, model, [0, 1], [0, 1], 0.0, 0.0, 3) == [(1, -4.0)]
+    assert components.find(1) == components.find(3) and components.find(0) != components.find(2)
