@@ -74,7 +74,8 @@ LEXICAL_GAP_PER_WORD = 0.6
 # Gap pairs of the lexical Pr_text need this many words on each side: on one or two words
 # Pr_text says little, and the titles of two one-sided boxes in a gap were joined (and then
 # took the gap's one pair from its paragraphs). Dev --parts 8, seeds 7-14: 0 0.787, 0.9881,
-# 41 errors; 3 and 4 0.788, 0.9913, 30; 6 0.788, 0.9907, 32.
+# 41 errors; 3 and 4 0.788, 0.9913, 30; 6 0.788, 0.9907, 32. With 3, LEXICAL_MAX_GAP
+# rechecked: 10 0.788, 0.9913, 30; 12 0.9901, 34; 16 0.9889, 38 (8 kept).
 LEXICAL_GAP_MIN_WORDS = 3
 # The lexical second pass (services/tree_align/lexical.py): on by default, trained on the
 # first pass's chunk pairs whose Pr_text cost is below CONFIDENT_COST. Dev document of
