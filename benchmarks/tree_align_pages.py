@@ -409,7 +409,7 @@ ERROR_ANALYSIS = (
     "errors are 1-2 per page; test pages are smaller (33-243 beads against 422), so Model 1",
     "trains on fewer words. Dev cut into 8 test-sized page pairs (--parts 8, seeds 7-14,",
     "3,437 judged leaves) shows the test's error kinds: 0.9791 (72 errors) before.",
-    "Chosen there: leaf pairs of lexical cost >= 2 link no chunks (texts the tag model",
+    "Chosen there: leaf pairs of lexical cost >= 2 (later 1.5) link no chunks (texts the tag model",
     "paired against the lexical evidence, mostly menus and boxes) and gaps of up to 8 chunks",
     "(a paragraph beside a one-sided box of four chunks) are filled: 0.9863 (47; seeds 7-10",
     "38 -> 19 errors, 11-14 34 -> 28); and a gap pair may cost up to 0.6 per word of its",
