@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -25,7 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from benchmarks._report import publish
+from benchmarks._report import peak_rss_mb, publish
 from benchmarks.sentence_align_length import (
     REPO,
     TEST,
@@ -79,20 +78,20 @@ def run_large(method: str, n_src: int) -> dict[str, float]:
     document = synthetic_document(load(["dev", *TEST]), n_src)
     aligner = paramine_aligner(method)
     aligner(document.src[:50], document.tgt[:50])  # warm-up (JIT, imports)
-    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    baseline = peak_rss_mb()
     start, cpu_start = time.perf_counter(), time.process_time()
     beads = aligner(document.src, document.tgt)
     seconds = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = peak_rss_mb()
     scores = score_documents([document.gold], [beads])
     return {
         "src": len(document.src),
         "tgt": len(document.tgt),
         "seconds": seconds,
         "cpu_seconds": cpu_seconds,
-        "peak_mb": peak / 1024,
-        "baseline_mb": baseline / 1024,
+        "peak_mb": peak,
+        "baseline_mb": baseline,
         "f1_strict": scores.f1_strict,
         "f1_lax": scores.f1_lax,
     }

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -29,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._report import publish
+from benchmarks._report import peak_rss_mb, publish
 from services.thesaurus.cooccur import Cooccurrence, filter_counts
 from services.thesaurus.estimate import estimate_undefined
 from services.thesaurus.similarity import (
@@ -160,14 +159,14 @@ def run_case(name: str) -> dict[str, Any]:
             "ours_seconds": ours_seconds,
             "peer_seconds": peer_seconds,
             "max_abs_difference": float(np.max(np.abs(ours - peer))),
-            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "peak_mb": peak_rss_mb(),
         }
     else:
         raise SystemExit(f"unknown case {name}")
     result.update(
         load_seconds=load_seconds,
         count_seconds=count_seconds,
-        peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        peak_mb=peak_rss_mb(),
     )
     result["recompute_seconds"] = (
         result["count_seconds"] + result["sim_seconds"] + result["estimate_seconds"]

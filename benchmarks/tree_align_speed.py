@@ -31,7 +31,6 @@ import json
 import os
 import platform
 import random
-import resource
 import statistics
 import subprocess
 import sys
@@ -39,7 +38,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks._report import publish
+from benchmarks._report import peak_rss_mb, publish
 from benchmarks.tree_align_pagegen import (
     paragraphs_from_beads,
     source_page,
@@ -127,7 +126,7 @@ def measure(case: str, tool: str, folded: bool, band: float | None) -> dict[str,
         started = time.process_time()
         result["cost"] = APTED(*apted_trees).compute_edit_distance()
         result["seconds"] = time.process_time() - started
-    result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    result["peak_rss_mb"] = peak_rss_mb()
     return result
 
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-import resource
 import sys
 import time
+
+from benchmarks._report import peak_rss_mb
 
 
 def page(case: str) -> bytes | str:
@@ -46,7 +47,7 @@ def run(case: str) -> dict[str, object]:
         outcome = "ok"
     except InvalidInput as exc:
         outcome, result = "refused", f"{exc.__class__.__name__}: {exc}"
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_mb = peak_rss_mb()
     return {"case": case, "outcome": outcome, "result": result, "peak_mb": peak_mb}
 
 
