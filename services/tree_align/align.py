@@ -396,18 +396,16 @@ def _fill_gap(
     src_texts = [" ".join(chunks[0][run[i]].text for i in range(a, b + 1)) for a, b in src_spans]
     tgt_texts = [" ".join(chunks[1][gap[j]].text for j in range(c, d + 1)) for c, d in tgt_spans]
     cost = model.text_model.pair_costs(src_texts, tgt_texts)
-    if min_words > 0:
-        short_src = np.array([len(text.split()) < min_words for text in src_texts])
-        short_tgt = np.array([len(text.split()) < min_words for text in tgt_texts])
-        cost[short_src, :] = np.inf
-        cost[:, short_tgt] = np.inf
+    src_words = np.array([len(text.split()) for text in src_texts])
+    tgt_words = np.array([len(text.split()) for text in tgt_texts])
+    cost[src_words < min_words, :] = np.inf
+    cost[:, tgt_words < min_words] = np.inf
     best = np.unravel_index(int(np.argmin(cost)), cost.shape)
-    if cost[best] >= threshold:
-        if per_word <= 0.0:
-            return []
-        words = len(src_texts[int(best[0])].split()) + len(tgt_texts[int(best[1])].split())
-        if cost[best] >= per_word * words:
-            return []
+    limit = threshold
+    if per_word > 0.0:
+        limit = max(threshold, per_word * float(src_words[best[0]] + tgt_words[best[1]]))
+    if cost[best] >= limit:
+        return []
     (a, b), (c, d) = src_spans[int(best[0])], tgt_spans[int(best[1])]
     for i in range(a, b + 1):
         for j in range(c, d + 1):
