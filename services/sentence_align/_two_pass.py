@@ -10,6 +10,7 @@ the lexical tables small, so 100,000-sentence documents run in bounded memory.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -62,6 +63,13 @@ class LexicalSettings:
     # COARSE_SHAPES only) and the band covers its path too: the length pass's path can lie
     # far from the lexical optimum, which a band around it alone then misses. 0: off.
     coarse_cells: int = 0
+    # Weight of the sentence-end model (``boundary_costs``): a sentence boundary inside a
+    # bead costs -log of the odds that a sentence with this final punctuation mark ends
+    # inside a bead, relative to the odds of any sentence, both estimated from the previous
+    # pass's beads; applied in the lexical passes from ``boundary_from`` on (0 = the
+    # lexical pass, estimated on the length pass's beads; 1 = the refinements). 0: off.
+    boundary_weight: float = 0.0
+    boundary_from: int = 1
 
 
 def confident_pairs(beads: Sequence[Bead], share: float, limit: int) -> list[tuple[int, int]]:
@@ -95,6 +103,70 @@ def anchor_cuts(beads: Sequence[Bead], window: int) -> list[tuple[int, int]]:
     return cuts
 
 
+# Sentence-end classes of the boundary model: the last character of the sentence when it is
+# one of these, else "other". (French text splits at ";" where German often has ","; German
+# splits at ":" before lists and references.)
+END_MARKS = ".:;!?,"
+# Pseudo-counts pulling each class's odds toward the odds of all sentences (short documents).
+BOUNDARY_PRIOR_COUNT = 10.0
+
+
+def end_classes(sentences: Sequence[str]) -> dp.IntArray:
+    """Class of each sentence's end: index in END_MARKS, or len(END_MARKS) for the rest."""
+    classes = []
+    for sentence in sentences:
+        stripped = sentence.rstrip()
+        mark = END_MARKS.find(stripped[-1]) if stripped else -1
+        classes.append(mark if mark >= 0 else len(END_MARKS))
+    return np.asarray(classes, dtype=np.int64)
+
+
+def boundary_costs(
+    classes: dp.IntArray, members: Sequence[tuple[int, ...]], weight: float
+) -> dp.FloatArray:
+    """Cost of a bead boundary after each sentence of one side, from the beads' sentence
+    runs ``members`` (unsupervised, hard EM): -weight * log(odds(c) / odds(all)), where
+    odds(c) is the share of class-c sentences that end inside a bead (not a bead's last)
+    over the share that end a bead, smoothed toward the share over all sentences."""
+    n_classes = len(END_MARKS) + 1
+    inside = np.zeros(n_classes)
+    for run in members:
+        for k in run[:-1]:
+            inside[classes[k]] += 1.0
+    total = np.bincount(classes, minlength=n_classes).astype(np.float64)
+    overall = (inside.sum() + 0.5) / (total.sum() + 1.0)
+    share = (inside + BOUNDARY_PRIOR_COUNT * overall) / (total + BOUNDARY_PRIOR_COUNT)
+    log_odds = np.log(share / (1.0 - share)) - math.log(overall / (1.0 - overall))
+    result: dp.FloatArray = -weight * log_odds[classes]
+    return result
+
+
+def _boundary_extra(
+    band: tuple[dp.IntArray, dp.IntArray],
+    row_first: dp.IntArray,
+    shapes: Sequence[tuple[int, int]],
+    boundaries: tuple[dp.FloatArray, dp.FloatArray],
+) -> dp.FloatArray:
+    """(cells x shapes) summed costs of the bead-internal sentence boundaries of every bead
+    ending in a band cell: a bead of a source sentences ending at row i has the boundaries
+    after sentences i-a .. i-2 (likewise on the target side)."""
+    low, high = band
+    rows = np.repeat(np.arange(len(low)), high - low + 1)
+    columns = np.arange(len(rows)) - row_first[rows] + low[rows]
+    shape_src, shape_tgt = dp.shape_arrays(tuple(shapes))
+    extra = np.zeros((len(rows), len(shape_src)))
+    for cell_index, sizes, costs in (
+        (rows, shape_src, boundaries[0]),
+        (columns, shape_tgt, boundaries[1]),
+    ):
+        prefix = np.concatenate([[0.0], np.cumsum(costs)])
+        last = np.maximum(cell_index - 1, 0)[:, None]
+        first = np.clip(cell_index[:, None] - sizes[None, :], 0, None)
+        inner = np.where(sizes[None, :] >= 2, prefix[last] - prefix[np.minimum(first, last)], 0.0)
+        extra += inner
+    return extra
+
+
 def _length_weights(settings: LexicalSettings, model: length.LengthModel) -> dp.FloatArray:
     shape_src, shape_tgt = dp.shape_arrays(model.shapes)
     deletion = (shape_src == 0) | (shape_tgt == 0)
@@ -110,6 +182,7 @@ def _align_window(
     cums: tuple[dp.IntArray, dp.IntArray],
     path_cells: dp.IntArray,
     bounds: tuple[int, int, int, int],
+    boundaries: tuple[dp.FloatArray, dp.FloatArray] | None = None,
 ) -> list[Bead]:
     """Length + lexical pass in one window, near the first path; the margin doubles while
     the new path runs along the band's edge (the band must not cut the best path off)."""
@@ -128,7 +201,9 @@ def _align_window(
                 if shape in COARSE_SHAPES
             ),
         )
-        coarse_beads = _lexical_dp(sides, tables, coarse, settings, cums, dp.full_band(n, m))
+        coarse_beads = _lexical_dp(
+            sides, tables, coarse, settings, cums, dp.full_band(n, m), boundaries
+        )
         guides.append(length.beads_to_cells(coarse_beads))
     while True:
         if max(n, m) <= FULL_BAND_SIZE:
@@ -139,7 +214,7 @@ def _align_window(
                 np.minimum.reduce([low for low, _ in bands]),
                 np.maximum.reduce([high for _, high in bands]),
             )
-        beads = _lexical_dp(sides, tables, model, settings, cums, band)
+        beads = _lexical_dp(sides, tables, model, settings, cums, band, boundaries)
         low, high = band
         full = bool(np.all(low == 0) and np.all(high == m))
         if full or not dp.path_touches_edge(length.beads_to_cells(beads)[1:], low, high, m):
@@ -154,14 +229,19 @@ def _lexical_dp(
     settings: LexicalSettings,
     cums: tuple[dp.IntArray, dp.IntArray],
     band: tuple[dp.IntArray, dp.IntArray],
+    boundaries: tuple[dp.FloatArray, dp.FloatArray] | None = None,
 ) -> list[Bead]:
-    """The length + lexical program of one window over ``band``."""
+    """The length + lexical program of one window over ``band`` (with ``boundaries``: the
+    window's sentence-end costs, ``boundary_costs``)."""
     llr, row_first = lexicon.band_llr(
         *sides, tables, band, settings.epsilon, model.shapes, settings.diagonal
     )
+    extra = -settings.lexical_weight * llr
+    if boundaries is not None:
+        extra += _boundary_extra(band, row_first, model.shapes, boundaries)
     return length.run_dp(
         cums[0], cums[1], model, band,
-        extra=-settings.lexical_weight * llr,
+        extra=extra,
         extra_row=row_first,
         length_weight=_length_weights(settings, model),
     )  # fmt: skip
@@ -251,8 +331,22 @@ def align_two_pass(
             cheap_deletions=settings.cheap_deletions,
         )  # fmt: skip
     sides = (src_side, tgt_side)
-    aligned = _lexical_pass(sides, tables, model, settings, (src_cum, tgt_cum), cuts, first)
-    for _ in range(settings.refinements):
+    classes = (end_classes(src), end_classes(tgt))
+
+    def boundaries(path: Sequence[Bead], round_: int) -> tuple[dp.FloatArray, ...] | None:
+        if not settings.boundary_weight or round_ < settings.boundary_from:
+            return None
+        return tuple(
+            boundary_costs(side_classes, runs, settings.boundary_weight)
+            for side_classes, runs in zip(
+                classes, ([bead.src for bead in path], [bead.tgt for bead in path]), strict=True
+            )
+        )
+
+    aligned = _lexical_pass(
+        sides, tables, model, settings, (src_cum, tgt_cum), cuts, first, boundaries(first, 0)
+    )
+    for round_ in range(1, settings.refinements + 1):
         # Refinement: Model 1 again, now on the confident 1-1 beads of the lexical pass
         # (more accurate than the length pass's), and realign near the new path.
         tables = train_tables(
@@ -262,7 +356,10 @@ def align_two_pass(
         refining = replace(
             settings, margin=settings.refinement_margin, diagonal=settings.refinement_diagonal
         )
-        aligned = _lexical_pass(sides, tables, model, refining, (src_cum, tgt_cum), cuts, aligned)
+        aligned = _lexical_pass(
+            sides, tables, model, refining, (src_cum, tgt_cum), cuts, aligned,
+            boundaries(aligned, round_),
+        )  # fmt: skip
     return aligned
 
 
@@ -274,8 +371,10 @@ def _lexical_pass(
     cums: tuple[dp.IntArray, dp.IntArray],
     cuts: Sequence[tuple[int, int]],
     path: Sequence[Bead],
+    boundaries: tuple[dp.FloatArray, ...] | None = None,
 ) -> list[Bead]:
-    """Length + lexical alignment of every window between the cuts, near ``path``."""
+    """Length + lexical alignment of every window between the cuts, near ``path``
+    (``boundaries``: sentence-end costs of the two sides, ``boundary_costs``)."""
     src_cum, tgt_cum = cums
     cells = length.beads_to_cells(path)
     aligned: list[Bead] = []
@@ -291,6 +390,7 @@ def _lexical_pass(
             *sides, tables, model, settings,
             (src_cum[x0 : x1 + 1] - src_cum[x0], tgt_cum[y0 : y1 + 1] - tgt_cum[y0]),
             window_cells - np.array([x0, y0]), (x0, x1, y0, y1),
+            None if boundaries is None else (boundaries[0][x0:x1], boundaries[1][y0:y1]),
         )  # fmt: skip
         aligned.extend(length.shift_beads(beads, x0, y0))
     return aligned

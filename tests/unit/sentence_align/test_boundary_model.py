@@ -1,0 +1,67 @@
+"""Tests of the sentence-end model of the hybrid aligner (``_two_pass.boundary_costs``)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from services.sentence_align import _banded_dp as dp
+from services.sentence_align._two_pass import (
+    END_MARKS,
+    _boundary_extra,
+    boundary_costs,
+    end_classes,
+)
+from services.sentence_align.beads import bead_shapes
+
+
+def test_end_classes_read_the_last_mark() -> None:
+    classes = end_classes(["Er kam .", "Sie ging ; ", "Literatur :", "Photo 12", ""])
+    other = len(END_MARKS)
+    assert classes.tolist() == [
+        END_MARKS.index("."),
+        END_MARKS.index(";"),
+        END_MARKS.index(":"),
+        other,
+        other,
+    ]
+
+
+def test_marks_that_end_inside_beads_become_cheap_boundaries() -> None:
+    # Sentences ending in ";" always continue in the same bead; full stops end their bead.
+    sentences = ["a ;", "b .", "c .", "d ;", "e .", "f .", "g .", "h ;", "i ."]
+    classes = end_classes(sentences)
+    runs = [(0, 1), (2,), (3, 4), (5,), (6,), (7, 8)]
+    costs = boundary_costs(classes, runs, 1.0)
+    semicolon, stop = costs[0], costs[1]
+    assert semicolon < 0 < stop
+    assert np.allclose(costs[classes == classes[0]], semicolon)
+    assert np.allclose(boundary_costs(classes, runs, 2.0), 2.0 * costs)
+    assert np.all(boundary_costs(classes, runs, 0.0) == 0.0)
+
+
+def test_no_bead_with_several_sentences_gives_equal_costs() -> None:
+    classes = end_classes(["a ;", "b .", "c :"])
+    costs = boundary_costs(classes, [(0,), (1,), (2,)], 1.0)
+    # Every class is pulled to the overall odds by the same smoothing, apart from its count.
+    assert np.all(np.isfinite(costs))
+    assert np.all(costs > 0)  # ending inside a bead was never seen
+
+
+def test_boundary_extra_sums_the_inner_boundaries_of_each_bead() -> None:
+    rng = np.random.default_rng(3)
+    n, m = 7, 6
+    src_costs, tgt_costs = rng.normal(size=n), rng.normal(size=m)
+    band = dp.band_around_path(np.array([[0, 0], [3, 2], [7, 6]]), n, m, 2)
+    low, high = band
+    row_first = np.concatenate([[0], np.cumsum(high - low + 1)])[: n + 1]
+    shapes = bead_shapes(6)
+    extra = _boundary_extra(band, row_first, shapes, (src_costs, tgt_costs))
+    for i in range(n + 1):
+        for j, (s, (a, b)) in itertools.product(range(low[i], high[i] + 1), enumerate(shapes)):
+            if a > i or b > j:
+                continue
+            expected = src_costs[i - a : i - 1].sum() if a >= 2 else 0.0
+            expected += tgt_costs[j - b : j - 1].sum() if b >= 2 else 0.0
+            assert np.isclose(extra[row_first[i] + j - low[i], s], expected)
