@@ -70,6 +70,10 @@ class LexicalSettings:
     # lexical pass, estimated on the length pass's beads; 1 = the refinements). 0: off.
     boundary_weight: float = 0.0
     boundary_from: int = 1
+    # Weight of the deletion model (``deletion_costs``): a 1-0 or 0-1 bead costs -log of the
+    # odds that a sentence of its class (sentence end, or debris) is left out, relative to
+    # any sentence, estimated from the previous pass's beads (with the boundary model).
+    deletion_weight: float = 0.0
 
 
 def confident_pairs(beads: Sequence[Bead], share: float, limit: int) -> list[tuple[int, int]]:
@@ -141,11 +145,39 @@ def boundary_costs(
     return result
 
 
+# Sentences with fewer letters than this are "debris" in the deletion model (OCR noise,
+# page numbers, lone marks).
+DEBRIS_LETTERS = 3
+
+
+def deletion_classes(sentences: Sequence[str]) -> dp.IntArray:
+    """End class of each sentence (``end_classes``), or len(END_MARKS) + 1 for debris."""
+    classes = end_classes(sentences)
+    debris = [sum(char.isalpha() for char in sentence) < DEBRIS_LETTERS for sentence in sentences]
+    classes[np.asarray(debris, dtype=bool)] = len(END_MARKS) + 1
+    return classes
+
+
+def deletion_costs(classes: dp.IntArray, deleted: dp.IntArray, weight: float) -> dp.FloatArray:
+    """Extra cost of leaving each sentence out (a 1-0 or 0-1 bead), from the sentences the
+    beads left out (``deleted``, indices; unsupervised, hard EM): -weight * log(odds(c) /
+    odds(all)), odds(c) = share of class-c sentences left out over the share aligned,
+    smoothed toward the share over all sentences."""
+    n_classes = len(END_MARKS) + 2
+    left_out = np.bincount(classes[deleted], minlength=n_classes).astype(np.float64)
+    total = np.bincount(classes, minlength=n_classes).astype(np.float64)
+    overall = (left_out.sum() + 0.5) / (total.sum() + 1.0)
+    share = (left_out + BOUNDARY_PRIOR_COUNT * overall) / (total + BOUNDARY_PRIOR_COUNT)
+    log_odds = np.log(share / (1.0 - share)) - math.log(overall / (1.0 - overall))
+    result: dp.FloatArray = -weight * log_odds[classes]
+    return result
+
+
 def _boundary_extra(
     band: tuple[dp.IntArray, dp.IntArray],
     row_first: dp.IntArray,
     shapes: Sequence[tuple[int, int]],
-    boundaries: tuple[dp.FloatArray, dp.FloatArray],
+    boundaries: tuple[dp.FloatArray, ...],
 ) -> dp.FloatArray:
     """(cells x shapes) summed costs of the bead-internal sentence boundaries of every bead
     ending in a band cell: a bead of a source sentences ending at row i has the boundaries
@@ -164,6 +196,11 @@ def _boundary_extra(
         first = np.clip(cell_index[:, None] - sizes[None, :], 0, None)
         inner = np.where(sizes[None, :] >= 2, prefix[last] - prefix[np.minimum(first, last)], 0.0)
         extra += inner
+    for k, (a, b) in enumerate(shapes):
+        if (a, b) == (1, 0) and len(boundaries) > 2:
+            extra[:, k] += boundaries[2][np.maximum(rows - 1, 0)]
+        elif (a, b) == (0, 1) and len(boundaries) > 2:
+            extra[:, k] += boundaries[3][np.maximum(columns - 1, 0)]
     return extra
 
 
@@ -182,7 +219,7 @@ def _align_window(
     cums: tuple[dp.IntArray, dp.IntArray],
     path_cells: dp.IntArray,
     bounds: tuple[int, int, int, int],
-    boundaries: tuple[dp.FloatArray, dp.FloatArray] | None = None,
+    boundaries: tuple[dp.FloatArray, ...] | None = None,
 ) -> list[Bead]:
     """Length + lexical pass in one window, near the first path; the margin doubles while
     the new path runs along the band's edge (the band must not cut the best path off)."""
@@ -229,7 +266,7 @@ def _lexical_dp(
     settings: LexicalSettings,
     cums: tuple[dp.IntArray, dp.IntArray],
     band: tuple[dp.IntArray, dp.IntArray],
-    boundaries: tuple[dp.FloatArray, dp.FloatArray] | None = None,
+    boundaries: tuple[dp.FloatArray, ...] | None = None,
 ) -> list[Bead]:
     """The length + lexical program of one window over ``band`` (with ``boundaries``: the
     window's sentence-end costs, ``boundary_costs``)."""
@@ -332,15 +369,26 @@ def align_two_pass(
         )  # fmt: skip
     sides = (src_side, tgt_side)
     classes = (end_classes(src), end_classes(tgt))
+    debris_classes = (deletion_classes(src), deletion_classes(tgt))
 
     def boundaries(path: Sequence[Bead], round_: int) -> tuple[dp.FloatArray, ...] | None:
         if not settings.boundary_weight or round_ < settings.boundary_from:
             return None
-        return tuple(
+        costs = tuple(
             boundary_costs(side_classes, runs, settings.boundary_weight)
             for side_classes, runs in zip(
                 classes, ([bead.src for bead in path], [bead.tgt for bead in path]), strict=True
             )
+        )
+        if not settings.deletion_weight:
+            return costs
+        left_out = (
+            np.asarray([bead.src[0] for bead in path if not bead.tgt], dtype=np.int64),
+            np.asarray([bead.tgt[0] for bead in path if not bead.src], dtype=np.int64),
+        )
+        return costs + tuple(
+            deletion_costs(side_classes, deleted, settings.deletion_weight)
+            for side_classes, deleted in zip(debris_classes, left_out, strict=True)
         )
 
     aligned = _lexical_pass(
@@ -390,7 +438,12 @@ def _lexical_pass(
             *sides, tables, model, settings,
             (src_cum[x0 : x1 + 1] - src_cum[x0], tgt_cum[y0 : y1 + 1] - tgt_cum[y0]),
             window_cells - np.array([x0, y0]), (x0, x1, y0, y1),
-            None if boundaries is None else (boundaries[0][x0:x1], boundaries[1][y0:y1]),
+            None
+            if boundaries is None
+            else tuple(
+                costs[x0:x1] if side % 2 == 0 else costs[y0:y1]
+                for side, costs in enumerate(boundaries)
+            ),
         )  # fmt: skip
         aligned.extend(length.shift_beads(beads, x0, y0))
     return aligned

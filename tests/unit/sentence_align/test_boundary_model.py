@@ -11,6 +11,8 @@ from services.sentence_align._two_pass import (
     END_MARKS,
     _boundary_extra,
     boundary_costs,
+    deletion_classes,
+    deletion_costs,
     end_classes,
 )
 from services.sentence_align.beads import bead_shapes
@@ -53,15 +55,37 @@ def test_boundary_extra_sums_the_inner_boundaries_of_each_bead() -> None:
     rng = np.random.default_rng(3)
     n, m = 7, 6
     src_costs, tgt_costs = rng.normal(size=n), rng.normal(size=m)
+    src_deletion, tgt_deletion = rng.normal(size=n), rng.normal(size=m)
     band = dp.band_around_path(np.array([[0, 0], [3, 2], [7, 6]]), n, m, 2)
     low, high = band
     row_first = np.concatenate([[0], np.cumsum(high - low + 1)])[: n + 1]
     shapes = bead_shapes(6)
     extra = _boundary_extra(band, row_first, shapes, (src_costs, tgt_costs))
+    with_deletions = _boundary_extra(
+        band, row_first, shapes, (src_costs, tgt_costs, src_deletion, tgt_deletion)
+    )
     for i in range(n + 1):
         for j, (s, (a, b)) in itertools.product(range(low[i], high[i] + 1), enumerate(shapes)):
             if a > i or b > j:
                 continue
             expected = src_costs[i - a : i - 1].sum() if a >= 2 else 0.0
             expected += tgt_costs[j - b : j - 1].sum() if b >= 2 else 0.0
-            assert np.isclose(extra[row_first[i] + j - low[i], s], expected)
+            cell = row_first[i] + j - low[i]
+            assert np.isclose(extra[cell, s], expected)
+            if (a, b) == (1, 0):
+                expected += src_deletion[i - 1]
+            elif (a, b) == (0, 1):
+                expected += tgt_deletion[j - 1]
+            assert np.isclose(with_deletions[cell, s], expected)
+
+
+def test_debris_and_captions_become_cheap_deletions() -> None:
+    sentences = ["Er kam .", "..... ", "Sie ging .", "Photo Schweiz", "- _-", "Es regnete ."]
+    classes = deletion_classes(sentences)
+    debris = len(END_MARKS) + 1
+    assert classes.tolist()[1] == classes.tolist()[4] == debris
+    assert classes[3] == len(END_MARKS)  # no final mark: "other"
+    costs = deletion_costs(classes, np.array([1, 3, 4]), 1.0)
+    assert costs[1] < 0 and costs[3] < 0
+    assert costs[0] > 0 and costs[0] == costs[2] == costs[5]
+    assert np.all(deletion_costs(classes, np.array([1, 3, 4]), 0.0) == 0.0)

@@ -51,8 +51,9 @@ def test_coarse_pass_finds_the_exhaustive_programs_alignment(
 
 def test_band_alone_misses_the_optimum_here() -> None:
     # Cases above are ones the coarse pass is for: the band around the length path alone
-    # ends on a clearly costlier path.
-    for seed, inserted in ((1, 25), (1, 50), (4, 35)):
+    # ends on a clearly costlier path. ((1, 25) was one too before the deletion model of
+    # the hybrid settings; with it the band alone now finds the optimum there.)
+    for seed, inserted in ((1, 50), (4, 35), (3, 50)):
         src, tgt = document_with_insertion(seed, inserted)
         band_only = cost(align_hybrid(src, tgt, settings=BAND_ONLY))
         assert band_only > cost(align_hybrid(src, tgt, settings=WITH_COARSE)) + 20
