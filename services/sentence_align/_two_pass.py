@@ -132,14 +132,19 @@ def boundary_costs(
     runs ``members`` (unsupervised, hard EM): -weight * log(odds(c) / odds(all)), where
     odds(c) is the share of class-c sentences that end inside a bead (not a bead's last)
     over the share that end a bead, smoothed toward the share over all sentences."""
-    n_classes = len(END_MARKS) + 1
-    inside = np.zeros(n_classes)
-    for run in members:
-        for k in run[:-1]:
-            inside[classes[k]] += 1.0
+    inside = np.asarray([k for run in members for k in run[:-1]], dtype=np.int64)
+    return _class_costs(classes, inside, weight)
+
+
+def _class_costs(classes: dp.IntArray, hits: dp.IntArray, weight: float) -> dp.FloatArray:
+    """-weight * log(odds(c) / odds(all)) for each sentence's class c, where odds(c) is the
+    share of class-c sentences among ``hits`` (indices) over the share not, smoothed with
+    BOUNDARY_PRIOR_COUNT pseudo-counts toward the share over all sentences."""
+    n_classes = len(END_MARKS) + 2
+    hit = np.bincount(classes[hits], minlength=n_classes).astype(np.float64)
     total = np.bincount(classes, minlength=n_classes).astype(np.float64)
-    overall = (inside.sum() + 0.5) / (total.sum() + 1.0)
-    share = (inside + BOUNDARY_PRIOR_COUNT * overall) / (total + BOUNDARY_PRIOR_COUNT)
+    overall = (hit.sum() + 0.5) / (total.sum() + 1.0)
+    share = (hit + BOUNDARY_PRIOR_COUNT * overall) / (total + BOUNDARY_PRIOR_COUNT)
     log_odds = np.log(share / (1.0 - share)) - math.log(overall / (1.0 - overall))
     result: dp.FloatArray = -weight * log_odds[classes]
     return result
@@ -163,14 +168,7 @@ def deletion_costs(classes: dp.IntArray, deleted: dp.IntArray, weight: float) ->
     beads left out (``deleted``, indices; unsupervised, hard EM): -weight * log(odds(c) /
     odds(all)), odds(c) = share of class-c sentences left out over the share aligned,
     smoothed toward the share over all sentences."""
-    n_classes = len(END_MARKS) + 2
-    left_out = np.bincount(classes[deleted], minlength=n_classes).astype(np.float64)
-    total = np.bincount(classes, minlength=n_classes).astype(np.float64)
-    overall = (left_out.sum() + 0.5) / (total.sum() + 1.0)
-    share = (left_out + BOUNDARY_PRIOR_COUNT * overall) / (total + BOUNDARY_PRIOR_COUNT)
-    log_odds = np.log(share / (1.0 - share)) - math.log(overall / (1.0 - overall))
-    result: dp.FloatArray = -weight * log_odds[classes]
-    return result
+    return _class_costs(classes, deleted, weight)
 
 
 def _boundary_extra(
