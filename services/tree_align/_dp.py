@@ -43,7 +43,10 @@ over internal node pairs times the triangular number of sibling ranges.
 Speed note: a compiled call that receives arrays updates their reference counts (atomic
 operations, ~20 ns per array), even for helpers marked ``inline="always"``; inner loops
 therefore index the arrays directly instead of calling helpers that take arrays (measured:
-one pair unit 327 -> 8 ns, the ~1,000-element folded pair 0.44 -> 0.37 s).
+one pair unit 327 -> 8 ns, the ~1,000-element folded pair 0.44 -> 0.37 s). The scans read and
+write their cells through ``Xf``, a flat view of X made once by each caller (a view made inside
+every scan call was measured slower than none), with unsigned indices: numba compiles a test for
+negative indices into every signed access. Full ~1,000-element pair: forward 0.44 -> 0.31 s.
 """
 
 # mypy: disable-error-code="no-untyped-def,untyped-decorator,misc"
@@ -70,6 +73,7 @@ SCAN_FT = 2
 SCAN_FT1 = 3
 
 INF = math.inf
+_U = np.uint64  # index type without the negative-index wraparound test
 
 
 @njit(cache=True)
@@ -153,7 +157,7 @@ def _span_g_unit(g, fp, w, t, c):
 
 
 @njit(cache=True)
-def _scan(mode, fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, c, X, PU):
+def _scan(mode, fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, c, X, PU, Xf):
     """Fill X[state, a, b] for the forest fp.CF[f_lo:f_hi] against gp.CF[g_lo:g_hi].
 
     ``mode`` must be a constant at the call site: numba compiles one version of the scan per
@@ -165,7 +169,7 @@ def _scan(mode, fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first,
     SpanF, two for SpanG), which breaks the loop-carried dependency of one running sum: these
     loops are most of the decoder's time. A minimum of the same floats does not depend on the
     order it is taken in (costs are finite or +inf and only added, so no NaN arises): Viterbi
-    tables are the same to the bit as with one running minimum.
+    tables are the same to the bit as with one running minimum. ``Xf`` is ``X.reshape(X.size)``.
     """
     literally(mode)
     ptr1, idx1, ptr2, idx2, int1, int2 = c[0], c[1], c[2], c[3], c[4], c[5]
@@ -174,62 +178,71 @@ def _scan(mode, fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first,
     wide1, wide2 = c[31], c[32]
     M = f_hi - f_lo
     N = g_hi - g_lo
+    # Xf is X as one flat vector (a view made by the caller), cell (state, a, b) at
+    # state * P + a * C + b; indices are unsigned (_U): no negative-index test per access
+    C = X.shape[2]
+    P = X.shape[1] * C
+    xF, xGSB, xGF, xTOT = P, 2 * P, 3 * P, 4 * P
     g_first = ptr2[gp] + g_lo
-    X[ST_SB, 0, 0] = 0.0
-    X[ST_F, 0, 0] = INF
-    X[ST_GSB, 0, 0] = INF
-    X[ST_GF, 0, 0] = INF
-    X[ST_TOT, 0, 0] = 0.0
+    Xf[0] = 0.0
+    Xf[_U(xF)] = INF
+    Xf[_U(xGSB)] = INF
+    Xf[_U(xGF)] = INF
+    Xf[_U(xTOT)] = 0.0
     for b in range(1, N + 1):  # row 0: only DelG units
-        g = idx2[g_first + b - 1]
-        X[ST_SB, 0, b] = INF
-        X[ST_F, 0, b] = INF
+        g = idx2[_U(g_first + b - 1)]
+        Xf[_U(b)] = INF
+        Xf[_U(xF + b)] = INF
         gsb = INF
         gf = INF
         if not (tight_g and b == 1):
-            gsb = sub2[g] + _plus(X[ST_SB, 0, b - 1], X[ST_GSB, 0, b - 1], mode)
-            gf = sub2[g] + _plus(X[ST_F, 0, b - 1], X[ST_GF, 0, b - 1], mode)
-        X[ST_GSB, 0, b] = gsb
-        X[ST_GF, 0, b] = gf
-        X[ST_TOT, 0, b] = _plus(gsb, gf, mode)
+            gsb = sub2[_U(g)] + _plus(Xf[_U(b - 1)], Xf[_U(xGSB + b - 1)], mode)
+            gf = sub2[_U(g)] + _plus(Xf[_U(xF + b - 1)], Xf[_U(xGF + b - 1)], mode)
+        Xf[_U(xGSB + b)] = gsb
+        Xf[_U(xGF + b)] = gf
+        Xf[_U(xTOT + b)] = _plus(gsb, gf, mode)
     for a in range(1, M + 1):
         t = f_lo + a - 1  # index of the F-tree among fp's children
-        f = idx1[ptr1[fp] + t]
-        f_sub = sub1[f]
-        f_del = del1[f]
-        f_wide = wide1[f]
+        f = idx1[_U(ptr1[fp] + t)]
+        f_sub = sub1[_U(f)]
+        f_del = del1[_U(f)]
+        f_wide = wide1[_U(f)]
         del_f = not (tight_f and a == 1)
-        span_f = int1[f] >= 0 and not (no_span_first and a == 1)
+        span_f = int1[_U(f)] >= 0 and not (no_span_first and a == 1)
         # G-tight scans: row 0 is +inf past (0, 0), so in row 1 a span can only start at b0 = 1
         first_row = tight_g and a == 1
-        f_base = sg_row[f] + sg_off[1 if f_wide > 1 else 0, gp] + g_lo - 1
+        f_base = sg_row[_U(f)] + sg_off[1 if f_wide > 1 else 0, gp] + g_lo - 1
         g_wide_base = sf_off[1, fp] + (t * (t + 1)) // 2 + f_lo - 1
         g_single_base = sf_off[0, fp] + t
-        X[ST_SB, a, 0] = INF
-        X[ST_GSB, a, 0] = INF
-        X[ST_GF, a, 0] = INF
+        here = a * C  # cell (a, 0) within a plane
+        up = here - C  # cell (a - 1, 0)
+        Xf[_U(here)] = INF
+        Xf[_U(xGSB + here)] = INF
+        Xf[_U(xGF + here)] = INF
         f0 = INF
         if del_f:  # DelF after SB or DelF only (rule b)
-            f0 = f_sub + _plus(X[ST_SB, a - 1, 0], X[ST_F, a - 1, 0], mode)
-        X[ST_F, a, 0] = f0
-        X[ST_TOT, a, 0] = f0
+            f0 = f_sub + _plus(Xf[_U(up)], Xf[_U(xF + up)], mode)
+        Xf[_U(xF + here)] = f0
+        Xf[_U(xTOT + here)] = f0
         sb_left = INF  # states of cell (a, b - 1), kept in registers along the row
         f_left = f0
         gsb_left = INF
         gf_left = INF
+        tot_up = xTOT + up - 1  # Xf[tot_up + b0] is the total of cell (a - 1, b0 - 1)
         for b in range(1, N + 1):
-            g = idx2[g_first + b - 1]
+            g = idx2[_U(g_first + b - 1)]
             f_here = INF
             # F-tight scans: column 0 is +inf past (0, 0): a span in column 1 starts at a0 = 1
             first_column = tight_f and b == 1
             gsb = INF
             gf = INF
             if del_f:
-                f_here = f_sub + _plus(X[ST_SB, a - 1, b], X[ST_F, a - 1, b], mode)
+                f_here = f_sub + _plus(Xf[_U(up + b)], Xf[_U(xF + up + b)], mode)
             if not (tight_g and b == 1):
-                gsb = sub2[g] + _plus(sb_left, gsb_left, mode)
-                gf = sub2[g] + _plus(f_left, gf_left, mode)
-            diagonal = X[ST_TOT, a - 1, b - 1]
+                g_sub = sub2[_U(g)]
+                gsb = g_sub + _plus(sb_left, gsb_left, mode)
+                gf = g_sub + _plus(f_left, gf_left, mode)
+            diagonal = Xf[_U(tot_up + b)]
             best = diagonal + PU[t, g_lo + b - 1]  # (4) with (1)
             if span_f:  # (5): SpanF(f, G[b0..b])
                 if f_wide > 1:
@@ -242,41 +255,44 @@ def _scan(mode, fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first,
                     acc2 = INF
                     acc3 = INF
                     while b0 + 3 <= b_top:
-                        acc0 = _plus(acc0, X[ST_TOT, a - 1, b0 - 1] + SG[row + b0], mode)
-                        acc1 = _plus(acc1, X[ST_TOT, a - 1, b0] + SG[row + b0 + 1], mode)
-                        acc2 = _plus(acc2, X[ST_TOT, a - 1, b0 + 1] + SG[row + b0 + 2], mode)
-                        acc3 = _plus(acc3, X[ST_TOT, a - 1, b0 + 2] + SG[row + b0 + 3], mode)
+                        acc0 = _plus(acc0, Xf[_U(tot_up + b0)] + SG[_U(row + b0)], mode)
+                        acc1 = _plus(acc1, Xf[_U(tot_up + b0 + 1)] + SG[_U(row + b0 + 1)], mode)
+                        acc2 = _plus(acc2, Xf[_U(tot_up + b0 + 2)] + SG[_U(row + b0 + 2)], mode)
+                        acc3 = _plus(acc3, Xf[_U(tot_up + b0 + 3)] + SG[_U(row + b0 + 3)], mode)
                         b0 += 4
                     while b0 <= b_top:
-                        acc0 = _plus(acc0, X[ST_TOT, a - 1, b0 - 1] + SG[row + b0], mode)
+                        acc0 = _plus(acc0, Xf[_U(tot_up + b0)] + SG[_U(row + b0)], mode)
                         b0 += 1
                     acc = _plus(_plus(acc0, acc1, mode), _plus(acc2, acc3, mode), mode)
                 else:
-                    acc = diagonal + SG[f_base + b]
+                    acc = diagonal + SG[_U(f_base + b)]
                 best = _plus(best, f_del + acc, mode)
-            if int2[g] >= 0:  # (6): SpanG(g, F[a0..a])
-                g_wide = wide2[g]
+            if int2[_U(g)] >= 0:  # (6): SpanG(g, F[a0..a])
+                g_wide = wide2[_U(g)]
                 if g_wide > 1:
-                    row = sf_row[g] + g_wide_base
+                    row = sf_row[_U(g)] + g_wide_base
                     a0 = max(1, a - g_wide + 1)
                     acc0 = INF
                     acc1 = INF
                     a_top = 1 if first_column else a
+                    # Xf[col + a0 * C] is the total of cell (a0 - 1, b - 1)
+                    col = xTOT - C + b - 1
                     while a0 + 1 <= a_top:
-                        acc0 = _plus(acc0, X[ST_TOT, a0 - 1, b - 1] + SF[row + a0], mode)
-                        acc1 = _plus(acc1, X[ST_TOT, a0, b - 1] + SF[row + a0 + 1], mode)
+                        acc0 = _plus(acc0, Xf[_U(col + a0 * C)] + SF[_U(row + a0)], mode)
+                        acc1 = _plus(acc1, Xf[_U(col + (a0 + 1) * C)] + SF[_U(row + a0 + 1)], mode)
                         a0 += 2
                     if a0 == a_top:
-                        acc0 = _plus(acc0, X[ST_TOT, a0 - 1, b - 1] + SF[row + a0], mode)
+                        acc0 = _plus(acc0, Xf[_U(col + a0 * C)] + SF[_U(row + a0)], mode)
                     acc = _plus(acc0, acc1, mode)
                 else:
-                    acc = diagonal + SF[sf_row[g] + g_single_base]
-                best = _plus(best, del2[g] + acc, mode)
-            X[ST_SB, a, b] = best
-            X[ST_F, a, b] = f_here
-            X[ST_GSB, a, b] = gsb
-            X[ST_GF, a, b] = gf
-            X[ST_TOT, a, b] = _plus(_plus(best, f_here, mode), _plus(gsb, gf, mode), mode)
+                    acc = diagonal + SF[_U(sf_row[_U(g)] + g_single_base)]
+                best = _plus(best, del2[_U(g)] + acc, mode)
+            cell = here + b
+            Xf[_U(cell)] = best
+            Xf[_U(xF + cell)] = f_here
+            Xf[_U(xGSB + cell)] = gsb
+            Xf[_U(xGF + cell)] = gf
+            Xf[_U(xTOT + cell)] = _plus(_plus(best, f_here, mode), _plus(gsb, gf, mode), mode)
             sb_left = best
             f_left = f_here
             gsb_left = gsb
@@ -364,6 +380,7 @@ def forward(order1, order2, mode, c, X, PU):
     wide1, wide2, banded = c[31], c[32], c[26] < INF
     zero, no, yes = _runtime_constants()
     viterbi = mode == VITERBI
+    Xf = X.reshape(X.size)
     virtual1 = order1[-1]
     virtual2 = order2[-1]
     for fp in order1:
@@ -411,9 +428,9 @@ def forward(order1, order2, mode, c, X, PU):
             _fill_pair_units(fp, gp, c, PU)
             if (fp == virtual1) == (gp == virtual2):
                 if viterbi:
-                    _scan(VITERBI, fp, gp, zero, m, zero, n, no, no, no, c, X, PU)
+                    _scan(VITERBI, fp, gp, zero, m, zero, n, no, no, no, c, X, PU, Xf)
                 else:
-                    _scan(INSIDE, fp, gp, zero, m, zero, n, no, no, no, c, X, PU)
+                    _scan(INSIDE, fp, gp, zero, m, zero, n, no, no, no, c, X, PU, Xf)
                 AF[int1[fp], int2[gp]] = X[ST_TOT, m, n]
             if fp != virtual1 and m == 1:
                 _gt_single_f(fp, gp, n, mode, c, PU)
@@ -423,9 +440,9 @@ def forward(order1, order2, mode, c, X, PU):
                 for w in range(n):
                     g_hi = min(n, w + wide1[fp])
                     if viterbi:
-                        _scan(VITERBI, fp, gp, zero, m, w, g_hi, no, yes, no, c, X, PU)
+                        _scan(VITERBI, fp, gp, zero, m, w, g_hi, no, yes, no, c, X, PU, Xf)
                     else:
-                        _scan(INSIDE, fp, gp, zero, m, w, g_hi, no, yes, no, c, X, PU)
+                        _scan(INSIDE, fp, gp, zero, m, w, g_hi, no, yes, no, c, X, PU, Xf)
                     for b in range(1, g_hi - w + 1):
                         SG[base + _rindex(w, w + b - 1, n, wide)] = _plus(
                             X[ST_SB, m, b], X[ST_F, m, b], mode
@@ -439,17 +456,17 @@ def forward(order1, order2, mode, c, X, PU):
                     f_hi = min(m, w + wide2[gp])
                     if f_hi - w >= 2:  # ranges of two or more F-trees (one: FT1 below)
                         if viterbi:
-                            _scan(VITERBI, fp, gp, w, f_hi, zero, n, yes, no, no, c, X, PU)
+                            _scan(VITERBI, fp, gp, w, f_hi, zero, n, yes, no, no, c, X, PU, Xf)
                         else:
-                            _scan(INSIDE, fp, gp, w, f_hi, zero, n, yes, no, no, c, X, PU)
+                            _scan(INSIDE, fp, gp, w, f_hi, zero, n, yes, no, no, c, X, PU, Xf)
                     for a in range(2, f_hi - w + 1):
                         SF[base + _rindex(w, w + a - 1, m, wide)] = _plus(
                             X[ST_SB, a, n], X[ST_GSB, a, n], mode
                         )
                     if viterbi:
-                        _scan(VITERBI, fp, gp, w, w + 1, zero, n, yes, no, yes, c, X, PU)
+                        _scan(VITERBI, fp, gp, w, w + 1, zero, n, yes, no, yes, c, X, PU, Xf)
                     else:
-                        _scan(INSIDE, fp, gp, w, w + 1, zero, n, yes, no, yes, c, X, PU)
+                        _scan(INSIDE, fp, gp, w, w + 1, zero, n, yes, no, yes, c, X, PU, Xf)
                     SF[base + _rindex(w, w, m, wide)] = _plus(X[ST_SB, 1, n], X[ST_GSB, 1, n], mode)
 
 
@@ -490,6 +507,7 @@ def viterbi_pairs(V1, V2, c, X, PU, pairs):
     ptr1, idx1, ptr2, idx2, int1, int2, max_span = c[0], c[1], c[2], c[3], c[4], c[5], c[25]
     # task: fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, end_a, end_b, mask
     tasks = np.empty((pairs.shape[0] * 2 + 16, 12), dtype=np.int64)
+    Xf = X.reshape(X.size)
     n_tasks = 1
     m0 = ptr1[V1 + 1] - ptr1[V1]
     n0 = ptr2[V2 + 1] - ptr2[V2]
@@ -514,7 +532,7 @@ def viterbi_pairs(V1, V2, c, X, PU, pairs):
             tasks[n_tasks, 11],
         )
         _fill_pair_units(fp, gp, c, PU)
-        _scan(VITERBI, fp, gp, f_lo, f_hi, g_lo, g_hi, tf == 1, tg == 1, nsf == 1, c, X, PU)
+        _scan(VITERBI, fp, gp, f_lo, f_hi, g_lo, g_hi, tf == 1, tg == 1, nsf == 1, c, X, PU, Xf)
         s = _best_state(X, a, b, mask)
         while a > 0 or b > 0:
             f = idx1[ptr1[fp] + f_lo + a - 1] if a > 0 else -1
@@ -700,6 +718,7 @@ def outside(order1, order2, c, X, PU, GX, grads):
     SG, SF, sg_row, sg_off, sf_row, sf_off = c[19], c[20], c[21], c[22], c[23], c[24]
     g_AF, g_SG, g_SF = grads[0], grads[1], grads[2]
     zero, no, yes = _runtime_constants()
+    Xf = X.reshape(X.size)
     virtual1 = order1[-1]
     virtual2 = order2[-1]
     g_AF[int1[virtual1], int2[virtual2]] = 1.0
@@ -717,7 +736,7 @@ def outside(order1, order2, c, X, PU, GX, grads):
                 continue
             _fill_pair_units(fp, gp, c, PU)
             if (fp == virtual1) == (gp == virtual2) and g_AF[int1[fp], int2[gp]] != 0.0:
-                _scan(INSIDE, fp, gp, zero, m, zero, n, no, no, no, c, X, PU)
+                _scan(INSIDE, fp, gp, zero, m, zero, n, no, no, no, c, X, PU, Xf)
                 GX[:, : m + 1, : n + 1] = 0.0
                 GX[4, m, n] = g_AF[int1[fp], int2[gp]]
                 _backward_scan(fp, gp, zero, m, zero, n, no, no, no, c, X, PU, GX, grads)
@@ -731,7 +750,7 @@ def outside(order1, order2, c, X, PU, GX, grads):
                         any_grad = any_grad or g_SG[base + _rindex(w, w + b - 1, n, wide)] != 0.0
                     if not any_grad:
                         continue
-                    _scan(INSIDE, fp, gp, zero, m, w, g_hi, no, yes, no, c, X, PU)
+                    _scan(INSIDE, fp, gp, zero, m, w, g_hi, no, yes, no, c, X, PU, Xf)
                     GX[:, : m + 1, : g_hi - w + 1] = 0.0
                     for b in range(1, g_hi - w + 1):
                         gv = g_SG[base + _rindex(w, w + b - 1, n, wide)]
@@ -750,7 +769,7 @@ def outside(order1, order2, c, X, PU, GX, grads):
                     for a in range(2, f_hi - w + 1):
                         any_grad = any_grad or g_SF[base + _rindex(w, w + a - 1, m, wide)] != 0.0
                     if any_grad:
-                        _scan(INSIDE, fp, gp, w, f_hi, zero, n, yes, no, no, c, X, PU)
+                        _scan(INSIDE, fp, gp, w, f_hi, zero, n, yes, no, no, c, X, PU, Xf)
                         GX[:, : f_hi - w + 1, : n + 1] = 0.0
                         for a in range(2, f_hi - w + 1):
                             gv = g_SF[base + _rindex(w, w + a - 1, m, wide)]
@@ -763,7 +782,7 @@ def outside(order1, order2, c, X, PU, GX, grads):
                     gv = g_SF[base + _rindex(w, w, m, wide)]
                     out = SF[base + _rindex(w, w, m, wide)]
                     if gv != 0.0 and out < INF:
-                        _scan(INSIDE, fp, gp, w, w + 1, zero, n, yes, no, yes, c, X, PU)
+                        _scan(INSIDE, fp, gp, w, w + 1, zero, n, yes, no, yes, c, X, PU, Xf)
                         GX[:, :2, : n + 1] = 0.0
                         for s in (ST_SB, ST_GSB):
                             if X[s, 1, n] < INF:
