@@ -205,13 +205,58 @@ def train_model1(
     return TranslationTable(*_prune_rows(pair_f, pair_e, table, n_src_vocab, keep_per_word))
 
 
+# Dense grouping (one slot per (f, e) cell) when the vocabulary product is at most this many
+# times the number of keys: a page pair's ~200 x 200 words against ~80,000 keys; the counting
+# sort below stays for large vocabularies, where a dense table would cost more than the keys.
+DENSE_GROUPING_FACTOR = 4
+
+
 @njit(cache=True)
 def _group_pairs(
     keys_f: dp.IntArray, keys_e: dp.IntArray, n_src_vocab: int, n_tgt_vocab: int
 ) -> tuple[dp.IntArray, dp.IntArray, dp.IntArray]:
     """Distinct (f, e) pairs sorted by f then e, and the pair index of every key: what
-    ``np.unique(f * n_tgt_vocab + e, return_inverse=True)`` gives, in O(keys + vocabulary)
-    (a counting sort by f, then a dense scratch row over e per source word)."""
+    ``np.unique(f * n_tgt_vocab + e, return_inverse=True)`` gives, in O(keys + vocabulary)."""
+    if n_src_vocab * n_tgt_vocab <= DENSE_GROUPING_FACTOR * keys_f.shape[0]:
+        return _group_pairs_dense(keys_f, keys_e, n_src_vocab, n_tgt_vocab)
+    return _group_pairs_sorted(keys_f, keys_e, n_src_vocab, n_tgt_vocab)
+
+
+@njit(cache=True)
+def _group_pairs_dense(
+    keys_f: dp.IntArray, keys_e: dp.IntArray, n_src_vocab: int, n_tgt_vocab: int
+) -> tuple[dp.IntArray, dp.IntArray, dp.IntArray]:
+    """:func:`_group_pairs` through a dense table of the (f, e) cells: mark the cells that
+    occur, number them in row-major (f, e) order, look every key's number up."""
+    n_keys = keys_f.shape[0]
+    slot = np.zeros(n_src_vocab * n_tgt_vocab, dtype=np.int64)
+    for k in range(n_keys):
+        slot[keys_f[k] * n_tgt_vocab + keys_e[k]] = 1
+    n_pairs = 0
+    for cell in range(slot.shape[0]):
+        if slot[cell]:
+            n_pairs += 1
+    pair_f = np.empty(n_pairs, dtype=np.int64)
+    pair_e = np.empty(n_pairs, dtype=np.int64)
+    q = 0
+    for cell in range(slot.shape[0]):
+        if slot[cell]:
+            pair_f[q] = cell // n_tgt_vocab
+            pair_e[q] = cell - pair_f[q] * n_tgt_vocab
+            slot[cell] = q
+            q += 1
+    inverse = np.empty(n_keys, dtype=np.int64)
+    for k in range(n_keys):
+        inverse[k] = slot[keys_f[k] * n_tgt_vocab + keys_e[k]]
+    return pair_f, pair_e, inverse
+
+
+@njit(cache=True)
+def _group_pairs_sorted(
+    keys_f: dp.IntArray, keys_e: dp.IntArray, n_src_vocab: int, n_tgt_vocab: int
+) -> tuple[dp.IntArray, dp.IntArray, dp.IntArray]:
+    """:func:`_group_pairs` by a counting sort by f, then a dense scratch row over e per
+    source word."""
     n_keys = keys_f.shape[0]
     row_start = np.zeros(n_src_vocab + 1, dtype=np.int64)
     for k in range(n_keys):
@@ -269,19 +314,25 @@ def _model1_em(
     n_src_vocab: int,
     iterations: int,
 ) -> dp.FloatArray:
-    """EM of Model 1 over the entries (pair index, target token number); t per pair."""
+    """EM of Model 1 over the entries (pair index, target token number); t per pair.
+
+    The entries of one target token are consecutive (:func:`_training_entries`), so each
+    token's denominator is summed and its counts added in one visit, in the order of the
+    two-loop form (same sums to the bit)."""
     n_pairs = pair_f.shape[0]
     table = _normalise_rows(np.ones(n_pairs) + prior, pair_f, n_src_vocab)
-    denominator = np.empty(token_count, dtype=np.float64)
+    token_start = np.zeros(token_count + 1, dtype=np.int64)
+    for k in range(tokens.shape[0]):
+        token_start[tokens[k] + 1] = k + 1
     counts = np.empty(n_pairs, dtype=np.float64)
     for _ in range(iterations):
-        denominator[:] = 0.0
-        for k in range(entry_pair.shape[0]):
-            denominator[tokens[k]] += table[entry_pair[k]]
         counts[:] = 0.0
-        for k in range(entry_pair.shape[0]):
-            weight = table[entry_pair[k]]
-            counts[entry_pair[k]] += weight / denominator[tokens[k]]
+        for token in range(token_count):
+            denominator = 0.0
+            for k in range(token_start[token], token_start[token + 1]):
+                denominator += table[entry_pair[k]]
+            for k in range(token_start[token], token_start[token + 1]):
+                counts[entry_pair[k]] += table[entry_pair[k]] / denominator
         table = _normalise_rows(counts + prior, pair_f, n_src_vocab)
     return table
 

@@ -12,6 +12,8 @@ from services.sentence_align.lexicon import (
     EncodedSide,
     TranslationTable,
     _group_pairs,
+    _group_pairs_dense,
+    _group_pairs_sorted,
     _training_entries,
     cue_similarity,
     encode,
@@ -127,3 +129,18 @@ def test_group_pairs_equals_np_unique() -> None:
     unique_keys, expected_inverse = np.unique(keys_f * 13 + keys_e, return_inverse=True)
     assert np.array_equal(pair_f * 13 + pair_e, unique_keys)
     assert np.array_equal(inverse, expected_inverse)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_both_grouping_paths_equal_np_unique(seed: int) -> None:
+    """The dense path (small vocabularies) and the counting-sort path give np.unique's answer
+    whichever of them _group_pairs picks."""
+    rng = np.random.default_rng(seed)
+    n_f, n_e = int(rng.integers(1, 40)), int(rng.integers(1, 40))
+    size = int(rng.integers(0, 300))
+    keys_f, keys_e = rng.integers(0, n_f, size=size), rng.integers(0, n_e, size=size)
+    unique_keys, expected_inverse = np.unique(keys_f * n_e + keys_e, return_inverse=True)
+    for group in (_group_pairs_dense, _group_pairs_sorted):
+        pair_f, pair_e, inverse = group(keys_f, keys_e, n_f, n_e)
+        assert np.array_equal(pair_f * n_e + pair_e, unique_keys)
+        assert np.array_equal(inverse, expected_inverse.reshape(-1))
