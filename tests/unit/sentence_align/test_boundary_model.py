@@ -89,3 +89,36 @@ def test_debris_and_captions_become_cheap_deletions() -> None:
     assert costs[1] < 0 and costs[3] < 0
     assert costs[0] > 0 and costs[0] == costs[2] == costs[5]
     assert np.all(deletion_costs(classes, np.array([1, 3, 4]), 0.0) == 0.0)
+
+
+def test_deletion_model_leaves_ocr_debris_out() -> None:
+    # 60 real dev 1-1 pairs (tuning data), five lines of OCR debris inserted on the French
+    # side: the deletion model learns from the length pass that debris is left out.
+    from dataclasses import replace
+
+    from services.sentence_align.beads import parse_beads
+    from services.sentence_align.hybrid import HYBRID_SETTINGS, align_hybrid
+    from tests.conftest import kit_path
+
+    def lines(name: str) -> list[str]:
+        path = kit_path(f"textberg-bleualign-de-fr/{name}")
+        return path.read_text(encoding="utf-8").splitlines()
+
+    gold = [b for b in parse_beads(lines("dev.defr")) if b.shape == (1, 1)][:60]
+    de, fr = lines("dev.de"), lines("dev.fr")
+    src = [de[bead.src[0]] for bead in gold]
+    debris = ["- _- ", "..... ", 'h * " ', "â ", "* , *^ "]
+    tgt: list[str] = []
+    for k, bead in enumerate(gold):
+        tgt.append(fr[bead.tgt[0]])
+        if k % 12 == 5:
+            tgt.append(debris[k // 12])
+
+    def left_out(deletion_weight: float) -> int:
+        settings = replace(HYBRID_SETTINGS, deletion_weight=deletion_weight)
+        beads = align_hybrid(src, tgt, src_lang="de", tgt_lang="fr", settings=settings)
+        return sum(1 for bead in beads if not bead.src and tgt[bead.tgt[0]] in debris)
+
+    with_model, without = left_out(HYBRID_SETTINGS.deletion_weight), left_out(0.0)
+    assert with_model >= 4
+    assert with_model > without
