@@ -35,6 +35,8 @@ _MONTHS = frozenset(_MONTH_LIST.split())
 # A candidate boundary: terminator run, optional closing quotes/brackets, then whitespace.
 _EURO_BOUNDARY = re.compile(r"([.!?…]+)([\"'»”’)\]]*)(\s+)")
 _SENTENCE_START = re.compile(r"(?:[\"'«“‘(\[¿¡]\s?)*\w")
+_WORD = re.compile(r"\w+")
+_LINE_BREAK = re.compile(r"\s*\n\s*")
 
 
 def _split_cjk(text: str) -> list[str]:
@@ -67,11 +69,12 @@ def _previous_token(text: str, end: int) -> str:
 
 
 def _is_european_boundary(text: str, match: re.Match[str]) -> bool:
-    following = text[match.end() :]
-    start = _SENTENCE_START.match(following)
+    # matched in place (no copy of the rest of the text: a copy per candidate boundary made
+    # splitting quadratic in the length of a long block)
+    start = _SENTENCE_START.match(text, match.end())
     if start is None:
         return False
-    first_letter = following[start.end() - 1]
+    first_letter = text[start.end() - 1]
     if first_letter.islower():
         return False
     if match.group(1) != ".":
@@ -87,7 +90,7 @@ def _is_european_boundary(text: str, match: re.Match[str]) -> bool:
     if token.isdigit() and len(token) <= 2:
         # German ordinals ("am 3. Mai", "der 2. Weltkrieg"): a short number + period before
         # a month name or a capitalised word is read as an ordinal, not a sentence end.
-        next_word = re.match(r"\w+", following[start.end() - 1 :])
+        next_word = _WORD.match(text, start.end() - 1)
         if next_word is not None and next_word.group(0).lower() in _MONTHS:
             return False
     return True
@@ -113,10 +116,10 @@ def split_sentences(text: str, lang: str, *, newline_is_boundary: bool = False) 
     blocks = text.splitlines() if newline_is_boundary else [text]
     sentences: list[str] = []
     for block in blocks:
-        if not newline_is_boundary:
+        if not newline_is_boundary and "\n" in block:
             # A line break inside a chunk is layout, not a boundary: CJK text runs on without
             # spaces, European text gets a space.
-            block = re.sub(r"\s*\n\s*", "" if cjk else " ", block)
+            block = _LINE_BREAK.sub("" if cjk else " ", block)
         pieces = _split_cjk(block) if cjk else _split_european(block)
         sentences.extend(piece.strip() for piece in pieces if piece.strip())
     return sentences
