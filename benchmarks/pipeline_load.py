@@ -316,7 +316,8 @@ class RunResult:
     failed_jobs: int = 0
     http_errors: int = 0
     target_rate: float = 0.0
-    task_starts: list[float] = field(default_factory=list)  # tree_align, in delivery order
+    # tree_align tasks (start, end), in delivery order
+    task_spans: list[tuple[float, float]] = field(default_factory=list)
 
 
 class Driver:
@@ -367,15 +368,24 @@ class Driver:
             else:
                 await asyncio.sleep(0.05)
 
-    async def open_loop(self, client: httpx.AsyncClient, seconds: float, rate: float) -> None:
-        """Poisson arrivals at ``rate`` pairs/s for ``seconds`` (at most 64 requests in flight)."""
+    async def open_loop(
+        self,
+        client: httpx.AsyncClient,
+        seconds: float,
+        rate: float,
+        *,
+        phase: str = "load80",
+        paced: bool = False,
+    ) -> None:
+        """Arrivals at ``rate`` pairs/s for ``seconds`` (at most 64 requests in flight):
+        Poisson, or ``paced`` at a constant interval (k6's constant-arrival-rate, wrk2)."""
         end = time.monotonic() + seconds
         bound = asyncio.Semaphore(64)
         pending: set[asyncio.Task[None]] = set()
 
         async def one() -> None:
             async with bound:
-                await self.submit(client, "load80")
+                await self.submit(client, phase)
 
         next_at = time.monotonic()
         while next_at < end:
@@ -383,7 +393,7 @@ class Driver:
             task = asyncio.create_task(one())
             pending.add(task)
             task.add_done_callback(pending.discard)
-            next_at += self.rng.expovariate(rate)
+            next_at += 1.0 / rate if paced else self.rng.expovariate(rate)
         await asyncio.gather(*pending)
 
 
@@ -484,8 +494,13 @@ async def drive(
             result.target_rate = max(0.8 * throughput, 0.05)
             before_handlers = _handler_totals(work)
             start = time.time()
-            await driver.open_loop(client, half, result.target_rate)
+            await driver.open_loop(client, half / 2, result.target_rate)
             result.phases["load80"] = (start, time.time())
+            start = time.time()
+            await driver.open_loop(
+                client, half / 2, result.target_rate, phase="paced80", paced=True
+            )
+            result.phases["paced80"] = (start, time.time())
             all_jobs = [s.job_id for s in result.submitted]
             await asyncio.to_thread(wait_until_done, database_url, all_jobs, 120)
             after_handlers = _handler_totals(work)
@@ -497,7 +512,7 @@ async def drive(
             stop.set()
             await sampler
         result.done, result.failed_jobs = completion(database_url, all_jobs)
-    result.task_starts = task_starts((logs / "tree_align.log").read_text(errors="replace"))
+    result.task_spans = task_spans((logs / "tree_align.log").read_text(errors="replace"))
     broker.flushdb()
     return result
 
@@ -708,16 +723,39 @@ def _log_time(stamp: str) -> float:
     ).timestamp()  # local time, like time.time()
 
 
-def task_starts(log: str) -> list[float]:
-    """Start times of tree_align tasks in the order the worker received them (Celery INFO log).
+def task_spans(log: str) -> list[tuple[float, float]]:
+    """(start, end) of tree_align tasks in the order the worker received them (Celery INFO log).
 
-    A task's start is its "succeeded in D s" log time minus D; a task without that line (it
-    failed) starts when it was received.
+    A task ends at its "succeeded in D s" log time and starts D earlier; a task without that
+    line (it failed) starts and ends when it was received.
     """
     finished = {
-        task: _log_time(stamp) - float(seconds) for stamp, task, seconds in SUCCEEDED.findall(log)
+        task: (_log_time(stamp) - float(seconds), _log_time(stamp))
+        for stamp, task, seconds in SUCCEEDED.findall(log)
     }
-    return [finished.get(task, _log_time(stamp)) for stamp, task in RECEIVED.findall(log)]
+    spans = []
+    for stamp, task in RECEIVED.findall(log):
+        received = _log_time(stamp)
+        spans.append(finished.get(task, (received, received)))
+    return spans
+
+
+def found_free_process(
+    sent: list[float], spans: list[tuple[float, float]], processes: int
+) -> list[bool]:
+    """For the k-th task enqueued (sent at ``sent[k]``, FIFO, delivered k-th): whether, when
+    it was sent, no earlier task still waited and fewer than ``processes`` ran, so its
+    enqueue→start is the queue's own delay (delivery, prefetch, pool hand-off), not waiting."""
+    free = []
+    for k, moment in enumerate(sent):
+        running = waiting = 0
+        for start, end in spans[max(0, k - 500) : k]:
+            if start > moment:
+                waiting += 1
+            elif end > moment:
+                running += 1
+        free.append(waiting == 0 and running < processes)
+    return free
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -731,7 +769,7 @@ def summarise(result: RunResult) -> dict[str, Any]:
         by_phase.setdefault(item.phase, []).append(item)
     completed = [result.done.get(s.job_id, (None, None))[1] for s in by_phase.get("saturation", [])]
     throughput = sum(1 for c in completed if c is not None and t0 <= c <= t1) / (t1 - t0)
-    load = by_phase.get("load80", [])
+    load = by_phase.get("load80", []) + by_phase.get("paced80", [])
     end_to_end = [
         done - s.submitted for s in load if (done := result.done.get(s.job_id, (None, None))[1])
     ]
@@ -740,13 +778,19 @@ def summarise(result: RunResult) -> dict[str, Any]:
     # received is the k-th page pair the gateway enqueued; the enqueue lies between the request
     # being sent and its 202 arriving, hence an upper and a lower bound.
     in_order = sorted(result.submitted, key=lambda s: s.submitted)
-    matched = len(result.task_starts) == len(in_order)
-    pairs = [(s, start) for s, start in zip(in_order, result.task_starts, strict=False)]
-    waits_upper = [start - s.sent for s, start in pairs if matched and s.phase == "load80"]
-    waits_lower = [start - s.submitted for s, start in pairs if matched and s.phase == "load80"]
+    matched = len(result.task_spans) == len(in_order)
+    starts = [start for start, _ in result.task_spans] if matched else []
+    free = found_free_process([s.sent for s in in_order], result.task_spans, result.processes)
+    waits: dict[str, list[float]] = {}
+    for s, start, idle in zip(in_order, starts, free, strict=False):
+        waits.setdefault(s.phase, []).append(start - s.sent)
+        waits.setdefault(s.phase + " lower", []).append(start - s.submitted)
+        if idle and s.phase in ("load80", "paced80"):
+            waits.setdefault("free", []).append(start - s.sent)
+    waits_upper, waits_lower = waits.get("load80", []), waits.get("load80 lower", [])
     in_phase = throughput * (t1 - t0)
     sat_depths = [d["tree_align"] + d["sentence_align"] for t, d in result.depth if t0 <= t <= t1]
-    l0, l1 = result.phases["load80"]
+    l0, l1 = result.phases["load80"][0], result.phases.get("paced80", result.phases["load80"])[1]
     load_depths = [d["tree_align"] + d["sentence_align"] for t, d in result.depth if l0 <= t <= l1]
     consumer_cpu = sum(v for k, v in result.cpu.items() if k.startswith("consumer"))
     pool_cpu = sum(v for k, v in result.cpu.items() if k.startswith("pool"))
@@ -765,8 +809,15 @@ def summarise(result: RunResult) -> dict[str, Any]:
         "wait_p50": percentile(waits_upper, 50),
         "wait_p99": percentile(waits_upper, 99),
         "wait_p99_lower": percentile(waits_lower, 99),
+        "paced_p50": percentile(waits.get("paced80", []), 50),
+        "paced_p99": percentile(waits.get("paced80", []), 99),
+        "paced_p99_lower": percentile(waits.get("paced80 lower", []), 99),
+        "free_share": len(waits.get("free", []))
+        / max(1, len(waits.get("load80", [])) + len(waits.get("paced80", []))),
+        "free_p50": percentile(waits.get("free", []), 50),
+        "free_p99": percentile(waits.get("free", []), 99),
         "matched": matched,
-        "tasks_logged": len(result.task_starts),
+        "tasks_logged": len(result.task_spans),
         "tree_mean": tree_mean,
         "sentence_mean": result.mean_handler.get("sentence_align", 0.0),
         "depth_sat_mean": statistics.fmean(sat_depths) if sat_depths else 0.0,
@@ -776,6 +827,9 @@ def summarise(result: RunResult) -> dict[str, Any]:
         "consumer_cpu": consumer_cpu,
         "pool_cpu": pool_cpu,
         "pairs_per_pool_cpu_second": in_phase / pool_cpu if pool_cpu else float("nan"),
+        "pairs_per_worker_cpu_second": in_phase / (pool_cpu + consumer_cpu)
+        if pool_cpu
+        else float("nan"),
         "handler": handler,
         "gateway_cpu": result.cpu.get("gateway", 0.0),
         "redis_cpu": result.cpu.get("redis-server", 0.0),
@@ -842,7 +896,8 @@ def report(
         " and caches; numba kernels are compiled by each worker before it forks;"
         " not counted), then half the duration at saturation (closed loop keeping 2 × N messages"
         " waiting in `paramine.tree_align`), then half at 80% of the measured throughput (open"
-        " loop, Poisson arrivals).",
+        " loop: a quarter of the duration with Poisson arrivals, then a quarter at a constant"
+        " rate, the arrival model of k6's constant-arrival-rate executor and wrk2).",
         "",
         "- **Throughput**: page pairs whose sentence pairs were stored (sentence_align's"
         " `pair_progress` row) during the saturation phase, per second.",
@@ -856,7 +911,11 @@ def report(
         " between the request being sent and its 202 arriving: start − sent is an upper bound"
         " (it includes the gateway's request handling), start − 202 a lower bound. At 80% load"
         " with Poisson arrivals this includes waiting behind a busy pool process, not only broker"
-        " delivery.",
+        " delivery. *Found a free process*: tasks that, when sent, had no earlier task waiting and"
+        " fewer running than the stage has pool processes (from the same log spans); their"
+        " enqueue→start is the queue's own delay (gateway enqueue, Redis, the consumer's BRPOP,"
+        " hand-off to the pool), without queueing behind other work. Latencies are over both 80%"
+        " quarters unless marked Poisson or paced; the first enqueue→start columns are Poisson.",
         "- **Queue depth**: LLEN of each stage's list every 0.5 s (prefetch 1 and late acks: the"
         " list holds only waiting messages).",
         "- **CPU share**: utime+stime from /proc over the saturation phase of each worker's Celery"
@@ -868,8 +927,10 @@ def report(
         "",
         "| pool processes per alignment stage | throughput (pairs/s) | vs 1 |"
         " pairs/s per worker core | submitted | completed | dead-lettered | p50 e2e (s) |"
-        " p99 e2e (s) | enqueue→start p50 (ms) | p99 upper (ms) | p99 lower (ms) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        " p99 e2e (s) | enqueue→start p50 (ms) | p99 upper (ms) | p99 lower (ms) |"
+        " paced: p50 (ms) | paced: p99 upper (ms) | paced: p99 lower (ms) |"
+        " found a free process: share | p50 (ms) | p99 (ms) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     cores = os.cpu_count() or 1
     for row in rows:
@@ -879,12 +940,15 @@ def report(
             f" {row['throughput'] / worker_cores:.2f} | {row['submitted']} | {row['completed']} |"
             f" {row['failed']} | {row['e2e_p50']:.2f} | {row['e2e_p99']:.2f} |"
             f" {1000 * row['wait_p50']:.0f} | {1000 * row['wait_p99']:.0f} |"
-            f" {1000 * row['wait_p99_lower']:.0f} |"
+            f" {1000 * row['wait_p99_lower']:.0f} | {1000 * row['paced_p50']:.0f} |"
+            f" {1000 * row['paced_p99']:.0f} | {1000 * row['paced_p99_lower']:.0f} |"
+            f" {100 * row['free_share']:.0f}% | {1000 * row['free_p50']:.0f} |"
+            f" {1000 * row['free_p99']:.0f} |"
         )
         if not row["matched"]:
             lines.append(
                 f"| ↑ enqueue→start not measured: {row['tasks_logged']} tasks logged for"
-                f" {row['submitted']} submitted | | | | | | | | | | | |"
+                f" {row['submitted']} submitted | | | | | | | | | | | | | | | | | |"
             )
     lines += [
         "",
@@ -953,15 +1017,22 @@ def goals(rows: list[dict[str, Any]]) -> list[str]:
     per_core = max(row["throughput"] / min(cores, 2 * row["processes"]) for row in rows)
     cpu_bound = max(row["pairs_per_pool_cpu_second"] for row in rows)
     wait = min(row["wait_p99"] for row in rows)
+    paced = min(row["paced_p99"] for row in rows)
+    free = max(row["free_p99"] for row in rows)
+    worker_bound = max(row["pairs_per_worker_cpu_second"] for row in rows)
     growth = [row["throughput"] for row in rows]
     grows = all(b >= a * 0.95 for a, b in itertools.pairwise(growth))
     return [
         f"- ≥ 20 news-size page pairs/s per worker core end to end: best {per_core:.2f} → "
         + ("met" if per_core >= 20 else "**not met**")
         + f" (CPU-bound estimate for one dedicated core: {cpu_bound:.2f} pairs per pool"
-        " CPU-second).",
-        f"- p99 enqueue→start < 100 ms at 80% load: best {1000 * wait:.0f} ms → "
-        + ("met." if wait < 0.1 else "**not met**."),
+        f" CPU-second, {worker_bound:.2f} per worker CPU-second, consumers included).",
+        f"- p99 enqueue→start < 100 ms at 80% load, Poisson arrivals: best {1000 * wait:.0f} ms → "
+        + ("met" if wait < 0.1 else "**not met**")
+        + f"; constant-rate arrivals: best {1000 * paced:.0f} ms → "
+        + ("met" if paced < 0.1 else "**not met**")
+        + f"; tasks that found a free pool process (the queue's own delay), worst p99:"
+        f" {1000 * free:.0f} ms.",
         "- throughput grows with workers until the cores are saturated: "
         + " → ".join(f"{g:.2f}" for g in growth)
         + (" pairs/s (grows or holds)." if grows else " pairs/s (**falls** with more processes)."),

@@ -1,0 +1,32 @@
+"""The load benchmark's reading of the tree_align log: task spans and free-process waits."""
+
+from __future__ import annotations
+
+from benchmarks.pipeline_load import _log_time, found_free_process, task_spans
+
+LOG = """\
+[2026-11-22 03:00:00,100: INFO/MainProcess] Task paramine.tree_align.process[aaaa-1] received
+[2026-11-22 03:00:00,200: INFO/MainProcess] Task paramine.tree_align.process[bbbb-2] received
+[2026-11-22 03:00:00,150: INFO/ForkPoolWorker-1] Task paramine.tree_align.process[aaaa-1] succeeded in 0.04s: None
+[2026-11-22 03:00:00,300: INFO/MainProcess] Task paramine.tree_align.process[cccc-3] received
+"""
+
+
+def test_task_spans_in_delivery_order() -> None:
+    spans = task_spans(LOG)
+    base = _log_time("2026-11-22 03:00:00,000")
+    assert [(round(a - base, 3), round(b - base, 3)) for a, b in spans] == [
+        (0.11, 0.15),  # succeeded at .150 after 0.04 s
+        (0.2, 0.2),  # no success line: starts and ends when received
+        (0.3, 0.3),
+    ]
+
+
+def test_free_process_needs_no_waiting_task_and_a_free_slot() -> None:
+    spans = [(0.0, 1.0), (1.0, 2.0), (2.0, 2.5), (3.0, 3.1)]
+    sent = [0.0, 0.5, 0.6, 2.9]
+    # task 0: nothing before; task 1: task 0 runs and the single process is busy;
+    # task 2: task 1 still waits (starts at 1.0 > 0.6); task 3: all earlier tasks finished
+    assert found_free_process(sent, spans, processes=1) == [True, False, False, True]
+    # with two processes task 1 finds the second process free; task 2 still sees task 1 waiting
+    assert found_free_process(sent, spans, processes=2) == [True, True, False, True]
