@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from benchmarks.pipeline_load import _log_time, found_free_process, task_spans
 
-LOG = """\
-[2026-11-22 03:00:00,100: INFO/MainProcess] Task paramine.tree_align.process[aaaa-1] received
-[2026-11-22 03:00:00,200: INFO/MainProcess] Task paramine.tree_align.process[bbbb-2] received
-[2026-11-22 03:00:00,150: INFO/ForkPoolWorker-1] Task paramine.tree_align.process[aaaa-1] succeeded in 0.04s: None
-[2026-11-22 03:00:00,300: INFO/MainProcess] Task paramine.tree_align.process[cccc-3] received
-"""
+TASK = "Task paramine.tree_align.process"
+LOG = (
+    f"[2026-11-22 03:00:00,100: INFO/MainProcess] {TASK}[aaaa-1] received\n"
+    f"[2026-11-22 03:00:00,200: INFO/MainProcess] {TASK}[bbbb-2] received\n"
+    f"[2026-11-22 03:00:00,150: INFO/ForkPoolWorker-1] {TASK}[aaaa-1] succeeded in 0.04s: None\n"
+    f"[2026-11-22 03:00:00,300: INFO/MainProcess] {TASK}[cccc-3] received\n"
+)
 
 
 def test_task_spans_in_delivery_order() -> None:
