@@ -1023,10 +1023,14 @@ def goals(rows: list[dict[str, Any]]) -> list[str]:
     growth = [row["throughput"] for row in rows]
     grows = all(b >= a * 0.95 for a, b in itertools.pairwise(growth))
     return [
-        f"- ≥ 20 news-size page pairs/s per worker core end to end: best {per_core:.2f} → "
-        + ("met" if per_core >= 20 else "**not met**")
-        + f" (CPU-bound estimate for one dedicated core: {cpu_bound:.2f} pairs per pool"
-        f" CPU-second, {worker_bound:.2f} per worker CPU-second, consumers included).",
+        "- ≥ 20 news-size page pairs/s per worker core end to end: best"
+        f" {worker_bound:.2f} pairs per worker CPU-second (Celery consumers and pool processes"
+        " of every stage over the saturation phase: what one core given to the workers"
+        " sustains) → "
+        + ("met" if worker_bound >= 20 else "**not met**")
+        + f" (pool processes only: {cpu_bound:.2f}; the measured throughput divided by the"
+        f" machine's cores, which also run the gateway, PostgreSQL, Redis and the load client:"
+        f" {per_core:.2f}).",
         f"- p99 enqueue→start < 100 ms at 80% load, Poisson arrivals: best {1000 * wait:.0f} ms → "
         + ("met" if wait < 0.1 else "**not met**")
         + f"; constant-rate arrivals: best {1000 * paced:.0f} ms → "
