@@ -9,7 +9,7 @@ import numpy as np
 
 from services.tree_align.align import align_page_texts, text_pairs
 from services.tree_align.decoder import align_trees
-from services.tree_align.html_tree import block_tree, parse_html
+from services.tree_align.html_tree import TextChunk, block_tree, parse_html
 from services.tree_align.model import FloatArray, initial_model
 
 SRC = """<html><body><div id=nav><ul><li><a>Startseite</a></li><li><a>Kontakt</a></li></ul></div>
@@ -181,8 +181,74 @@ def test_gap_pairs_of_too_few_words_are_not_joined() -> None:
         [TextChunk((0,), 0, "titre court"), TextChunk((1,), 1, "un long paragraphe de mots")],
     )
     model = dataclasses.replace(initial_model(["p"]), text_model=_ShortIsCheap())
-    # the shorter the texts the cheaper: the two titles win unless they are too short
-    assert _fill_gap(chunks, _Components(4), model, [0, 1], [0, 1], 0.0, 0.0) == [(0, -4.6)]
+    # every pair is below the threshold: titles and paragraphs both join, in order
+    assert _fill_gap(chunks, _Components(4), model, [0, 1], [0, 1], 0.0, 0.0) == [
+        (0, -4.6),
+        (1, -4.0),
+    ]
     components = _Components(4)
     assert _fill_gap(chunks, components, model, [0, 1], [0, 1], 0.0, 0.0, 3) == [(1, -4.0)]
     assert components.find(1) == components.find(3) and components.find(0) != components.find(2)
+
+
+class _Translations:
+    """A Pr_text of cost -10 for texts with the same keys (words ending in a digit), else 10."""
+
+    def pair_costs(self, src_texts: Sequence[str], tgt_texts: Sequence[str]) -> FloatArray:
+        def keys(text: str) -> set[str]:
+            return {word for word in text.split() if word[-1].isdigit()}
+
+        return np.array(
+            [[-10.0 if keys(a) == keys(b) else 10.0 for b in tgt_texts] for a in src_texts]
+        )
+
+
+def _chunks(*texts: str) -> list[TextChunk]:
+    return [TextChunk((k,), k, text) for k, text in enumerate(texts)]
+
+
+def test_a_gap_joins_all_its_pairs_in_order_and_skips_one_sided_text() -> None:
+    from services.tree_align.align import _Components, _fill_gap
+
+    chunks = (
+        _chunks("a1 x y z", "box1 x y z", "b1 x y z", "c1 x y z"),
+        _chunks("a1 u v w", "b1 u v w", "box2 u v w", "c1 u v w", "c1 u v w"),
+    )
+    model = dataclasses.replace(initial_model(["p"]), text_model=_Translations())
+    components = _Components(9)
+    made = _fill_gap(chunks, components, model, [0, 1, 2, 3], [0, 1, 2, 3, 4], 0.0, 0.1)
+    assert [source for source, _ in made] == [0, 2, 3]
+    group = {components.find(4 + j) for j in (3, 4)}  # the more words the higher the limit
+    assert group == {components.find(3)}  # c1 with both halves of its split translation
+    assert components.find(1) not in {components.find(4 + j) for j in range(5)}  # box1 alone
+    assert components.find(4 + 2) not in {components.find(x) for x in range(4)}  # box2 alone
+
+
+def test_a_gap_does_not_join_two_chunks_on_both_sides() -> None:
+    from services.tree_align.align import _Components, _fill_gap
+
+    chunks = (_chunks("a1 x", "a1 y"), _chunks("a1 u", "b1 v"))
+    model = dataclasses.replace(initial_model(["p"]), text_model=_Translations())
+    components = _Components(4)
+    assert _fill_gap(chunks, components, model, [0, 1], [0, 1], 0.0, 0.0) == [(0, -10.0)]
+    assert components.find(3) != components.find(0)
+
+
+def test_gap_windows_of_long_and_open_gaps() -> None:
+    from services.tree_align.align import _gap_windows
+
+    run, gap = list(range(10, 20)), list(range(30, 33))
+    both = (True, True)
+    assert _gap_windows(run[:3], gap, both, 4, False) == [(run[:3], gap)]
+    assert _gap_windows(run, gap, both, 4, False) == []  # too long without wide gaps
+    assert _gap_windows(run, gap, (True, False), 4, False) == []  # open end
+    # a long gap: the chunks next to the following pair, then those after the previous one
+    assert _gap_windows(run, gap, both, 4, True) == [(run[-4:], gap)]  # all 3 taken by the tail
+    assert _gap_windows(run, list(range(30, 40)), both, 4, True) == [
+        (run[-4:], list(range(36, 40))),
+        (run[:4], list(range(30, 34))),
+    ]
+    assert _gap_windows(run, gap, (True, False), 4, True) == [(run[:4], gap)]  # page end
+    assert _gap_windows(run, gap, (False, True), 4, True) == [(run[-4:], gap)]  # page start
+    assert _gap_windows(run, gap, (False, False), 4, True) == []  # no pair at all
+    assert _gap_windows(run, [], both, 4, True) == []
