@@ -105,8 +105,9 @@ HYBRID_SETTINGS = LexicalSettings(
 # Page pairs in the pipeline (align_segments: many short text chunks, about 20 ms of CPU a
 # page pair budgeted): the same objective without the refinement round, which doubled the
 # handler's time (38.5 ms instead of about 20 ms a page pair in benchmarks/sentence_align),
-# and without the sentence-end model (chosen on Text+Berg documents, not on page chunks).
-SEGMENT_SETTINGS = replace(HYBRID_SETTINGS, refinements=0, boundary_weight=0.0)
+# and without the sentence-end and deletion models (chosen on Text+Berg documents, not on
+# page chunks).
+SEGMENT_SETTINGS = replace(HYBRID_SETTINGS, refinements=0, boundary_weight=0.0, deletion_weight=0.0)
 
 
 def align_hybrid(
