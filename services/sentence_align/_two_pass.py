@@ -366,12 +366,19 @@ def align_two_pass(
             cheap_deletions=settings.cheap_deletions,
         )  # fmt: skip
     sides = (src_side, tgt_side)
-    classes = (end_classes(src), end_classes(tgt))
-    debris_classes = (deletion_classes(src), deletion_classes(tgt))
+    # Sentence classes only when the boundary (and deletion) models are on: they cost a
+    # character scan of every sentence (a quarter of a page pair's time otherwise).
+    classes = (end_classes(src), end_classes(tgt)) if settings.boundary_weight else None
+    debris_classes = (
+        (deletion_classes(src), deletion_classes(tgt))
+        if settings.boundary_weight and settings.deletion_weight
+        else None
+    )
 
     def boundaries(path: Sequence[Bead], round_: int) -> tuple[dp.FloatArray, ...] | None:
         if not settings.boundary_weight or round_ < settings.boundary_from:
             return None
+        assert classes is not None
         costs = tuple(
             boundary_costs(side_classes, runs, settings.boundary_weight)
             for side_classes, runs in zip(
@@ -380,6 +387,7 @@ def align_two_pass(
         )
         if not settings.deletion_weight:
             return costs
+        assert debris_classes is not None
         left_out = (
             np.asarray([bead.src[0] for bead in path if not bead.tgt], dtype=np.int64),
             np.asarray([bead.tgt[0] for bead in path if not bead.src], dtype=np.int64),
