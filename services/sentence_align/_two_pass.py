@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from services.sentence_align import _banded_dp as dp
-from services.sentence_align import length, lexicon
+from services.sentence_align import _batched, length, lexicon
 from services.sentence_align.beads import Bead
 
 # Windows with at most this many sentences a side are searched in full (exact and cheaper
@@ -310,24 +310,34 @@ def _deletions(x0: int, x1: int, y0: int, y1: int) -> list[Bead]:
     return [Bead((i,), ()) for i in range(x0, x1)] + [Bead((), (j,)) for j in range(y0, y1)]
 
 
+def _full_band_window(window: tuple[int, int, int, int]) -> bool:
+    """A window with both sides non-empty and at most FULL_BAND_SIZE sentences a side."""
+    x0, x1, y0, y1 = window
+    return x0 < x1 and y0 < y1 and max(x1 - x0, y1 - y0) <= FULL_BAND_SIZE
+
+
 def segmented_length_pass(
     src_cum: dp.IntArray, tgt_cum: dp.IntArray, cuts: Sequence[tuple[int, int]]
 ) -> tuple[list[Bead], length.LengthModel]:
     """Length pass inside fixed segments (cut points (i, j)) with one model for all of them:
     c from the total lengths, then c and s2 refitted on every segment's 1-1 beads."""
 
+    windows = [(x0, x1, y0, y1) for (x0, y0), (x1, y1) in itertools.pairwise(cuts)]
+    small = [window for window in windows if _full_band_window(window)]
+
     def run(model: length.LengthModel) -> list[Bead]:
+        # Small windows (the full band) in one compiled call, the rest one by one.
+        batched = iter(_batched.length_windows(src_cum, tgt_cum, model, small))
         beads: list[Bead] = []
-        for (x0, y0), (x1, y1) in itertools.pairwise(cuts):
+        for x0, x1, y0, y1 in windows:
             if x0 == x1 or y0 == y1:
                 beads += _deletions(x0, x1, y0, y1)
-                continue
-            cums = (src_cum[x0 : x1 + 1] - src_cum[x0], tgt_cum[y0 : y1 + 1] - tgt_cum[y0])
-            if max(x1 - x0, y1 - y0) <= FULL_BAND_SIZE:
-                window = length.run_dp(*cums, model, dp.full_band(x1 - x0, y1 - y0))
+            elif _full_band_window((x0, x1, y0, y1)):
+                beads += next(batched)
             else:
+                cums = (src_cum[x0 : x1 + 1] - src_cum[x0], tgt_cum[y0 : y1 + 1] - tgt_cum[y0])
                 window = length.align_with_widening_band(*cums, model)
-            beads += length.shift_beads(window, x0, y0)
+                beads += length.shift_beads(window, x0, y0)
         return beads
 
     first_model = length.initial_model(src_cum, tgt_cum)
@@ -431,10 +441,23 @@ def _lexical_pass(
     (``boundaries``: sentence-end costs of the two sides, ``boundary_costs``)."""
     src_cum, tgt_cum = cums
     cells = length.beads_to_cells(path)
+    windows = [(x0, x1, y0, y1) for (x0, y0), (x1, y1) in itertools.pairwise(cuts)]
+    # Without boundary costs, the small windows (the full band, no coarse pass, no band
+    # widening) go through one compiled call; the rest one by one.
+    small = [] if boundaries is not None else [w for w in windows if _full_band_window(w)]
+    batched = iter(
+        _batched.lexical_windows(
+            sides, tables, model, (settings.epsilon, settings.diagonal, settings.lexical_weight),
+            _length_weights(settings, model), cums, small,
+        )
+    )  # fmt: skip
     aligned: list[Bead] = []
-    for (x0, y0), (x1, y1) in itertools.pairwise(cuts):
+    for x0, x1, y0, y1 in windows:
         if x0 == x1 or y0 == y1:
             aligned += _deletions(x0, x1, y0, y1)
+            continue
+        if boundaries is None and _full_band_window((x0, x1, y0, y1)):
+            aligned += next(batched)
             continue
         # Path cells of the window: rows x0..x1 (the path's rows never decrease).
         first_cell = np.searchsorted(cells[:, 0], x0, side="left")
