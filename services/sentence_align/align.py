@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 from services.sentence_align.beads import Bead
@@ -119,18 +120,20 @@ def _align_pooled(
         [sentence for _, tgt in segments for sentence in tgt],
         src_lang, tgt_lang, settings, segments=cuts,
     )  # fmt: skip
-    result: list[list[Bead]] = [[] for _ in segments]
-    segment = 0
-    for bead in beads:
-        # Beads come in order; skip to the segment holding the bead's first sentence.
-        first_src = bead.src[0] if bead.src else None
-        first_tgt = bead.tgt[0] if bead.tgt else None
-        while (first_src is not None and first_src >= cuts[segment + 1][0]) or (
-            first_tgt is not None and first_tgt >= cuts[segment + 1][1]
-        ):
-            segment += 1
-        x0, y0 = cuts[segment]
-        result[segment].append(
-            Bead(tuple(i - x0 for i in bead.src), tuple(j - y0 for j in bead.tgt), bead.cost)
-        )
+    result: list[list[Bead]] = []
+    k = 0
+    for (x0, y0), (x1, y1) in itertools.pairwise(cuts):
+        # Beads come in order and cover each segment's sentences (runs of consecutive
+        # indices): the segment's beads are the next ones until both sides are used up.
+        local: list[Bead] = []
+        i, j = x0, y0
+        while i < x1 or j < y1:
+            bead = beads[k]
+            k += 1
+            a, b = i + len(bead.src), j + len(bead.tgt)
+            local.append(
+                Bead(tuple(range(i - x0, a - x0)), tuple(range(j - y0, b - y0)), bead.cost)
+            )
+            i, j = a, b
+        result.append(local)
     return result

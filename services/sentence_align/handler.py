@@ -54,6 +54,8 @@ def sentence_pairs(message: ChunkPairs) -> list[SentencePair]:
         src_lang=context.src_lang,
         tgt_lang=context.tgt_lang,
     )
+    src_separator = join_sentences(["", ""], context.src_lang)
+    tgt_separator = join_sentences(["", ""], context.tgt_lang)
     for (index, src_sentences, tgt_sentences), beads in zip(split, aligned, strict=True):
         for bead in beads:
             if not bead.src or not bead.tgt:
@@ -62,8 +64,8 @@ def sentence_pairs(message: ChunkPairs) -> list[SentencePair]:
             pairs.append(
                 SentencePair(
                     id=content_id(context.pair_id, str(index), bead_text, prefix="sp"),
-                    src=join_sentences([src_sentences[i] for i in bead.src], context.src_lang),
-                    tgt=join_sentences([tgt_sentences[j] for j in bead.tgt], context.tgt_lang),
+                    src=src_separator.join(src_sentences[bead.src[0] : bead.src[-1] + 1]),
+                    tgt=tgt_separator.join(tgt_sentences[bead.tgt[0] : bead.tgt[-1] + 1]),
                     score=math.exp(-max(bead.cost, 0.0)),
                     bead=bead_text,
                     chunk=index,
