@@ -440,11 +440,12 @@ def _lexical_pass(
     """Length + lexical alignment of every window between the cuts, near ``path``
     (``boundaries``: sentence-end costs of the two sides, ``boundary_costs``)."""
     src_cum, tgt_cum = cums
-    cells = length.beads_to_cells(path)
     windows = [(x0, x1, y0, y1) for (x0, y0), (x1, y1) in itertools.pairwise(cuts)]
     # Without boundary costs, the small windows (the full band, no coarse pass, no band
-    # widening) go through one compiled call; the rest one by one.
+    # widening) go through one compiled call; the rest one by one, near the path.
     small = [] if boundaries is not None else [w for w in windows if _full_band_window(w)]
+    banded = sum(x0 < x1 and y0 < y1 for x0, x1, y0, y1 in windows) > len(small)
+    cells = length.beads_to_cells(path) if banded else np.zeros((0, 2), dtype=np.int64)
     batched = iter(
         _batched.lexical_windows(
             sides, tables, model, (settings.epsilon, settings.diagonal, settings.lexical_weight),
