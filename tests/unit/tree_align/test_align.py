@@ -6,6 +6,9 @@ import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from services.tree_align.align import align_page_texts, text_pairs
 from services.tree_align.decoder import align_trees
@@ -252,3 +255,64 @@ def test_gap_windows_of_long_and_open_gaps() -> None:
     assert _gap_windows(run, gap, (False, True), 4, True) == [(run[-4:], gap)]  # page start
     assert _gap_windows(run, gap, (False, False), 4, True) == []  # no pair at all
     assert _gap_windows(run, [], both, 4, True) == []
+
+
+class _TableCosts:
+    """A Pr_text read from a table: cost of (source text, target text)."""
+
+    def __init__(self, costs: dict[tuple[str, str], float]) -> None:
+        self.costs = costs
+
+    def pair_costs(self, src_texts: Sequence[str], tgt_texts: Sequence[str]) -> FloatArray:
+        return np.array([[self.costs[(a, b)] for b in tgt_texts] for a in src_texts])
+
+
+def _best_chain(candidates: list[tuple[int, int, int, int, float]]) -> float:
+    """Brute force: the lowest summed gain over every chain of candidate pairs (a, b, c, d,
+    gain) in order on both sides (each starts after the previous one ends), or 0."""
+
+    def extend(after_src: int, after_tgt: int) -> float:
+        best = 0.0
+        for a, b, c, d, gain in candidates:
+            if a > after_src and c > after_tgt:
+                best = min(best, gain + extend(b, d))
+        return best
+
+    return extend(-1, -1)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(
+    st.integers(1, 4),
+    st.integers(1, 4),
+    st.lists(st.floats(-5.0, 5.0, allow_nan=False), min_size=49, max_size=49),
+)
+def test_fill_gap_equals_the_brute_force_best_chain(
+    n_src: int, n_tgt: int, values: list[float]
+) -> None:
+    """The gap DP joins the set of pairs that a brute-force search over all in-order
+    chains finds best (sum of cost - threshold; sub-runs of up to MAX_GAP_SPAN chunks, not
+    two chunks on both sides)."""
+    from services.tree_align.align import MAX_GAP_SPAN, _Components, _fill_gap, _spans
+
+    chunks = (_chunks(*(f"s{k}" for k in range(n_src))), _chunks(*(f"t{k}" for k in range(n_tgt))))
+    src_spans, tgt_spans = _spans(n_src), _spans(n_tgt)
+    text = {
+        side: {span: " ".join(f"{side}{k}" for k in range(span[0], span[1] + 1)) for span in spans}
+        for side, spans in (("s", src_spans), ("t", tgt_spans))
+    }
+    costs, candidates, index = {}, [], 0
+    for a, b in src_spans:
+        for c, d in tgt_spans:
+            cost = values[index % len(values)] + index * 1e-6  # distinct: no ties
+            index += 1
+            costs[(text["s"][(a, b)], text["t"][(c, d)])] = cost
+            if cost < 0.0 and (b == a or d == c):
+                candidates.append((a, b, c, d, cost))
+    assert MAX_GAP_SPAN == 2  # the spans above are those _fill_gap scores
+    model = dataclasses.replace(initial_model(["p"]), text_model=_TableCosts(costs))
+    made = _fill_gap(
+        chunks, _Components(n_src + n_tgt), model, list(range(n_src)), list(range(n_tgt)),
+        0.0, 0.0,
+    )  # fmt: skip
+    assert sum(cost for _, cost in made) == pytest.approx(_best_chain(candidates))
