@@ -18,7 +18,7 @@ from numba import njit
 from services.sentence_align import _banded_dp as dp
 from services.sentence_align import lexicon
 from services.sentence_align.beads import Bead
-from services.sentence_align.length import LengthModel, cells_to_beads
+from services.sentence_align.length import LengthModel, cells_to_beads, split_by_window
 
 
 @njit(cache=True)
@@ -156,24 +156,6 @@ def _windows_array(windows: Sequence[tuple[int, int, int, int]]) -> dp.IntArray:
     return np.asarray(windows, dtype=np.int64).reshape(len(windows), 4)
 
 
-def _split_by_window(
-    beads: list[Bead], windows: Sequence[tuple[int, int, int, int]]
-) -> list[list[Bead]]:
-    """The beads of each window, in order (every window's path starts at its (x0, y0))."""
-    result: list[list[Bead]] = []
-    k = 0
-    for x0, x1, y0, y1 in windows:
-        first = k
-        # A window's beads cover its sentences; it ends when both sides are used up.
-        i, j = x0, y0
-        while i < x1 or j < y1:
-            i += len(beads[k].src)
-            j += len(beads[k].tgt)
-            k += 1
-        result.append(beads[first:k])
-    return result
-
-
 def length_windows(
     src_cum: dp.IntArray,
     tgt_cum: dp.IntArray,
@@ -190,7 +172,7 @@ def length_windows(
         np.asarray(model.shape_cost, dtype=np.float64), model.ratio, model.variance,
         shape_src, shape_tgt,
     )  # fmt: skip
-    return _split_by_window(cells_to_beads(cells, costs, model.shapes), windows)
+    return split_by_window(cells_to_beads(cells, costs, model.shapes), windows)
 
 
 def lexical_windows(
@@ -225,4 +207,4 @@ def lexical_windows(
             np.asarray(length_weight, dtype=np.float64), shape_src, shape_tgt,
         ),
     )  # fmt: skip
-    return _split_by_window(cells_to_beads(cells, costs, model.shapes), windows)
+    return split_by_window(cells_to_beads(cells, costs, model.shapes), windows)

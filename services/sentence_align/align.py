@@ -106,6 +106,7 @@ def _align_pooled(
         ]
     from services.sentence_align._two_pass import align_two_pass
     from services.sentence_align.hybrid import HYBRID_SETTINGS, SEGMENT_SETTINGS
+    from services.sentence_align.length import shift_beads, split_by_window
     from services.sentence_align.lexicon import lexicon_settings
 
     if method == "lexicon":
@@ -120,20 +121,10 @@ def _align_pooled(
         [sentence for _, tgt in segments for sentence in tgt],
         src_lang, tgt_lang, settings, segments=cuts,
     )  # fmt: skip
-    result: list[list[Bead]] = []
-    k = 0
-    for (x0, y0), (x1, y1) in itertools.pairwise(cuts):
-        # Beads come in order and cover each segment's sentences (runs of consecutive
-        # indices): the segment's beads are the next ones until both sides are used up.
-        local: list[Bead] = []
-        i, j = x0, y0
-        while i < x1 or j < y1:
-            bead = beads[k]
-            k += 1
-            a, b = i + len(bead.src), j + len(bead.tgt)
-            local.append(
-                Bead(tuple(range(i - x0, a - x0)), tuple(range(j - y0, b - y0)), bead.cost)
-            )
-            i, j = a, b
-        result.append(local)
-    return result
+    windows = [(x0, x1, y0, y1) for (x0, y0), (x1, y1) in itertools.pairwise(cuts)]
+    return [
+        shift_beads(window_beads, -x0, -y0)
+        for (x0, _, y0, _), window_beads in zip(
+            windows, split_by_window(beads, windows), strict=True
+        )
+    ]

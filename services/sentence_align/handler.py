@@ -28,9 +28,13 @@ def base_lang(lang: str) -> str:
     return lang.replace("_", "-").split("-")[0].lower()
 
 
+def sentence_separator(lang: str) -> str:
+    """What joins sentences of ``lang``: nothing for scripts written without spaces."""
+    return "" if base_lang(lang) in _NO_SPACE_LANGS else " "
+
+
 def join_sentences(sentences: list[str], lang: str) -> str:
-    separator = "" if base_lang(lang) in _NO_SPACE_LANGS else " "
-    return separator.join(sentences)
+    return sentence_separator(lang).join(sentences)
 
 
 def sentence_pairs(message: ChunkPairs) -> list[SentencePair]:
@@ -54,8 +58,8 @@ def sentence_pairs(message: ChunkPairs) -> list[SentencePair]:
         src_lang=context.src_lang,
         tgt_lang=context.tgt_lang,
     )
-    src_separator = join_sentences(["", ""], context.src_lang)
-    tgt_separator = join_sentences(["", ""], context.tgt_lang)
+    src_separator = sentence_separator(context.src_lang)
+    tgt_separator = sentence_separator(context.tgt_lang)
     for (index, src_sentences, tgt_sentences), beads in zip(split, aligned, strict=True):
         for bead in beads:
             if not bead.src or not bead.tgt:

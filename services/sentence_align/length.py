@@ -227,6 +227,25 @@ def _align_in_chunks(
     )
 
 
+def split_by_window(
+    beads: list[Bead], windows: Sequence[tuple[int, int, int, int]]
+) -> list[list[Bead]]:
+    """The beads of each window (x0, x1, y0, y1), in order: beads come in document order and
+    cover each window's sentences, so a window's beads are the next ones until both of its
+    sides are used up."""
+    result: list[list[Bead]] = []
+    k = 0
+    for x0, x1, y0, y1 in windows:
+        first = k
+        i, j = x0, y0
+        while i < x1 or j < y1:
+            i += len(beads[k].src)
+            j += len(beads[k].tgt)
+            k += 1
+        result.append(beads[first:k])
+    return result
+
+
 def shift_beads(beads: Sequence[Bead], src_offset: int, tgt_offset: int) -> list[Bead]:
     """The beads with every source index moved by src_offset and target by tgt_offset."""
     return [
