@@ -61,12 +61,21 @@ TRAINING_ITERATIONS = 5
 
 @dataclass(frozen=True)
 class _Side:
-    """One page's tokens: vocabulary (token -> id) and its add-one unigram p_bg."""
+    """One page's tokens: vocabulary (token -> id) and its add-one unigram p_bg, and the
+    page's leaf texts with their token ids (every pass asks for those same texts again)."""
 
     index: dict[str, int]
     background: FloatArray  # last entry: an unseen token
+    leaves: tuple[list[str], IntArray, IntArray] = (
+        [],
+        np.empty(0, np.int64),
+        np.zeros(1, np.int64),
+    )
 
     def encode(self, texts: Sequence[str]) -> tuple[IntArray, IntArray]:
+        known, known_ids, known_start = self.leaves
+        if len(texts) == len(known) and list(texts) == known:
+            return known_ids, known_start
         unseen = len(self.index)
         ids: list[int] = []
         start = [0]
@@ -76,10 +85,13 @@ class _Side:
         return np.asarray(ids, dtype=np.int64), np.asarray(start, dtype=np.int64)
 
 
-def _side(encoded: lexicon.EncodedSide) -> _Side:
+def _side(encoded: lexicon.EncodedSide, leaf_texts: Sequence[str]) -> _Side:
+    """The side of a page whose ``leaf_texts`` come first in ``encoded``."""
     counts = encoded.background * (len(encoded.ids) + len(encoded.vocabulary))  # add-one counts
     background = np.append(counts, 1.0) / (counts.sum() + 1.0)
-    return _Side({token: k for k, token in enumerate(encoded.vocabulary)}, background)
+    start = encoded.start[: len(leaf_texts) + 1]
+    leaves = (list(leaf_texts), encoded.ids[: start[-1]], start)
+    return _Side({token: k for k, token in enumerate(encoded.vocabulary)}, background, leaves)
 
 
 @dataclass(frozen=True)
@@ -147,7 +159,14 @@ def train_lexical_model(
         cue_weight=cue_weight,
     )
     return LexicalTextModel(
-        base, _side(src), _side(tgt), forward, backward, weight, epsilon, word_offset
+        base,
+        _side(src, src_texts),
+        _side(tgt, tgt_texts),
+        forward,
+        backward,
+        weight,
+        epsilon,
+        word_offset,
     )
 
 

@@ -123,6 +123,7 @@ _ANCHOR = re.compile(r"\b(?:\w*\d\w*|[A-Z]\w{2,})\b")
 _NUMBER = re.compile(r"\b\w*\d\w*\b")
 _LONG_WORD = re.compile(r"\b[^\W\d_]{4,}\b")  # alphabetic words of at least 4 letters
 _SHORT_WORD = re.compile(r"\b[^\W\d_]{3}\b")
+_ASCII_NUMBER_OR_NAME = re.compile(r"\b(?:\w*\d\w*|[A-Z][^\W\d_]{2})\b")  # ASCII text only
 _COMBINING = re.compile("[\u0300-\u036f]")  # combining diacritics left by NFKD
 COGNATE_PREFIX = 4  # Simard et al. 1992: words sharing their first 4 letters are cognates
 
@@ -140,6 +141,16 @@ def _anchor_tokens(text: str, cognates: bool) -> frozenset[str]:
     # cached: a page's texts are asked again by every alignment pass and by the chunk pairs
     if not cognates:
         return frozenset(_ANCHOR.findall(text))
+    if not text.isascii():
+        return _cognate_anchor_tokens(text)
+    # ASCII: no accents to fold, capitalised 3-letter words are [A-Z] + 2 letters, so numbers
+    # and names come from one scan; the same tokens as _cognate_anchor_tokens (tested).
+    tokens = set(_ASCII_NUMBER_OR_NAME.findall(text))
+    tokens.update("~" + word[:COGNATE_PREFIX] for word in _LONG_WORD.findall(text.lower()))
+    return frozenset(tokens)
+
+
+def _cognate_anchor_tokens(text: str) -> frozenset[str]:
     tokens = set(_NUMBER.findall(text))
     tokens.update(word for word in _SHORT_WORD.findall(text) if word[0].isupper())
     folded = _COMBINING.sub("", unicodedata.normalize("NFKD", text.lower()))

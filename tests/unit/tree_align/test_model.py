@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from services.tree_align.model import (
     LengthTextModel,
@@ -104,3 +106,22 @@ def test_shared_anchors_count_the_intersections_of_the_token_sets() -> None:
         np.testing.assert_array_equal(shared_anchors(src, tgt, cognates=cognates), expected)
         assert shared_anchors(src, [], cognates=cognates).shape == (9, 0)
         assert shared_anchors([], tgt, cognates=cognates).shape == (0, 7)
+
+
+_WORDS = st.text(alphabet=st.sampled_from(list("aAbZzy19_")), min_size=1, max_size=6)
+_SEPARATORS = st.sampled_from([" ", "-", ", ", "'", "\t", ""])
+
+
+@settings(max_examples=500, derandomize=True, deadline=None)
+@given(
+    st.lists(st.tuples(_WORDS, _SEPARATORS), max_size=8).map(
+        lambda parts: "".join(word + sep for word, sep in parts)
+    )
+    | st.text(st.characters(max_codepoint=127), max_size=40)
+)
+def test_ascii_cognate_anchors_match_the_general_scan(text: str) -> None:
+    """The one-scan ASCII path gives the tokens of the accent-folding scans."""
+    from services.tree_align.model import _anchor_tokens, _cognate_anchor_tokens
+
+    _anchor_tokens.cache_clear()
+    assert _anchor_tokens(text, True) == _cognate_anchor_tokens(text)
