@@ -138,16 +138,21 @@ def _training_entries(
     tgt_ids: dp.IntArray,
     tgt_start: dp.IntArray,
     pairs: dp.IntArray,
+    extra: dp.IntArray,
 ) -> tuple[dp.IntArray, dp.IntArray, dp.IntArray]:
     """(f, e, target token number) for every source word f and target word occurrence e of
-    every sentence pair (x, y) whose two sentences are non-empty."""
+    every sentence pair (x, y) whose two sentences are non-empty; the (f, e) rows of
+    ``extra`` follow the entries in ``f`` and ``e`` (no token number)."""
     total = 0
     for k in range(pairs.shape[0]):
         n_f = src_start[pairs[k, 0] + 1] - src_start[pairs[k, 0]]
         total += n_f * (tgt_start[pairs[k, 1] + 1] - tgt_start[pairs[k, 1]])
-    entry_f = np.empty(total, dtype=np.int64)
-    entry_e = np.empty(total, dtype=np.int64)
+    entry_f = np.empty(total + extra.shape[0], dtype=np.int64)
+    entry_e = np.empty(total + extra.shape[0], dtype=np.int64)
     entry_token = np.empty(total, dtype=np.int64)
+    for k in range(extra.shape[0]):
+        entry_f[total + k] = extra[k, 0]
+        entry_e[total + k] = extra[k, 1]
     position = 0
     token = 0
     for k in range(pairs.shape[0]):
@@ -185,18 +190,16 @@ def train_model1(
     n_src_vocab = len(src.vocabulary)
     n_tgt_vocab = len(tgt.vocabulary)
     # One entry per (target token occurrence, source token) of every training pair.
+    # The cue pairs follow them as keys of the (f, e) grouping (their prior, not counts).
     pair_array = np.asarray(bead_pairs, dtype=np.int64).reshape(-1, 2)
-    entry_f, entry_e, tokens = _training_entries(src.ids, src.start, tgt.ids, tgt.start, pair_array)
-    token_count = int(tokens[-1]) + 1 if len(tokens) else 0
     cue_keys = np.asarray(list(cues), dtype=np.int64).reshape(-1, 2)
     cue_values = np.asarray(list(cues.values()), dtype=np.float64)
-    pair_f, pair_e, inverse = _group_pairs(
-        np.concatenate([entry_f, cue_keys[:, 0]]),
-        np.concatenate([entry_e, cue_keys[:, 1]]),
-        n_src_vocab,
-        n_tgt_vocab,
+    keys_f, keys_e, tokens = _training_entries(
+        src.ids, src.start, tgt.ids, tgt.start, pair_array, cue_keys
     )
-    n_entries = len(entry_f)
+    token_count = int(tokens[-1]) + 1 if len(tokens) else 0
+    pair_f, pair_e, inverse = _group_pairs(keys_f, keys_e, n_src_vocab, n_tgt_vocab)
+    n_entries = len(tokens)
     prior = np.zeros(len(pair_f))
     prior[inverse[n_entries:]] = cue_weight * cue_values  # cue pairs are distinct
     table = _model1_em(

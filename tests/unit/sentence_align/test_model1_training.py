@@ -33,7 +33,10 @@ def reference_train_model1(
     iterations, cue_weight, keep_per_word = options
     n_src_vocab, n_tgt_vocab = len(src.vocabulary), len(tgt.vocabulary)
     pair_array = np.asarray(bead_pairs, dtype=np.int64).reshape(-1, 2)
-    entry_f, entry_e, tokens = _training_entries(src.ids, src.start, tgt.ids, tgt.start, pair_array)
+    no_extra = np.empty((0, 2), dtype=np.int64)
+    entry_f, entry_e, tokens = _training_entries(
+        src.ids, src.start, tgt.ids, tgt.start, pair_array, no_extra
+    )
     token_count = int(tokens[-1]) + 1 if len(tokens) else 0
     cue_keys = np.asarray(list(cues), dtype=np.int64).reshape(-1, 2)
     cue_values = np.asarray(list(cues.values()), dtype=np.float64)
