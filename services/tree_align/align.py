@@ -125,6 +125,27 @@ MIN_TRAINING_WORDS = 200
 # pairs to ~100 (9,200 -> 9,600 training words), so it stays off.
 DEFAULT_REFINEMENTS = 0
 REFINE_CONFIDENT_COST = 0.0
+# Windows of REPAIR_WINDOW consecutive chunk pairs (0: off) and up to REPAIR_REACH unpaired
+# chunks beside them are re-paired on their summed Pr_text cost (:func:`_repair_pairs`).
+# Dev seeds 7-26, --parts 4 / 8 / 12, errors (summed): off 21 / 34 / 30 (85); window 2,
+# reach 0, gap-filling gains (cost minus the per-word allowance) and chunks paired before
+# free to go unpaired 52 / 32 / 41 (125: short pairs were dropped for a neighbour's longer
+# span); paired chunks kept paired 28 / 20 / 30 (78); cost alone for spans holding paired
+# chunks 22 / 31 / 31 (84: one-sided texts and short paragraphs joined a long pair's span);
+# allowance for pairs of unpaired chunks only 22 / 28 / 31 (81); no span mixing paired and
+# unpaired chunks 19 / 26 / 30 (75); window 3 25 / 47 / 39 (111); reach 1 16 / 31 / 24 (71),
+# 2 12 / 33 / 26 (71), with no pair of unpaired chunks on both sides 12 / 31 / 26 (69),
+# reach 3 the same (69). Held-out dev seeds 27-46: off 23 / 41 / 59 (123); window 2 reach 0
+# 26 / 42 / 57 (125); reach 2 17 / 39 / 44 (100); reach 2, no pair of unpaired chunks
+# (the setting) 14 / 39 / 46 (99). For speed the reach then stops at unpaired chunks of
+# fewer than LEXICAL_GAP_MIN_WORDS words (alone they are no candidates) and
+# only the costs of usable spans are computed: seeds 7-26 the same 12 / 31 / 26 (69),
+# seeds 27-46 14 / 39 / 45 (98).
+# CPU on the news pairs of benchmarks/tree_align_news.py (parse to text_pairs, medians of 7
+# alternating runs): 13.63 -> 14.19 ms per pair (+4%).
+REPAIR_WINDOW = 2
+REPAIR_REACH = 2
+REPAIR_MARGIN = 0.0  # not tuned: any lower summed cost
 
 
 @dataclass(frozen=True)
@@ -340,11 +361,189 @@ def chunk_components(
     for node in range(n_src + len(chunks[1])):
         side = 0 if node < n_src else 1
         members.setdefault(components.find(node), ([], []))[side].append(node - offsets[side])
-    return [
+    result = [
         ChunkComponent(tuple(src_side), tuple(tgt_side), cost.get(key, 0.0))
         for key, (src_side, tgt_side) in sorted(members.items())
         if src_side and tgt_side  # text on one side only: a deletion, never a pair
     ]
+    if lexical and REPAIR_WINDOW > 1 and max_gap > 0:
+        result = _repair_pairs(chunks, result, model, REPAIR_WINDOW)
+    return result
+
+
+def _repair_pairs(
+    chunks: tuple[list[TextChunk], list[TextChunk]],
+    pairs: list[ChunkComponent],
+    model: TreeModel,
+    window: int,
+) -> list[ChunkComponent]:
+    """Re-pair each run of ``window`` consecutive pairs when the lexical Pr_text says so.
+
+    The tree decoder weighs tags and sibling order beside Pr_text, and the gap filling
+    looks at unpaired chunks only, so a paragraph can stay paired with its neighbour's
+    translation (a paragraph split in two on one side, the pairs shifted by one) while its
+    own lies unpaired next to it. Here the chunks of ``window`` consecutive pairs, the
+    unpaired chunks between them and up to ``REPAIR_REACH`` unpaired chunks before and after
+    them are aligned again by :func:`_best_chain`, on the sum of Pr_text costs: each side
+    one contiguous run with no other pair inside; every pair a sub-run of at most
+    ``MAX_GAP_SPAN`` chunks a side, not two on both, of ``LEXICAL_GAP_MIN_WORDS`` words or
+    more a side; every chunk paired before stays paired; an unpaired chunk may pair only
+    with chunks that were paired (a sub-run mixing paired and unpaired chunks, or one of
+    unpaired chunks on both sides, is no candidate: a one-sided box or caption beside a
+    long paragraph lowers its cost a little, and joined it; one-sided boxes paired each
+    other). When the chosen pairs cost less than the current ones by more than
+    ``REPAIR_MARGIN``, they replace them. Windows go left to right, each on the pairs the
+    previous ones left.
+    """
+    pairs = sorted(pairs, key=lambda pair: pair.src_chunks[0])
+    paired = (
+        {x for pair in pairs for x in pair.src_chunks},
+        {y for pair in pairs for y in pair.tgt_chunks},
+    )
+    k = 0
+    while k + window <= len(pairs):
+        if window == 2 and _plain_neighbours(chunks, pairs[k], pairs[k + 1], paired):
+            k += 1
+            continue
+        replaced = _repair_window(chunks, pairs[k : k + window], paired, model)
+        if replaced is not None:
+            pairs[k : k + window] = replaced
+            for pair in replaced:
+                paired[0].update(pair.src_chunks)
+                paired[1].update(pair.tgt_chunks)
+        k += 1
+    return pairs
+
+
+def _plain_neighbours(
+    chunks: tuple[list[TextChunk], list[TextChunk]],
+    first: ChunkComponent,
+    second: ChunkComponent,
+    paired: tuple[set[int], set[int]],
+) -> bool:
+    """Whether two one-to-one pairs are next to each other on both sides with no chunk
+    :func:`_window_ranges` could reach beside them (nothing to re-pair: the common case,
+    tested before the window is built)."""
+    for side, (one, two) in enumerate(
+        ((first.src_chunks, second.src_chunks), (first.tgt_chunks, second.tgt_chunks))
+    ):
+        if len(one) != 1 or len(two) != 1 or two[0] != one[0] + 1:
+            return False
+        for beside in (one[0] - 1, two[0] + 1):
+            if (
+                0 <= beside < len(chunks[side])
+                and beside not in paired[side]
+                and len(chunks[side][beside].text.split()) >= LEXICAL_GAP_MIN_WORDS
+            ):
+                return False
+    return True
+
+
+def _repair_window(
+    chunks: tuple[list[TextChunk], list[TextChunk]],
+    group: list[ChunkComponent],
+    paired: tuple[set[int], set[int]],
+    model: TreeModel,
+) -> list[ChunkComponent] | None:
+    """The better pairs of the chunks of ``group`` (:func:`_repair_pairs`), or None."""
+    ranges = _window_ranges(chunks, group, paired)
+    if ranges is None or (
+        len(group) <= 2 and len(ranges[0]) == len(ranges[1]) == len(group)
+    ):  # one or two one-to-one pairs and no other chunk: nothing else keeps them paired
+        return None
+    src_spans, tgt_spans = _spans(len(ranges[0])), _spans(len(ranges[1]))
+    keep = ([x in paired[0] for x in ranges[0]], [y in paired[1] for y in ranges[1]])
+    # per side: the spans that can be candidates (all of their chunks paired before or none,
+    # not some; LEXICAL_GAP_MIN_WORDS words or more), and whether they were paired
+    usable: list[list[int]] = []
+    was_paired: list[list[bool]] = []
+    for side, spans in ((0, src_spans), (1, tgt_spans)):
+        size = [len(chunks[side][x].text.split()) for x in ranges[side]]
+        usable.append(
+            [
+                k
+                for k, (a, b) in enumerate(spans)
+                if len(set(keep[side][a : b + 1])) == 1
+                and sum(size[a : b + 1]) >= LEXICAL_GAP_MIN_WORDS
+            ]
+        )
+        was_paired.append([keep[side][spans[k][0]] for k in usable[side]])
+    span_index = [{span: x for x, span in enumerate(spans)} for spans in (src_spans, tgt_spans)]
+    spots = [
+        (
+            span_index[0][(pair.src_chunks[0] - ranges[0][0], pair.src_chunks[-1] - ranges[0][0])],
+            span_index[1][(pair.tgt_chunks[0] - ranges[1][0], pair.tgt_chunks[-1] - ranges[1][0])],
+        )
+        for pair in group
+    ]
+    if any(x not in usable[0] or y not in usable[1] for x, y in spots):
+        return None  # a short pair (a title): not re-paired
+    texts = [
+        [" ".join(chunks[side][ranges[side][i]].text for i in range(spans[k][0], spans[k][1] + 1))
+         for k in usable[side]]
+        for side, spans in ((0, src_spans), (1, tgt_spans))
+    ]  # fmt: skip
+    cost = np.full((len(src_spans), len(tgt_spans)), np.inf)
+    block = model.text_model.pair_costs(texts[0], texts[1])
+    block[~np.array(was_paired[0])[:, None] & ~np.array(was_paired[1])[None, :]] = np.inf
+    cost[np.ix_(usable[0], usable[1])] = block  # pairs of chunks none paired before: barred
+    gain = cost
+    current = sum(float(cost[x, y]) for x, y in spots)
+    chosen = _best_chain(len(ranges[0]), len(ranges[1]), src_spans, tgt_spans, gain, keep)
+    if not chosen or sum(float(gain[x, y]) for x, y in chosen) >= current - REPAIR_MARGIN:
+        return None
+    return [
+        ChunkComponent(
+            tuple(ranges[0][i] for i in range(src_spans[x][0], src_spans[x][1] + 1)),
+            tuple(ranges[1][j] for j in range(tgt_spans[y][0], tgt_spans[y][1] + 1)),
+            float(cost[x, y]),
+        )
+        for x, y in chosen
+    ]
+
+
+def _window_ranges(
+    chunks: tuple[list[TextChunk], list[TextChunk]],
+    group: list[ChunkComponent],
+    paired: tuple[set[int], set[int]],
+) -> tuple[list[int], list[int]] | None:
+    """The source and target chunks a window of pairs spans, or None when it cannot be
+    re-paired: a pair not a contiguous sub-run of at most ``MAX_GAP_SPAN`` chunks a side or
+    of two chunks on both, pairs out of order, another pair inside, too many chunks.
+    Beside the pairs, up to ``REPAIR_REACH`` unpaired chunks of ``LEXICAL_GAP_MIN_WORDS``
+    words or more a side (shorter ones are no candidates alone)."""
+
+    def reachable(side: int, chunk: int) -> bool:
+        return chunk not in paired[side] and (
+            len(chunks[side][chunk].text.split()) >= LEXICAL_GAP_MIN_WORDS
+        )
+
+    ranges: list[list[int]] = []
+    for side in (0, 1):
+        members = [pair.src_chunks if side == 0 else pair.tgt_chunks for pair in group]
+        for run in members:
+            if len(run) > MAX_GAP_SPAN or run[-1] - run[0] + 1 != len(run):
+                return None
+        if any(members[m][-1] >= members[m + 1][0] for m in range(len(group) - 1)):
+            return None
+        taken = {x for run in members for x in run}
+        lo, hi = members[0][0], members[-1][-1]
+        if hi - lo + 1 > len(group) * MAX_GAP_SPAN + LEXICAL_MAX_GAP or any(
+            x in paired[side] for x in range(lo, hi + 1) if x not in taken
+        ):
+            return None
+        while lo - 1 >= 0 and lo - members[0][0] < REPAIR_REACH and reachable(side, lo - 1):
+            lo -= 1
+        while (
+            hi + 1 < len(chunks[side])
+            and hi - members[-1][-1] < REPAIR_REACH
+            and reachable(side, hi + 1)
+        ):
+            hi += 1
+        ranges.append(list(range(lo, hi + 1)))
+    if any(len(pair.src_chunks) > 1 and len(pair.tgt_chunks) > 1 for pair in group):
+        return None
+    return ranges[0], ranges[1]
 
 
 def _fill_gaps(
@@ -472,42 +671,66 @@ def _fill_gap(
     gain = cost - limit  # < 0: the pair is accepted on its own
     gain[src_words < min_words, :] = np.inf
     gain[:, tgt_words < min_words] = np.inf
+    made: list[tuple[int, float]] = []
+    for x, y in _best_chain(len(run), len(gap), src_spans, tgt_spans, gain):
+        (a, b), (c, d) = src_spans[x], tgt_spans[y]
+        for u in range(a, b + 1):
+            for v in range(c, d + 1):
+                components.join(run[u], n_src + gap[v])
+        made.append((run[a], float(cost[x, y])))
+    return made
+
+
+def _best_chain(
+    n_run: int,
+    n_gap: int,
+    src_spans: list[tuple[int, int]],
+    tgt_spans: list[tuple[int, int]],
+    gain: FloatArray,
+    keep: tuple[list[bool], list[bool]] | None = None,
+) -> list[tuple[int, int]]:
+    """The in-order set of span pairs (x, y) of the lowest summed ``gain[x, y]`` < 0 each.
+
+    Spans index ``n_run`` source and ``n_gap`` target chunks; pairs of two chunks on both
+    sides are not candidates. best[i, j] = min(best[i-1, j], best[i, j-1],
+    min over pairs (a..i-1, c..j-1) of best[a, c] + gain)   (G1). Returned in order.
+    ``keep`` (source, target): chunks that must be paired (their skip moves of (G1) are
+    barred) and every finite gain is a candidate; [] when no such set exists.
+    """
     ending: dict[tuple[int, int], list[tuple[int, int, int, int]]] = {}
-    for x, y in zip(*np.nonzero(gain < 0.0), strict=True):
+    candidates = gain < 0.0 if keep is None else np.isfinite(gain)
+    for x, y in zip(*np.nonzero(candidates), strict=True):
         (a, b), (c, d) = src_spans[int(x)], tgt_spans[int(y)]
         if b == a or d == c:  # not two chunks on both sides
             ending.setdefault((b + 1, d + 1), []).append((a, c, int(x), int(y)))
     if not ending:
         return []
     # best[i, j]: lowest summed gain of the pairs within the first i and j chunks
-    best = np.zeros((len(run) + 1, len(gap) + 1))
+    best = np.zeros((n_run + 1, n_gap + 1))
     step: dict[tuple[int, int], tuple[int, int, int, int]] = {}
-    for i in range(len(run) + 1):
-        for j in range(len(gap) + 1):
+    for i in range(n_run + 1):
+        for j in range(n_gap + 1):
             if i == 0 and j == 0:
                 continue
             value, move = np.inf, (-1, -1, -1, -1)
-            if i > 0:
+            if i > 0 and (keep is None or not keep[0][i - 1]):
                 value, move = best[i - 1, j], (i - 1, j, -1, -1)
-            if j > 0 and best[i, j - 1] < value:
+            if j > 0 and (keep is None or not keep[1][j - 1]) and best[i, j - 1] < value:
                 value, move = best[i, j - 1], (i, j - 1, -1, -1)
             for a, c, x, y in ending.get((i, j), ()):
                 if best[a, c] + gain[x, y] < value:
                     value, move = best[a, c] + gain[x, y], (a, c, x, y)
             best[i, j] = value
             step[(i, j)] = move
-    made: list[tuple[int, float]] = []
-    i, j = len(run), len(gap)
+    if not np.isfinite(best[n_run, n_gap]):
+        return []
+    chosen: list[tuple[int, int]] = []
+    i, j = n_run, n_gap
     while i > 0 or j > 0:
         i, j, x, y = step[(i, j)]
-        if x < 0:
-            continue
-        (a, b), (c, d) = src_spans[x], tgt_spans[y]
-        for u in range(a, b + 1):
-            for v in range(c, d + 1):
-                components.join(run[u], n_src + gap[v])
-        made.append((run[a], float(cost[x, y])))
-    return made[::-1]
+        if x >= 0:
+            chosen.append((x, y))
+    return chosen[::-1]
 
 
 def _spans(size: int) -> list[tuple[int, int]]:

@@ -281,12 +281,15 @@ def _best_chain(candidates: list[tuple[int, int, int, int, float]]) -> float:
     return extend(-1, -1)
 
 
-@settings(max_examples=150, deadline=None, derandomize=True)
-@given(
+_SIZES_AND_COSTS = (
     st.integers(1, 4),
     st.integers(1, 4),
     st.lists(st.floats(-5.0, 5.0, allow_nan=False), min_size=49, max_size=49),
 )
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(*_SIZES_AND_COSTS)
 def test_fill_gap_equals_the_brute_force_best_chain(
     n_src: int, n_tgt: int, values: list[float]
 ) -> None:
@@ -316,3 +319,133 @@ def test_fill_gap_equals_the_brute_force_best_chain(
         0.0, 0.0,
     )  # fmt: skip
     assert sum(cost for _, cost in made) == pytest.approx(_best_chain(candidates))
+
+
+def _chain_covering(
+    candidates: list[tuple[int, int, int, int, float]], keep: tuple[list[bool], list[bool]]
+) -> float | None:
+    """Brute force: the lowest summed gain over every in-order chain of candidate pairs
+    (a, b, c, d, gain) that pairs every kept chunk, or None when no chain does."""
+
+    def extend(after_src: int, after_tgt: int) -> float | None:
+        # the chain may stop here only if no kept chunk lies after it
+        best = (
+            0.0 if not any(keep[0][after_src + 1 :]) and not any(keep[1][after_tgt + 1 :]) else None
+        )
+        for a, b, c, d, gain in candidates:
+            if a <= after_src or c <= after_tgt:
+                continue
+            if any(keep[0][after_src + 1 : a]) or any(keep[1][after_tgt + 1 : c]):
+                continue  # a kept chunk skipped
+            rest = extend(b, d)
+            if rest is not None and (best is None or gain + rest < best):
+                best = gain + rest
+        return best
+
+    return extend(-1, -1)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    *_SIZES_AND_COSTS,
+    st.lists(st.booleans(), min_size=8, max_size=8),
+    st.lists(st.booleans(), min_size=49, max_size=49),
+)
+def test_best_chain_keeping_chunks_equals_the_brute_force_best_chain(
+    n_src: int, n_tgt: int, values: list[float], kept: list[bool], barred: list[bool]
+) -> None:
+    """With chunks that must stay paired, the DP's chain is the best chain pairing all of
+    them (every finite gain a candidate, of either sign), or [] when none exists."""
+    from services.tree_align.align import _best_chain as best_chain
+    from services.tree_align.align import _spans
+
+    src_spans, tgt_spans = _spans(n_src), _spans(n_tgt)
+    keep = (kept[:n_src], kept[4 : 4 + n_tgt])
+    gain = np.full((len(src_spans), len(tgt_spans)), np.inf)
+    candidates, index = [], 0
+    for x, (a, b) in enumerate(src_spans):
+        for y, (c, d) in enumerate(tgt_spans):
+            if not barred[index % len(barred)]:
+                gain[x, y] = values[index % len(values)] + index * 1e-6
+                if b == a or d == c:
+                    candidates.append((a, b, c, d, float(gain[x, y])))
+            index += 1
+    chosen = best_chain(n_src, n_tgt, src_spans, tgt_spans, gain, keep)
+    expected = _chain_covering(candidates, keep)
+    if expected is None or (not any(keep[0]) and not any(keep[1]) and expected >= 0.0):
+        # nothing feasible, or the empty chain (0) is the best when nothing must be kept
+        assert chosen == [] or sum(gain[x, y] for x, y in chosen) == pytest.approx(0.0)
+        if expected is None:
+            assert chosen == []
+        return
+    assert sum(gain[x, y] for x, y in chosen) == pytest.approx(expected)
+    covered = (
+        {i for x, _ in chosen for i in range(src_spans[x][0], src_spans[x][1] + 1)},
+        {j for _, y in chosen for j in range(tgt_spans[y][0], tgt_spans[y][1] + 1)},
+    )
+    assert all(i in covered[0] for i in range(n_src) if keep[0][i])
+    assert all(j in covered[1] for j in range(n_tgt) if keep[1][j])
+
+
+WORDS = " x y z u v w"  # six words and more a side: pairs the repair may touch
+
+
+def test_pairs_shifted_by_a_split_paragraph_are_repaired() -> None:
+    from services.tree_align.align import ChunkComponent, _repair_pairs
+
+    # b1 is split in two on the target side; its first half went to a1's pair
+    chunks = (
+        _chunks("a1" + WORDS, "b1" + WORDS),
+        _chunks("a1" + WORDS, "b1 half" + WORDS, "b1" + WORDS),
+    )
+    model = dataclasses.replace(initial_model(["p"]), text_model=_Translations())
+    shifted = [ChunkComponent((0,), (0, 1), 0.0), ChunkComponent((1,), (2,), 0.0)]
+    repaired = _repair_pairs(chunks, shifted, model, 2)
+    assert [(c.src_chunks, c.tgt_chunks) for c in repaired] == [((0,), (0,)), ((1,), (1, 2))]
+    assert [c.cost for c in repaired] == [-10.0, -10.0]
+
+
+def test_repair_keeps_paired_chunks_paired_and_one_sided_text_out() -> None:
+    from services.tree_align.align import ChunkComponent, _repair_pairs
+
+    model = dataclasses.replace(initial_model(["p"]), text_model=_Translations())
+    # b1 has no translation: the pair (b1, c1) would be dropped by a plain best chain, but a
+    # paired chunk stays paired; the box between the pairs joins no pair
+    chunks = (
+        _chunks("a1" + WORDS, "box9" + WORDS, "b1" + WORDS),
+        _chunks("a1" + WORDS, "c1" + WORDS),
+    )
+    pairs = [ChunkComponent((0,), (0,), 0.0), ChunkComponent((2,), (1,), 0.0)]
+    repaired = _repair_pairs(chunks, pairs, model, 2)
+    assert [(c.src_chunks, c.tgt_chunks) for c in repaired] == [((0,), (0,)), ((2,), (1,))]
+    # short pairs (titles) are not re-paired even when shifted
+    chunks = (_chunks("a1 t", "b1" + WORDS), _chunks("a1 t", "b1 t", "b1" + WORDS))
+    pairs = [ChunkComponent((0,), (0, 1), 0.0), ChunkComponent((1,), (2,), 0.0)]
+    repaired = _repair_pairs(chunks, pairs, model, 2)
+    assert [(c.src_chunks, c.tgt_chunks) for c in repaired] == [((0,), (0, 1)), ((1,), (2,))]
+
+
+def test_repair_reaches_unpaired_chunks_beside_the_window_and_pairs_no_two_of_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import services.tree_align.align as align
+    from services.tree_align.align import ChunkComponent, _repair_pairs
+
+    model = dataclasses.replace(initial_model(["p"]), text_model=_Translations())
+    # a1 went to b1's translation; a1's own lies before the window, b1 after the first pair
+    chunks = (
+        _chunks("a1" + WORDS, "b1" + WORDS, "c1" + WORDS),
+        _chunks("a1" + WORDS, "b1" + WORDS, "c1" + WORDS),
+    )
+    pairs = [ChunkComponent((0,), (1,), 0.0), ChunkComponent((2,), (2,), 0.0)]
+    repaired = _repair_pairs(chunks, list(pairs), model, 2)
+    assert [(c.src_chunks, c.tgt_chunks) for c in repaired] == [
+        ((0,), (0,)),
+        ((1,), (1,)),
+        ((2,), (2,)),
+    ]
+    monkeypatch.setattr(align, "REPAIR_REACH", 0)
+    assert _repair_pairs(chunks, list(pairs), model, 2) == pairs
+    # two chunks unpaired before are left to the gap filling
+    pairs = [ChunkComponent((0,), (0,), 0.0), ChunkComponent((2,), (2,), 0.0)]
+    assert _repair_pairs(chunks, list(pairs), model, 2) == pairs
