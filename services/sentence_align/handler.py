@@ -33,10 +33,6 @@ def sentence_separator(lang: str) -> str:
     return "" if base_lang(lang) in _NO_SPACE_LANGS else " "
 
 
-def join_sentences(sentences: list[str], lang: str) -> str:
-    return sentence_separator(lang).join(sentences)
-
-
 def sentence_pairs(message: ChunkPairs) -> list[SentencePair]:
     """Split each aligned chunk into sentences and align them; 1-0/0-1 beads are not pairs."""
     from services.sentence_align.align import align_segments

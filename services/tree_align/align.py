@@ -485,12 +485,12 @@ def _repair_window(
     ]  # fmt: skip
     cost = np.full((len(src_spans), len(tgt_spans)), np.inf)
     block = model.text_model.pair_costs(texts[0], texts[1])
+    # pairs of chunks none of which were paired before: barred
     block[~np.array(was_paired[0])[:, None] & ~np.array(was_paired[1])[None, :]] = np.inf
-    cost[np.ix_(usable[0], usable[1])] = block  # pairs of chunks none paired before: barred
-    gain = cost
+    cost[np.ix_(usable[0], usable[1])] = block
     current = sum(float(cost[x, y]) for x, y in spots)
-    chosen = _best_chain(len(ranges[0]), len(ranges[1]), src_spans, tgt_spans, gain, keep)
-    if not chosen or sum(float(gain[x, y]) for x, y in chosen) >= current - REPAIR_MARGIN:
+    chosen = _best_chain(len(ranges[0]), len(ranges[1]), src_spans, tgt_spans, cost, keep)
+    if not chosen or sum(float(cost[x, y]) for x, y in chosen) >= current - REPAIR_MARGIN:
         return None
     return [
         ChunkComponent(
@@ -518,6 +518,8 @@ def _window_ranges(
             len(chunks[side][chunk].text.split()) >= LEXICAL_GAP_MIN_WORDS
         )
 
+    if any(len(pair.src_chunks) > 1 and len(pair.tgt_chunks) > 1 for pair in group):
+        return None
     ranges: list[list[int]] = []
     for side in (0, 1):
         members = [pair.src_chunks if side == 0 else pair.tgt_chunks for pair in group]
@@ -541,8 +543,6 @@ def _window_ranges(
         ):
             hi += 1
         ranges.append(list(range(lo, hi + 1)))
-    if any(len(pair.src_chunks) > 1 and len(pair.tgt_chunks) > 1 for pair in group):
-        return None
     return ranges[0], ranges[1]
 
 

@@ -66,11 +66,7 @@ class _Side:
 
     index: dict[str, int]
     background: FloatArray  # last entry: an unseen token
-    leaves: tuple[list[str], IntArray, IntArray] = (
-        [],
-        np.empty(0, np.int64),
-        np.zeros(1, np.int64),
-    )
+    leaves: tuple[list[str], IntArray, IntArray]  # texts, their token ids, their starts
 
     def encode(self, texts: Sequence[str]) -> tuple[IntArray, IntArray]:
         known, known_ids, known_start = self.leaves
