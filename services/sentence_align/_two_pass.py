@@ -19,6 +19,7 @@ import numpy as np
 from services.sentence_align import _banded_dp as dp
 from services.sentence_align import _batched, length, lexicon
 from services.sentence_align.beads import Bead
+from services.sentence_align.dictionary import BilingualDictionary
 
 # Windows with at most this many sentences a side are searched in full (exact and cheaper
 # than building a band); page chunks and short documents take this path.
@@ -74,6 +75,10 @@ class LexicalSettings:
     # odds that a sentence of its class (sentence end, or debris) is left out, relative to
     # any sentence, estimated from the previous pass's beads (with the boundary model).
     deletion_weight: float = 0.0
+    # With a bilingual dictionary (``dictionary``): its pairs become Model 1 cues of this
+    # strength (times ``cue_weight``), for words of at least ``dictionary_min_length`` letters.
+    dictionary_strength: float = 0.25
+    dictionary_min_length: int = 4
 
 
 def confident_pairs(beads: Sequence[Bead], share: float, limit: int) -> list[tuple[int, int]]:
@@ -353,12 +358,14 @@ def align_two_pass(
     tgt_lang: str | None,
     settings: LexicalSettings,
     segments: Sequence[tuple[int, int]] | None = None,
+    dictionary: BilingualDictionary | None = None,
 ) -> list[Bead]:
     """Length pass, Model 1 on its confident 1-1 beads, then windowed length+lexical pass.
 
     ``segments``: optional fixed cut points (i, j) from (0, 0) to (n, m) that no bead may
     cross (e.g. the aligned text chunks of one page pair); the length model and Model 1 are
-    then shared by all segments and each segment is one window.
+    then shared by all segments and each segment is one window. ``dictionary``: its word
+    pairs seed Model 1 as cues (``dictionary.BilingualDictionary.cues``).
     """
     src_cum, tgt_cum = length.cumulative_lengths(src), length.cumulative_lengths(tgt)
     if segments is None:
@@ -369,6 +376,12 @@ def align_two_pass(
         first, model = segmented_length_pass(src_cum, tgt_cum, cuts)
     src_side, tgt_side = lexicon.encode(src, src_lang), lexicon.encode(tgt, tgt_lang)
     cues = lexicon.cue_similarity(src_side.vocabulary, tgt_side.vocabulary)
+    if dictionary is not None:
+        # Identity, number and cognate cues keep their strength where both apply.
+        cues = dictionary.cues(
+            src_side.vocabulary, tgt_side.vocabulary,
+            settings.dictionary_strength, settings.dictionary_min_length,
+        ) | cues  # fmt: skip
     tables = train_tables(src_side, tgt_side, first, cues, settings)
     if settings.max_bead_size:
         model = model.with_shapes(

@@ -6,6 +6,7 @@ import itertools
 from collections.abc import Sequence
 
 from services.sentence_align.beads import Bead
+from services.sentence_align.dictionary import BilingualDictionary
 from shared.errors import InvalidInput
 
 METHODS = ("length", "lexicon", "hybrid", "anchors")
@@ -18,6 +19,7 @@ def align_sentences(
     method: str = "hybrid",
     src_lang: str | None = None,
     tgt_lang: str | None = None,
+    dictionary: BilingualDictionary | None = None,
 ) -> list[Bead]:
     """Align two sentence lists into beads covering every sentence once, in order.
 
@@ -25,7 +27,9 @@ def align_sentences(
     confident 1-1 beads, realign), "hybrid" (Zhao & Vogel 2002: length + lexical scores
     with a background model; the default), "anchors" (BAM for two versions of one text:
     greedy non-crossing anchors, then the length DP inside the fragments). Languages are
-    optional hints (monolingual input seeds the lexicon with the identity). Raises
+    optional hints (monolingual input seeds the lexicon with the identity). ``dictionary``
+    (``dictionary.load_freedict``): bilingual word pairs that seed Model 1 ("lexicon" and
+    "hybrid"; the others ignore it). Raises
     ``InvalidInput`` for an unknown method (``InputTooLarge`` when "anchors" gets texts
     beyond its dense score matrix).
     """
@@ -40,7 +44,9 @@ def align_sentences(
     if method == "lexicon":
         from services.sentence_align.lexicon import align_by_lexicon
 
-        return align_by_lexicon(src, tgt, src_lang=src_lang, tgt_lang=tgt_lang)
+        return align_by_lexicon(
+            src, tgt, src_lang=src_lang, tgt_lang=tgt_lang, dictionary=dictionary
+        )
     if method == "anchors":
         # Imported here: anchors itself calls align_sentences for its fragments.
         from services.sentence_align.anchors import align_monolingual
@@ -48,7 +54,7 @@ def align_sentences(
         return align_monolingual(src, tgt)
     from services.sentence_align.hybrid import align_hybrid
 
-    return align_hybrid(src, tgt, src_lang=src_lang, tgt_lang=tgt_lang)
+    return align_hybrid(src, tgt, src_lang=src_lang, tgt_lang=tgt_lang, dictionary=dictionary)
 
 
 def align_segments(
@@ -75,6 +81,7 @@ def align_corpus(
     method: str = "hybrid",
     src_lang: str | None = None,
     tgt_lang: str | None = None,
+    dictionary: BilingualDictionary | None = None,
 ) -> list[list[Bead]]:
     """Corpus mode (Moore 2002 trains Model 1 on the whole corpus being aligned): several
     document pairs aligned in one run share one length model and one Model 1.
@@ -83,9 +90,10 @@ def align_corpus(
     over all documents (unsupervised: no gold alignment is used), then every document is
     realigned on its own, with the full ``align_sentences`` settings (for "hybrid" its
     refinement round, again on the pooled beads). Each document's beads use its own 0-based
-    indices. "length" and "anchors" align each document on its own.
+    indices. "length" and "anchors" align each document on its own. ``dictionary`` as in
+    ``align_sentences``.
     """
-    return _align_pooled(documents, method, src_lang, tgt_lang, refine=True)
+    return _align_pooled(documents, method, src_lang, tgt_lang, refine=True, dictionary=dictionary)
 
 
 def _align_pooled(
@@ -95,13 +103,21 @@ def _align_pooled(
     tgt_lang: str | None,
     *,
     refine: bool,
+    dictionary: BilingualDictionary | None = None,
 ) -> list[list[Bead]]:
     if method not in METHODS:
         raise InvalidInput(f"unknown sentence alignment method {method!r}; use one of {METHODS}")
     if method in ("length", "anchors") or not all(src and tgt for src, tgt in segments):
         # (A segment with an empty side is all deletions; such pages go one chunk at a time.)
         return [
-            align_sentences(src, tgt, method=method, src_lang=src_lang, tgt_lang=tgt_lang)
+            align_sentences(
+                src,
+                tgt,
+                method=method,
+                src_lang=src_lang,
+                tgt_lang=tgt_lang,
+                dictionary=dictionary,
+            )
             for src, tgt in segments
         ]
     from services.sentence_align._two_pass import align_two_pass
@@ -119,7 +135,7 @@ def _align_pooled(
     beads = align_two_pass(
         [sentence for src, _ in segments for sentence in src],
         [sentence for _, tgt in segments for sentence in tgt],
-        src_lang, tgt_lang, settings, segments=cuts,
+        src_lang, tgt_lang, settings, segments=cuts, dictionary=dictionary,
     )  # fmt: skip
     windows = [(x0, x1, y0, y1) for (x0, y0), (x1, y1) in itertools.pairwise(cuts)]
     return [

@@ -42,12 +42,33 @@ def align_sentences_command(
             "(Moore's corpus mode); --no-corpus aligns each pair on its own"
         ),
     ] = True,
+    dictionary: Annotated[
+        Path | None,
+        typer.Option(
+            exists=True,
+            file_okay=False,
+            help="folder of FreeDict dictionaries in dictd format (e.g. /usr/share/dictd, "
+            "Debian's dict-freedict-<src>-<tgt>): their word pairs seed Model 1 "
+            "(lexicon and hybrid; needs --src-lang and --tgt-lang)",
+        ),
+    ] = None,
 ) -> None:
     """Align the sentences of SRC and TGT; print one bead per line, `[i, j]:[k]<TAB>cost`.
 
     With several pairs, each pair's beads follow a `# SRC TGT` line."""
     from services.sentence_align.align import align_corpus, align_sentences
     from services.sentence_align.beads import format_bead
+    from services.sentence_align.dictionary import load_freedict
+
+    bilingual = None
+    if dictionary is not None:
+        if not (src_lang and tgt_lang):
+            raise typer.BadParameter("--dictionary needs --src-lang and --tgt-lang")
+        bilingual = load_freedict(dictionary, src_lang, tgt_lang)
+        if bilingual is None:
+            raise typer.BadParameter(
+                f"no FreeDict dictionary for {src_lang}-{tgt_lang} in {dictionary}"
+            )
 
     if len(texts) % 2:
         raise typer.BadParameter("give the texts in pairs: SRC TGT [SRC TGT ...]")
@@ -61,10 +82,19 @@ def align_sentences_command(
     ]
     try:
         if len(pairs) > 1 and corpus:
-            aligned = align_corpus(pairs, method=method, src_lang=src_lang, tgt_lang=tgt_lang)
+            aligned = align_corpus(
+                pairs, method=method, src_lang=src_lang, tgt_lang=tgt_lang, dictionary=bilingual
+            )
         else:
             aligned = [
-                align_sentences(src, tgt, method=method, src_lang=src_lang, tgt_lang=tgt_lang)
+                align_sentences(
+                    src,
+                    tgt,
+                    method=method,
+                    src_lang=src_lang,
+                    tgt_lang=tgt_lang,
+                    dictionary=bilingual,
+                )
                 for src, tgt in pairs
             ]
     except InvalidInput as error:

@@ -32,6 +32,7 @@ from services.sentence_align.beads import BEAD_SHAPES, Bead
 
 if TYPE_CHECKING:
     from services.sentence_align._two_pass import LexicalSettings
+    from services.sentence_align.dictionary import BilingualDictionary
 
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 # Typographic quotes unified (str.replace per quote: str.translate with a dict table cost
@@ -687,6 +688,7 @@ def align_by_lexicon(
     *,
     src_lang: str | None = None,
     tgt_lang: str | None = None,
+    dictionary: BilingualDictionary | None = None,
 ) -> list[Bead]:
     """Moore 2002: length pass, Model 1 on confident 1-1 beads, realign with
     -log P_length - log P_Model1 (relative to the unigram model, NULL word eps = 1/(|S|+1)).
@@ -697,7 +699,7 @@ def align_by_lexicon(
     """
     from services.sentence_align._two_pass import align_two_pass
 
-    return align_two_pass(src, tgt, src_lang, tgt_lang, lexicon_settings())
+    return align_two_pass(src, tgt, src_lang, tgt_lang, lexicon_settings(), dictionary=dictionary)
 
 
 def lexicon_settings() -> LexicalSettings:

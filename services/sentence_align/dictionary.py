@@ -1,0 +1,189 @@
+"""Bilingual dictionaries as seeds of the lexical model (Hunalign's dictionary, Chen 1993).
+
+Model 1 trained on one document pair knows only the words its confident beads repeat; a word
+seen once stays unknown, and short documents have few confident beads. A bilingual
+dictionary adds what the document cannot teach: each dictionary pair (f, e) whose stems occur
+in the two vocabularies becomes a cue, a pseudo-count in Model 1's M-step beside the identity
+and cognate cues (``lexicon.cue_similarity``):
+
+    t(e|f) = (c(f, e) + cue_weight * cue(f, e)) / sum over e' of (...)
+
+Words are matched by their Snowball stem (PyStemmer, Snowball's C stemmers), since
+dictionaries list lemmas and texts inflect them ("Gletschern" -> "gletsch" <- "Gletscher").
+
+Dictionaries are read in the dictd format of the FreeDict project (Debian packages
+``dict-freedict-<src>-<tgt>``, installed under ``/usr/share/dictd``): ``NAME.index`` lines
+``headword<TAB>offset<TAB>length`` (offsets in dictd's base-64 digits) into ``NAME.dict.dz``
+(gzip-compatible dictzip). A FreeDict entry is a headword line and then, per sense, a line of
+comma-separated translations followed by a definition in the headword's language; lines with
+a part of more than ``MAX_ITEM_WORDS`` words are definitions and are skipped, and only
+one-word headwords and translations make pairs. Both directions' files are read when present
+(deu-fra and fra-deu), so aligning French to German uses the same pairs mirrored.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import Stemmer
+
+# ISO 639-1 -> (FreeDict's ISO 639-3 code, Snowball stemmer name or None).
+LANGUAGES: dict[str, tuple[str, str | None]] = {
+    "de": ("deu", "german"),
+    "fr": ("fra", "french"),
+    "en": ("eng", "english"),
+    "it": ("ita", "italian"),
+    "es": ("spa", "spanish"),
+    "nl": ("nld", "dutch"),
+    "pt": ("por", "portuguese"),
+    "sv": ("swe", "swedish"),
+    "da": ("dan", "danish"),
+    "fi": ("fin", "finnish"),
+    "ru": ("rus", "russian"),
+    "cs": ("ces", "czech"),
+    "pl": ("pol", "polish"),
+    "tr": ("tur", "turkish"),
+    "ja": ("jpn", None),
+}
+MAX_ITEM_WORDS = 3
+# dictd's base-64 digits (offsets and lengths in .index files).
+_DIGITS = {char: value for value, char in enumerate(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+)}  # fmt: skip
+_WORD = re.compile(r"[^\W\d_]+")
+_SENSE_NUMBER = re.compile(r"^\d+\.\s*")
+
+
+def _base64(text: str) -> int:
+    value = 0
+    for char in text:
+        value = value * 64 + _DIGITS[char]
+    return value
+
+
+def read_dictd(index: Path, data: Path) -> Iterator[tuple[str, list[str]]]:
+    """(headword, translation items) of every entry of a dictd dictionary, in index order.
+
+    Items are the comma- or semicolon-separated parts of the lines after the headword line,
+    sense numbers removed; a line with a part of more than ``MAX_ITEM_WORDS`` words is a
+    definition and gives none. dictd's own entries
+    (headwords starting with "00-database" or "00database") are skipped."""
+    with gzip.open(data) as stream:
+        body = stream.read()
+    for line in index.read_text(encoding="utf-8").splitlines():
+        fields = line.split("\t")
+        if len(fields) != 3 or fields[0].startswith(("00-database", "00database")):
+            continue
+        start, length = _base64(fields[1]), _base64(fields[2])
+        lines = body[start : start + length].decode("utf-8", errors="replace").splitlines()
+        items = []
+        for sense in lines[1:]:
+            parts = [part.strip() for part in re.split(r"[,;]", _SENSE_NUMBER.sub("", sense))]
+            # A definition has a longer part somewhere ("Eismasse, die bis zu ... kann").
+            if all(len(part.split()) <= MAX_ITEM_WORDS for part in parts):
+                items += [part for part in parts if part]
+        yield fields[0], items
+
+
+@functools.lru_cache(maxsize=32)
+def _stemmer(lang: str) -> Stemmer.Stemmer | None:
+    name = LANGUAGES.get(lang, ("", None))[1]
+    return Stemmer.Stemmer(name) if name else None
+
+
+def stem(word: str, lang: str) -> str:
+    """The Snowball stem of a lower-cased word (the word itself for languages without one)."""
+    stemmer = _stemmer(lang)
+    return str(stemmer.stemWord(word)) if stemmer is not None else word
+
+
+@dataclass(frozen=True)
+class BilingualDictionary:
+    """Word pairs of two languages, as (source stem, target stem)."""
+
+    src_lang: str
+    tgt_lang: str
+    pairs: frozenset[tuple[str, str]]
+
+    def reversed(self) -> BilingualDictionary:
+        """The same pairs read from the target language to the source language."""
+        return BilingualDictionary(
+            self.tgt_lang, self.src_lang, frozenset((e, f) for f, e in self.pairs)
+        )
+
+    @functools.cached_property
+    def translations(self) -> dict[str, tuple[str, ...]]:
+        """Target stems of each source stem."""
+        table: dict[str, list[str]] = {}
+        for f_stem, e_stem in self.pairs:
+            table.setdefault(f_stem, []).append(e_stem)
+        return {f_stem: tuple(sorted(e_stems)) for f_stem, e_stems in table.items()}
+
+    def cues(
+        self,
+        src_vocabulary: Sequence[str],
+        tgt_vocabulary: Sequence[str],
+        strength: float,
+        min_length: int,
+    ) -> dict[tuple[int, int], float]:
+        """Cue pairs (f, e) -> ``strength`` for vocabulary words of at least ``min_length``
+        letters whose stems the dictionary pairs (indices into the two vocabularies)."""
+        by_stem: dict[str, list[int]] = {}
+        for e, token in enumerate(tgt_vocabulary):
+            if len(token) >= min_length and token.isalpha():
+                by_stem.setdefault(stem(token, self.tgt_lang), []).append(e)
+        translations = self.translations
+        cues: dict[tuple[int, int], float] = {}
+        for f, token in enumerate(src_vocabulary):
+            if len(token) < min_length or not token.isalpha():
+                continue
+            for e_stem in translations.get(stem(token, self.src_lang), ()):
+                for e in by_stem.get(e_stem, ()):
+                    cues[(f, e)] = strength
+        return cues
+
+
+def _one_word(text: str) -> str | None:
+    words = _WORD.findall(text.lower())
+    return words[0] if len(words) == 1 else None
+
+
+def _file_pairs(
+    directory: Path, name: str, swap: bool, langs: tuple[str, str]
+) -> set[tuple[str, str]]:
+    index, data = directory / f"{name}.index", directory / f"{name}.dict.dz"
+    if not (index.is_file() and data.is_file()):
+        return set()
+    head_lang, item_lang = (langs[1], langs[0]) if swap else langs
+    pairs: set[tuple[str, str]] = set()
+    for headword, items in read_dictd(index, data):
+        head = _one_word(headword)
+        if head is None:
+            continue
+        head_stem = stem(head, head_lang)
+        for item in items:
+            word = _one_word(item)
+            if word is not None:
+                item_stem = stem(word, item_lang)
+                pairs.add((item_stem, head_stem) if swap else (head_stem, item_stem))
+    return pairs
+
+
+@functools.lru_cache(maxsize=8)
+def load_freedict(directory: Path, src_lang: str, tgt_lang: str) -> BilingualDictionary | None:
+    """The FreeDict pairs of two languages (ISO 639-1) from ``directory``: both
+    ``freedict-<src>-<tgt>`` and ``freedict-<tgt>-<src>`` when present; None when neither is."""
+    if src_lang not in LANGUAGES or tgt_lang not in LANGUAGES:
+        return None
+    src_code, tgt_code = LANGUAGES[src_lang][0], LANGUAGES[tgt_lang][0]
+    langs = (src_lang, tgt_lang)
+    pairs = _file_pairs(directory, f"freedict-{src_code}-{tgt_code}", False, langs)
+    pairs |= _file_pairs(directory, f"freedict-{tgt_code}-{src_code}", True, langs)
+    if not pairs:
+        return None
+    return BilingualDictionary(src_lang, tgt_lang, frozenset(pairs))
