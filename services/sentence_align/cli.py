@@ -64,7 +64,10 @@ def align_sentences_command(
     if dictionary is not None:
         if not (src_lang and tgt_lang):
             raise typer.BadParameter("--dictionary needs --src-lang and --tgt-lang")
-        bilingual = load_freedict(dictionary, src_lang, tgt_lang)
+        try:
+            bilingual = load_freedict(dictionary, src_lang, tgt_lang)
+        except InvalidInput as error:
+            raise typer.BadParameter(str(error)) from None
         if bilingual is None:
             raise typer.BadParameter(
                 f"no FreeDict dictionary for {src_lang}-{tgt_lang} in {dictionary}"

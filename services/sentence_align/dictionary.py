@@ -32,6 +32,8 @@ from pathlib import Path
 
 import Stemmer
 
+from shared.errors import InvalidInput
+
 # ISO 639-1 -> (FreeDict's ISO 639-3 code, Snowball stemmer name or None).
 LANGUAGES: dict[str, tuple[str, str | None]] = {
     "de": ("deu", "german"),
@@ -72,14 +74,18 @@ def read_dictd(index: Path, data: Path) -> Iterator[tuple[str, list[str]]]:
     Items are the comma- or semicolon-separated parts of the lines after the headword line,
     sense numbers removed; a line with a part of more than ``MAX_ITEM_WORDS`` words is a
     definition and gives none. dictd's own entries
-    (headwords starting with "00-database" or "00database") are skipped."""
+    (headwords starting with "00-database" or "00database") are skipped. Raises
+    ``InvalidInput`` for an offset or length that is not in dictd's base-64 digits."""
     with gzip.open(data) as stream:
         body = stream.read()
-    for line in index.read_text(encoding="utf-8").splitlines():
+    for number, line in enumerate(index.read_text(encoding="utf-8").splitlines(), 1):
         fields = line.split("\t")
         if len(fields) != 3 or fields[0].startswith(("00-database", "00database")):
             continue
-        start, length = _base64(fields[1]), _base64(fields[2])
+        try:
+            start, length = _base64(fields[1]), _base64(fields[2])
+        except KeyError:
+            raise InvalidInput(f"{index}, line {number}: not a dictd index line") from None
         lines = body[start : start + length].decode("utf-8", errors="replace").splitlines()
         items = []
         for sense in lines[1:]:

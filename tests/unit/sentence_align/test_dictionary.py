@@ -20,6 +20,7 @@ from services.sentence_align.dictionary import (
     stem,
 )
 from services.sentence_align.lexicon import encode
+from shared.errors import InvalidInput
 
 _DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
@@ -85,6 +86,14 @@ def test_both_files_are_read_and_mirrored(freedict_dir: Path) -> None:
     assert (stem("berg", "de"), stem("montagne", "fr")) in german_french.pairs
     assert french_german.pairs == german_french.reversed().pairs
     assert french_german.src_lang == "fr" and french_german.tgt_lang == "de"
+
+
+def test_a_broken_index_is_a_clear_error(tmp_path: Path) -> None:
+    write_dictd(tmp_path, "freedict-deu-fra", GERMAN_FRENCH)
+    index = tmp_path / "freedict-deu-fra.index"
+    index.write_text(index.read_text(encoding="utf-8") + "berg\t*!\tB\n", encoding="utf-8")
+    with pytest.raises(InvalidInput, match="line 6: not a dictd index line"):
+        list(read_dictd(index, tmp_path / "freedict-deu-fra.dict.dz"))
 
 
 def test_no_dictionary_for_other_languages(freedict_dir: Path) -> None:
