@@ -22,11 +22,6 @@ from services.sentence_align.length import LengthModel, cells_to_beads, split_by
 
 
 @njit(cache=True)
-def _full_band(n: int, m: int) -> tuple[dp.IntArray, dp.IntArray]:
-    return np.zeros(n + 1, dtype=np.int64), np.full(n + 1, m, dtype=np.int64)
-
-
-@njit(cache=True)
 def _output(windows: dp.IntArray) -> tuple[dp.IntArray, dp.FloatArray]:
     """Room for the bead end cells and costs of every window (at most n + m beads each)."""
     size = 0
@@ -74,7 +69,7 @@ def _length_windows(
     count = 0
     for w in range(windows.shape[0]):
         x0, x1, y0, y1 = windows[w, 0], windows[w, 1], windows[w, 2], windows[w, 3]
-        low, high = _full_band(x1 - x0, y1 - y0)
+        low, high = dp.full_band(x1 - x0, y1 - y0)
         cells, costs, _ = dp.banded_dp(
             src_cum[x0 : x1 + 1] - src_cum[x0], tgt_cum[y0 : y1 + 1] - tgt_cum[y0],
             low, high, shape_cost, ratio, variance, length_weight, extra, extra_row,
@@ -119,7 +114,7 @@ def _lexical_windows(
         window_src_start = src_start[x0 : x1 + 1] - src_start[x0]
         window_tgt_ids = tgt_ids[tgt_start[y0] : tgt_start[y1]]
         window_tgt_start = tgt_start[y0 : y1 + 1] - tgt_start[y0]
-        low, high = _full_band(n, m)
+        low, high = dp.full_band(n, m)
         # lexicon._pair_ranges of the full band: every source sentence with every target.
         src_low = np.zeros(n, dtype=np.int64)
         src_high = np.full(n, m - 1, dtype=np.int64)

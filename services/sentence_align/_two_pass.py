@@ -13,13 +13,16 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from services.sentence_align import _banded_dp as dp
 from services.sentence_align import _batched, length, lexicon
 from services.sentence_align.beads import Bead
-from services.sentence_align.dictionary import BilingualDictionary
+
+if TYPE_CHECKING:
+    from services.sentence_align.dictionary import BilingualDictionary
 
 # Windows with at most this many sentences a side are searched in full (exact and cheaper
 # than building a band); page chunks and short documents take this path.

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from services.sentence_align.beads import Bead
-from services.sentence_align.dictionary import BilingualDictionary
 from shared.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from services.sentence_align.dictionary import BilingualDictionary
 
 METHODS = ("length", "lexicon", "hybrid", "anchors")
 
@@ -55,6 +58,23 @@ def align_sentences(
     from services.sentence_align.hybrid import align_hybrid
 
     return align_hybrid(src, tgt, src_lang=src_lang, tgt_lang=tgt_lang, dictionary=dictionary)
+
+
+def align_each(
+    pairs: Sequence[tuple[Sequence[str], Sequence[str]]],
+    *,
+    method: str = "hybrid",
+    src_lang: str | None = None,
+    tgt_lang: str | None = None,
+    dictionary: BilingualDictionary | None = None,
+) -> list[list[Bead]]:
+    """Each pair aligned on its own (``align_sentences``), nothing shared between them."""
+    return [
+        align_sentences(
+            src, tgt, method=method, src_lang=src_lang, tgt_lang=tgt_lang, dictionary=dictionary
+        )
+        for src, tgt in pairs
+    ]
 
 
 def align_segments(
@@ -109,17 +129,9 @@ def _align_pooled(
         raise InvalidInput(f"unknown sentence alignment method {method!r}; use one of {METHODS}")
     if method in ("length", "anchors") or not all(src and tgt for src, tgt in segments):
         # (A segment with an empty side is all deletions; such pages go one chunk at a time.)
-        return [
-            align_sentences(
-                src,
-                tgt,
-                method=method,
-                src_lang=src_lang,
-                tgt_lang=tgt_lang,
-                dictionary=dictionary,
-            )
-            for src, tgt in segments
-        ]
+        return align_each(
+            segments, method=method, src_lang=src_lang, tgt_lang=tgt_lang, dictionary=dictionary
+        )
     from services.sentence_align._two_pass import align_two_pass
     from services.sentence_align.hybrid import HYBRID_SETTINGS, SEGMENT_SETTINGS
     from services.sentence_align.length import shift_beads, split_by_window

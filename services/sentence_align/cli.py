@@ -56,7 +56,7 @@ def align_sentences_command(
     """Align the sentences of SRC and TGT; print one bead per line, `[i, j]:[k]<TAB>cost`.
 
     With several pairs, each pair's beads follow a `# SRC TGT` line."""
-    from services.sentence_align.align import align_corpus, align_sentences
+    from services.sentence_align.align import align_corpus, align_each
     from services.sentence_align.beads import format_bead
     from services.sentence_align.dictionary import load_freedict
 
@@ -84,22 +84,11 @@ def align_sentences_command(
         for src, tgt in paths
     ]
     try:
-        if len(pairs) > 1 and corpus:
-            aligned = align_corpus(
-                pairs, method=method, src_lang=src_lang, tgt_lang=tgt_lang, dictionary=bilingual
-            )
-        else:
-            aligned = [
-                align_sentences(
-                    src,
-                    tgt,
-                    method=method,
-                    src_lang=src_lang,
-                    tgt_lang=tgt_lang,
-                    dictionary=bilingual,
-                )
-                for src, tgt in pairs
-            ]
+        # several pairs in corpus mode share one model; otherwise each is aligned alone
+        align_all = align_corpus if len(pairs) > 1 and corpus else align_each
+        aligned = align_all(
+            pairs, method=method, src_lang=src_lang, tgt_lang=tgt_lang, dictionary=bilingual
+        )
     except InvalidInput as error:
         raise typer.BadParameter(str(error)) from None
     lines: list[str] = []

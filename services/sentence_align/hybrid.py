@@ -17,10 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from services.sentence_align._two_pass import LexicalSettings, align_two_pass
 from services.sentence_align.beads import Bead
-from services.sentence_align.dictionary import BilingualDictionary
+
+if TYPE_CHECKING:
+    from services.sentence_align.dictionary import BilingualDictionary
 
 # Chosen on the Text+Berg dev document (benchmarks/sentence_align.py), never on test.
 # Dev strict F1: 0.830 with the 8 Gale-Church shapes and lexical weight 0.5; 0.861 with every
