@@ -1016,8 +1016,8 @@ def goals(rows: list[dict[str, Any]]) -> list[str]:
     cores = os.cpu_count() or 1
     per_core = max(row["throughput"] / min(cores, 2 * row["processes"]) for row in rows)
     cpu_bound = max(row["pairs_per_pool_cpu_second"] for row in rows)
-    wait = min(row["wait_p99"] for row in rows)
-    paced = min(row["paced_p99"] for row in rows)
+    wait = max(row["wait_p99"] for row in rows)  # the goal holds in every configuration
+    paced = max(row["paced_p99"] for row in rows)
     free = max(row["free_p99"] for row in rows)
     worker_bound = max(row["pairs_per_worker_cpu_second"] for row in rows)
     growth = [row["throughput"] for row in rows]
@@ -1031,9 +1031,10 @@ def goals(rows: list[dict[str, Any]]) -> list[str]:
         + f" (pool processes only: {cpu_bound:.2f}; the measured throughput divided by the"
         f" machine's cores, which also run the gateway, PostgreSQL, Redis and the load client:"
         f" {per_core:.2f}).",
-        f"- p99 enqueue→start < 100 ms at 80% load, Poisson arrivals: best {1000 * wait:.0f} ms → "
+        "- p99 enqueue→start < 100 ms at 80% load, Poisson arrivals: worst configuration"
+        f" {1000 * wait:.0f} ms → "
         + ("met" if wait < 0.1 else "**not met**")
-        + f"; constant-rate arrivals: best {1000 * paced:.0f} ms → "
+        + f"; constant-rate arrivals: worst {1000 * paced:.0f} ms → "
         + ("met" if paced < 0.1 else "**not met**")
         + f"; tasks that found a free pool process (the queue's own delay), worst p99:"
         f" {1000 * free:.0f} ms.",

@@ -1,8 +1,9 @@
-"""The load benchmark's reading of the tree_align log: task spans and free-process waits."""
+"""The load benchmark's reading of the tree_align log (task spans, free-process waits) and of
+its goals."""
 
 from __future__ import annotations
 
-from benchmarks.pipeline_load import _log_time, found_free_process, task_spans
+from benchmarks.pipeline_load import _log_time, found_free_process, goals, task_spans
 
 TASK = "Task paramine.tree_align.process"
 LOG = (
@@ -31,3 +32,20 @@ def test_free_process_needs_no_waiting_task_and_a_free_slot() -> None:
     assert found_free_process(sent, spans, processes=1) == [True, False, False, True]
     # with two processes task 1 finds the second process free; task 2 still sees task 1 waiting
     assert found_free_process(sent, spans, processes=2) == [True, True, False, True]
+
+
+def _row(processes: int, wait_p99: float, paced_p99: float) -> dict[str, float]:
+    return {
+        "processes": processes, "throughput": 30.0 + processes, "wait_p99": wait_p99,
+        "paced_p99": paced_p99, "free_p99": 0.02, "pairs_per_pool_cpu_second": 30.0,
+        "pairs_per_worker_cpu_second": 27.0,
+    }  # fmt: skip
+
+
+def test_latency_goal_is_read_on_the_worst_configuration() -> None:
+    # One configuration over 100 ms fails the goal, however good the others are.
+    line = goals([_row(1, 0.05, 0.02), _row(2, 0.09, 0.14), _row(4, 0.03, 0.03)])[1]
+    assert "Poisson arrivals: worst configuration 90 ms → met" in line
+    assert "constant-rate arrivals: worst 140 ms → **not met**" in line
+    line = goals([_row(1, 0.05, 0.02), _row(2, 0.09, 0.06)])[1]
+    assert "constant-rate arrivals: worst 60 ms → met" in line
