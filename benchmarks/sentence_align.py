@@ -388,11 +388,12 @@ def machine_speed_line(hybrid: Row, galechurch: Row) -> str:
     """How fast this run's machine is against the reference run, by galechurch's rate."""
     slower = REFERENCE_GALECHURCH / galechurch.sentences_per_second
     ratio = hybrid.sentences_per_second / galechurch.sentences_per_second
+    pace = f"{slower:.1f}x slower" if slower >= 1 else f"{1 / slower:.2f}x as fast"
     return (
         f"  Machine: galechurch (Rust, same input, same run) ran at "
         f"{galechurch.sentences_per_second:,.0f} sentences/s here and at "
         f"{REFERENCE_GALECHURCH:,.0f} in the run of 2026-11-21 (an AMD EPYC), so this "
-        f"machine is {slower:.1f}x slower. Hybrid runs at {ratio:.3f}x galechurch's rate "
+        f"machine is {pace}. Hybrid runs at {ratio:.3f}x galechurch's rate "
         f"here (0.043x then): scaled to that machine, about "
         f"{hybrid.sentences_per_second * slower:,.0f} sentences/s (an estimate, not a "
         "measurement)."
