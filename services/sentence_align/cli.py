@@ -58,10 +58,12 @@ def align_sentences_command(
     With several pairs, each pair's beads follow a `# SRC TGT` line."""
     from services.sentence_align.align import align_corpus, align_each
     from services.sentence_align.beads import format_bead
-    from services.sentence_align.dictionary import load_freedict
 
     bilingual = None
     if dictionary is not None:
+        # imported here: the stemmers load only when a dictionary is asked for
+        from services.sentence_align.dictionary import load_freedict
+
         if not (src_lang and tgt_lang):
             raise typer.BadParameter("--dictionary needs --src-lang and --tgt-lang")
         try:

@@ -220,3 +220,14 @@ def test_real_freedict_raises_strict_f1_on_the_dev_document() -> None:
     before = score_documents([gold], [plain]).f1_strict
     after = score_documents([gold], [seeded]).f1_strict
     assert after > before
+    # The CLI passes --dictionary on: its beads are the seeded ones, which differ from the
+    # plain ones here (test_cli_dictionary_option's two sentences cannot tell them apart).
+    result = runner.invoke(
+        app,
+        ["align-sentences", str(folder / "dev.de"), str(folder / "dev.fr"), "--presplit",
+         "--src-lang", "de", "--tgt-lang", "fr", "--dictionary", str(FREEDICT)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    cli_beads = parse_beads(result.output.strip().splitlines())
+    assert [(b.src, b.tgt) for b in cli_beads] == [(b.src, b.tgt) for b in seeded]
+    assert [(b.src, b.tgt) for b in seeded] != [(b.src, b.tgt) for b in plain]
