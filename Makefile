@@ -35,6 +35,7 @@ chaos: install
 
 load: install
 	$(BIN)/python -m benchmarks.pipeline_load
+	$(BIN)/python -m benchmarks.celery_floor
 
 clean:
 	rm -rf out var .pytest_cache .mypy_cache .ruff_cache

@@ -3,8 +3,9 @@
 Each benchmark writes its own ``benchmarks/results/<name>.md``. They run one at a time (the
 machine has two cores; two timed runs side by side would measure each other). The pipeline
 load test is not part of this run: it needs Redis and PostgreSQL and takes about 20 minutes
-(``make load``). Benchmarks that need ``../shared/data`` fail with a clear message when the kit
-is absent; the run goes on and the summary lists what failed.
+(``make load``, which also runs ``celery_floor``, Celery's own per-task cost on Redis).
+Benchmarks that need ``../shared/data`` fail with a clear message when the kit is absent; the
+run goes on and the summary lists what failed.
 
     python -m benchmarks.run_all [NAME ...]   # default: all of them
 """
