@@ -1009,6 +1009,8 @@ def report(
     if profile is not None:
         lines += ["## Where one page pair's time goes", "", *profile_table(profile), ""]
     lines += ["## Goals", "", *goals(rows), "", "## Machine", "", machine_note(), ""]
+    if profile is not None:
+        lines += [host_speed_line(profile), ""]
     return "\n".join(lines)
 
 
@@ -1101,6 +1103,32 @@ def add_comparison(path: Path, title: str, rows: list[str], reading: str = "") -
     publish(path, [*lines, *rows])
 
 
+# CPU ms per page pair in the step table of the reference run (d7486c6, an AMD EPYC,
+# 2026-11-21, the default 40 pairs): the run whose latency goals the results file discusses.
+REFERENCE_PAIR_CPU_MS = 29.1
+REFERENCE_PROFILE_PAIRS = 40
+
+
+def host_speed_line(profile: dict[str, Any]) -> str:
+    """How fast this host is against the reference run's, by the step table's CPU per pair
+    (comparable only over the same generated pairs: the default ``--profile-pairs``)."""
+    total = 1000 * sum(profile["cpu"].values())
+    if profile["pairs"] != REFERENCE_PROFILE_PAIRS:
+        return (
+            f"Host speed: not compared ({profile['pairs']} pairs in the step table; the"
+            f" reference run's {REFERENCE_PAIR_CPU_MS} ms a pair is over the default"
+            f" {REFERENCE_PROFILE_PAIRS}, whose sizes differ)."
+        )
+    factor = total / REFERENCE_PAIR_CPU_MS  # > 1: this host is slower
+    pace = f"{factor:.2f}x slower" if factor >= 1 else f"{1 / factor:.2f}x as fast"
+    return (
+        f"Host speed: one page pair took {total:.1f} ms of CPU in the step table here and"
+        f" {REFERENCE_PAIR_CPU_MS} ms in the reference run (d7486c6, an AMD EPYC), so this host"
+        f" is {pace}. The latency goals are in milliseconds, so they depend on it: on a host"
+        " 1.4x slower every latency goal failed (see the reading of the committed run)."
+    )
+
+
 def machine_note() -> str:
     load = Path("/proc/loadavg").read_text().split()[:3]
     model = next(
@@ -1153,7 +1181,7 @@ def main(argv: list[str] | None = None) -> None:
         else None
     )
     if profile is not None:
-        print("\n".join(profile_table(profile)), flush=True)
+        print("\n".join([*profile_table(profile), "", host_speed_line(profile)]), flush=True)
     if args.profile_only:
         return
     results = []

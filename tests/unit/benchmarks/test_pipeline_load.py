@@ -3,7 +3,13 @@ its goals."""
 
 from __future__ import annotations
 
-from benchmarks.pipeline_load import _log_time, found_free_process, goals, task_spans
+from benchmarks.pipeline_load import (
+    _log_time,
+    found_free_process,
+    goals,
+    host_speed_line,
+    task_spans,
+)
 
 TASK = "Task paramine.tree_align.process"
 LOG = (
@@ -49,3 +55,13 @@ def test_latency_goal_is_read_on_the_worst_configuration() -> None:
     assert "constant-rate arrivals: worst 140 ms → **not met**" in line
     line = goals([_row(1, 0.05, 0.02), _row(2, 0.09, 0.06)])[1]
     assert "constant-rate arrivals: worst 60 ms → met" in line
+
+
+def test_host_speed_is_read_against_the_reference_run() -> None:
+    slower = {"pairs": 40, "cpu": {"tree_algorithm": 0.030, "sentence_algorithm": 0.0137}}
+    assert "43.7 ms of CPU" in host_speed_line(slower)
+    assert "1.50x slower" in host_speed_line(slower)
+    faster = {"pairs": 40, "cpu": {"tree_algorithm": 0.01455}}
+    assert "2.00x as fast" in host_speed_line(faster)
+    # other pairs, other page sizes: no comparison
+    assert "not compared" in host_speed_line({**faster, "pairs": 20})
