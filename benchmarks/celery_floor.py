@@ -71,6 +71,7 @@ def floor_task(work_seconds: float, payload: str = "") -> None:
     start = time.time()
     if work_seconds:
         _busy(work_seconds)
+    # The append itself (tens of microseconds) falls in the gap before the next task.
     with open(os.environ[SPANS_ENV], "a", encoding="ascii") as spans:
         spans.write(f"{start!r} {time.time()!r}\n")
 
@@ -103,14 +104,10 @@ def cycle(spans: Sequence[tuple[float, float]]) -> Cycle:
     )
 
 
-def _hog(seconds: float) -> None:
-    _busy(seconds)
-
-
 @contextmanager
 def hogs(count: int, seconds: float) -> Iterator[None]:
     """``count`` processes computing for at most ``seconds`` (stopped on leaving)."""
-    processes = [multiprocessing.Process(target=_hog, args=(seconds,)) for _ in range(count)]
+    processes = [multiprocessing.Process(target=_busy, args=(seconds,)) for _ in range(count)]
     for process in processes:
         process.start()
     try:
