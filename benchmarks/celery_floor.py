@@ -17,7 +17,8 @@ each task's start and end written by the pool process. Cases:
    consumer and pool processes have to wait for a core, as in the load run at saturation
    (both alignment stages' pools and consumers, the gateway, the client, PostgreSQL).
 
-Run: ``.venv/bin/python -m benchmarks.celery_floor [--tasks 1000]`` (needs Redis; writes
+Run: ``.venv/bin/python -m benchmarks.celery_floor [--tasks 1000]`` (needs Redis:
+``PARAMINE_REDIS_URL``, default database 14 of the local server; writes
 benchmarks/results/celery_floor.md). The worker imports this module (``-A``), so the app and
 its task are defined at import time from ``PARAMINE_REDIS_URL``.
 """
@@ -31,6 +32,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -48,12 +50,14 @@ from shared.config import Settings
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results" / "celery_floor.md"
 QUEUE = "paramine.floor"
-DEFAULT_REDIS = "redis://127.0.0.1:6379/14"
+# The module's app publishes the tasks and the worker imports the same module, so both read
+# the broker from the environment (one source: a --redis-url option could not reach the worker).
+REDIS_URL = os.environ.get("PARAMINE_REDIS_URL", "redis://127.0.0.1:6379/14")
 SPANS_ENV = "PARAMINE_FLOOR_SPANS"
 # tree_align's input message for a generated news page pair (pipeline_load.md: 25.8 KB of JSON)
 MESSAGE_BYTES = 26_000
 
-app = make_celery(Settings(redis_url=os.environ.get("PARAMINE_REDIS_URL", DEFAULT_REDIS)))
+app = make_celery(Settings(redis_url=REDIS_URL))
 app.conf.task_queues = [*app.conf.task_queues, Queue(QUEUE)]  # type: ignore[no-untyped-call]
 app.conf.include = []  # the stage tasks are not needed here
 
@@ -118,17 +122,15 @@ def hogs(count: int, seconds: float) -> Iterator[None]:
             process.join()
 
 
-def run_case(
-    tasks: int, work_seconds: float, redis_url: str, spans_file: Path, payload_bytes: int = 0
-) -> Cycle:
+def run_case(tasks: int, work_seconds: float, spans_file: Path, payload_bytes: int = 0) -> Cycle:
     """Fill the queue with ``tasks`` tasks (each carrying ``payload_bytes`` of text), start a
     worker, wait until all have run."""
-    broker = redis.Redis.from_url(redis_url)
+    broker = redis.Redis.from_url(REDIS_URL)
     broker.flushdb()
     spans_file.unlink(missing_ok=True)
     for _ in range(tasks):
         floor_task.apply_async((work_seconds, "x" * payload_bytes), queue=QUEUE)
-    env = {**os.environ, "PARAMINE_REDIS_URL": redis_url, SPANS_ENV: str(spans_file)}
+    env = {**os.environ, "PARAMINE_REDIS_URL": REDIS_URL, SPANS_ENV: str(spans_file)}
     command = [
         sys.executable, "-m", "celery", "-A", "benchmarks.celery_floor", "worker",
         "-Q", QUEUE, "-P", "prefork", "-c", "1", "--loglevel", "WARNING", "--without-mingle",
@@ -183,30 +185,30 @@ def report(rows: Sequence[tuple[str, Cycle]], note: str) -> list[str]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=1000)
-    parser.add_argument("--redis-url", default=os.environ.get("PARAMINE_REDIS_URL", DEFAULT_REDIS))
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--note", default="")
     args = parser.parse_args(argv)
-    spans_file = Path(f"/tmp/paramine-floor-{os.getpid()}.spans")
-    rows = [
-        ("empty task, idle machine", run_case(args.tasks, 0.0, args.redis_url, spans_file)),
-        (
-            f"empty task, {MESSAGE_BYTES // 1000} KB message (a news page pair's)",
-            run_case(args.tasks, 0.0, args.redis_url, spans_file, MESSAGE_BYTES),
-        ),
-        ("20 ms of CPU per task", run_case(args.tasks // 4, 0.02, args.redis_url, spans_file)),
-    ]
+    message = f"{MESSAGE_BYTES // 1000} KB message"
     cores = os.cpu_count() or 2
-    for per_core in (2, 4):
-        with hogs(per_core * cores, 600):
-            rows.append(
-                (
-                    f"empty task, 26 KB message, {per_core * cores} CPU-bound processes"
-                    f" on the {cores} cores",
-                    run_case(args.tasks, 0.0, args.redis_url, spans_file, MESSAGE_BYTES),
+    with tempfile.TemporaryDirectory(prefix="paramine-floor-") as tmp:
+        spans_file = Path(tmp) / "spans"
+        rows = [
+            ("empty task, idle machine", run_case(args.tasks, 0.0, spans_file)),
+            (
+                f"empty task, {message} (a news page pair's)",
+                run_case(args.tasks, 0.0, spans_file, MESSAGE_BYTES),
+            ),
+            ("20 ms of CPU per task", run_case(args.tasks // 4, 0.02, spans_file)),
+        ]
+        for per_core in (2, 4):
+            with hogs(per_core * cores, 600):
+                rows.append(
+                    (
+                        f"empty task, {message}, {per_core * cores} CPU-bound processes"
+                        f" on the {cores} cores",
+                        run_case(args.tasks, 0.0, spans_file, MESSAGE_BYTES),
+                    )
                 )
-            )
-    spans_file.unlink(missing_ok=True)
     publish(args.out, report(rows, args.note))
 
 

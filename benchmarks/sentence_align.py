@@ -20,7 +20,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -188,15 +188,6 @@ def freedict() -> BilingualDictionary | None:
     return load_freedict(FREEDICT, "de", "fr")
 
 
-def dictionary_aligner(dictionary: BilingualDictionary) -> Callable[..., list[Bead]]:
-    from services.sentence_align.align import align_sentences
-
-    def align(src: Sequence[str], tgt: Sequence[str]) -> list[Bead]:
-        return align_sentences(src, tgt, src_lang="de", tgt_lang="fr", dictionary=dictionary)
-
-    return align
-
-
 def corpus_row(
     method: str, documents: Sequence[DocumentPair], dictionary: BilingualDictionary | None = None
 ) -> Row:
@@ -221,10 +212,8 @@ def dictionary_rows(documents: Sequence[DocumentPair]) -> list[Row]:
     if dictionary is None:
         return []
     rows = [corpus_row("hybrid", documents, dictionary)] if len(documents) > 1 else []
-    return [
-        *rows,
-        evaluate(f"paramine hybrid {WITH_DICTIONARY}", dictionary_aligner(dictionary), documents),
-    ]
+    seeded = paramine_aligner("hybrid", dictionary)
+    return [*rows, evaluate(f"paramine hybrid {WITH_DICTIONARY}", seeded, documents)]
 
 
 def rows_for(documents: Sequence[DocumentPair]) -> list[Row]:
@@ -338,7 +327,7 @@ def dev_protocol(document: DocumentPair, extra: Sequence[Pair]) -> list[str]:
     }
     dictionary = freedict()
     if dictionary is not None:
-        with_dictionary = dictionary_aligner(dictionary)
+        with_dictionary = paramine_aligner("hybrid", dictionary)
         modes[f"each piece {WITH_DICTIONARY}"] = lambda docs: [
             with_dictionary(doc.src, doc.tgt) for doc in docs
         ]

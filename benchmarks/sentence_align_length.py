@@ -16,10 +16,14 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchmarks._report import publish
 from services.sentence_align.beads import Bead, parse_beads
 from services.sentence_align.evaluate import BeadScores, score_documents
+
+if TYPE_CHECKING:
+    from services.sentence_align.dictionary import BilingualDictionary
 
 REPO = Path(__file__).resolve().parents[1]
 KIT = Path(os.environ.get("PARAMINE_KIT_DATA", REPO.parent / "shared" / "data"))
@@ -102,11 +106,14 @@ def nltk_aligner(src: Sequence[str], tgt: Sequence[str]) -> list[Bead]:
     return links_to_beads(align_blocks(lengths(src), lengths(tgt)), len(src), len(tgt))
 
 
-def paramine_aligner(method: str) -> Aligner:
+def paramine_aligner(method: str, dictionary: BilingualDictionary | None = None) -> Aligner:
+    """paramine's ``method`` on German-French, seeded with ``dictionary`` when given."""
     from services.sentence_align.align import align_sentences
 
     def align(src: Sequence[str], tgt: Sequence[str]) -> list[Bead]:
-        return align_sentences(src, tgt, method=method, src_lang="de", tgt_lang="fr")
+        return align_sentences(
+            src, tgt, method=method, src_lang="de", tgt_lang="fr", dictionary=dictionary
+        )
 
     return align
 
