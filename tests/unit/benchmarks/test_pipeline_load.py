@@ -8,6 +8,7 @@ from benchmarks.pipeline_load import (
     found_free_process,
     goals,
     host_speed_line,
+    refused_line,
     task_spans,
 )
 
@@ -65,3 +66,15 @@ def test_host_speed_is_read_against_the_reference_run() -> None:
     assert "2.00x as fast" in host_speed_line(faster)
     # other pairs, other page sizes: no comparison
     assert "not compared" in host_speed_line({**faster, "pairs": 20})
+
+
+def test_refused_requests_are_reported_by_configuration_and_reason() -> None:
+    rows = [
+        {"processes": 1, "http_errors": {}},
+        {"processes": 2, "http_errors": {"RemoteProtocolError": 1, "HTTP 429": 2}},
+    ]
+    assert refused_line(rows) == (
+        "Requests not answered 202 (not enqueued, not in 'submitted'): "
+        "2 process(es): 2 HTTP 429, 1 RemoteProtocolError."
+    )
+    assert refused_line(rows[:1]) == "Every request was answered 202 (accepted and enqueued)."
