@@ -35,6 +35,7 @@ import subprocess
 import tempfile
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -59,9 +60,10 @@ from tests.integration.processes import (
 RESULTS = REPO / "benchmarks" / "results" / "pipeline_load.md"
 STAGES = ("tree_align", "sentence_align", "paraphrase", "thesaurus")
 ALIGNMENT_STAGES = ("tree_align", "sentence_align")
-# With the client's keep-alive expiry equal to the server's (5 s each by default), a request
-# can go out on a connection the server is closing and fail unanswered: one request of a
-# 2-process run at 3624342 got no response and no line in the gateway's log.
+# The client's idle connections expire before the gateway's keep-alive timeout closes them
+# (uvicorn's 5 s, also httpx's default expiry): with equal timeouts a request can go out on a
+# connection the server is closing and fail unanswered (one request of a 2-process run at
+# 3624342 got no response and no line in the gateway's log).
 KEEPALIVE_EXPIRY = 2.0
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -319,7 +321,7 @@ class RunResult:
     done: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
     failed_jobs: int = 0
     # requests not answered 202 (not enqueued, so not submitted), by reason
-    http_errors: dict[str, int] = field(default_factory=dict)
+    http_errors: Counter[str] = field(default_factory=Counter)
     target_rate: float = 0.0
     # tree_align tasks (start, end), in delivery order
     task_spans: list[tuple[float, float]] = field(default_factory=list)
@@ -335,9 +337,6 @@ class Driver:
         self.rng = random.Random(seed)
         self.serial = 0
         self.run_tag = uuid.uuid4().hex[:8]
-
-    def refused(self, reason: str) -> None:
-        self.result.http_errors[reason] = self.result.http_errors.get(reason, 0) + 1
 
     def depths(self) -> dict[str, int]:
         return {stage: int(self.broker.llen(f"paramine.{stage}")) for stage in STAGES}
@@ -357,10 +356,10 @@ class Driver:
                 f"{self.gateway}/v1/page-pairs", json={"job_id": job_id, "pairs": [pair]}
             )
         except httpx.HTTPError as error:
-            self.refused(type(error).__name__)
+            self.result.http_errors[type(error).__name__] += 1
             return
         if response.status_code != 202:
-            self.refused(f"HTTP {response.status_code}")
+            self.result.http_errors[f"HTTP {response.status_code}"] += 1
             return
         self.result.submitted.append(Submitted(job_id, phase, sent, time.time()))
 
@@ -471,8 +470,6 @@ async def drive(
     ):
         driver = Driver(result, work.gateway, broker, seed)
         stop = asyncio.Event()
-        # Idle connections expire in the client (KEEPALIVE_EXPIRY) before the gateway's
-        # keep-alive timeout closes them (uvicorn's default, 5 s, also httpx's default expiry).
         limits = httpx.Limits(max_connections=64, keepalive_expiry=KEEPALIVE_EXPIRY)
         async with httpx.AsyncClient(timeout=60, limits=limits) as client:
             sampler = asyncio.create_task(driver.sample(stop))
@@ -975,8 +972,9 @@ def report(
                 f"| ↑ enqueue→start not measured: {row['tasks_logged']} tasks logged for"
                 f" {row['submitted']} submitted | | | | | | | | | | | | | | | | | |"
             )
-    lines += ["", refused_line(rows)]
     lines += [
+        "",
+        refused_line(rows),
         "",
         "Pairs/s per worker core divides by min(cores, pool processes of both alignment stages)."
         " Pairs per pool CPU-second (pairs completed in the saturation phase / CPU seconds of"
