@@ -82,6 +82,9 @@ class LexicalSettings:
     # strength (times ``cue_weight``), for words of at least ``dictionary_min_length`` letters.
     dictionary_strength: float = 0.25
     dictionary_min_length: int = 4
+    # Weight of the anchor-token model (``anchor_tokens``): each end of a pair of sentences
+    # sharing a rare identical name or number that a bead separates costs this much.
+    anchor_weight: float = 0.0
 
 
 def confident_pairs(beads: Sequence[Bead], share: float, limit: int) -> list[tuple[int, int]]:
@@ -179,6 +182,15 @@ def deletion_costs(classes: dp.IntArray, deleted: dp.IntArray, weight: float) ->
     return _class_costs(classes, deleted, weight)
 
 
+def _band_cells(
+    band: tuple[dp.IntArray, dp.IntArray], row_first: dp.IntArray
+) -> tuple[dp.IntArray, dp.IntArray]:
+    """Row and column of every band cell, in the program's cell order (row by row)."""
+    low, high = band
+    rows = np.repeat(np.arange(len(low)), high - low + 1)
+    return rows, np.arange(len(rows)) - row_first[rows] + low[rows]
+
+
 def _boundary_extra(
     band: tuple[dp.IntArray, dp.IntArray],
     row_first: dp.IntArray,
@@ -188,9 +200,7 @@ def _boundary_extra(
     """(cells x shapes) summed costs of the bead-internal sentence boundaries of every bead
     ending in a band cell: a bead of a source sentences ending at row i has the boundaries
     after sentences i-a .. i-2 (likewise on the target side)."""
-    low, high = band
-    rows = np.repeat(np.arange(len(low)), high - low + 1)
-    columns = np.arange(len(rows)) - row_first[rows] + low[rows]
+    rows, columns = _band_cells(band, row_first)
     shape_src, shape_tgt = dp.shape_arrays(tuple(shapes))
     extra = np.zeros((len(rows), len(shape_src)))
     for cell_index, sizes, costs in (
@@ -210,6 +220,76 @@ def _boundary_extra(
     return extra
 
 
+# Anchor tokens (``anchor_tokens``): punctuation stripped from either end of a token first.
+ANCHOR_STRIP = ".,;:!?()[]{}«»\"'-"
+
+
+def anchor_tokens(src: Sequence[str], tgt: Sequence[str]) -> dp.IntArray:
+    """Sentence pairs (i, j) sharing an anchor token: a number, or a capitalised word of 4+
+    letters, written the same on both sides and found once on each side (isolated cognates
+    as anchor points, after Simard & Plamondon 1998: names, years, heights, page numbers).
+    A bead that takes one sentence of such a pair without the other pays
+    ``LexicalSettings.anchor_weight`` (``_anchor_extra``)."""
+
+    def occurrences(sentences: Sequence[str]) -> dict[str, list[int]]:
+        found: dict[str, list[int]] = {}
+        for index, sentence in enumerate(sentences):
+            for raw in sentence.split():
+                token = raw.strip(ANCHOR_STRIP)
+                digit = any(char.isdigit() for char in token)
+                if (digit and len(token) >= 2) or (len(token) >= 4 and token[0].isupper()):
+                    found.setdefault(token, []).append(index)
+        return found
+
+    src_found, tgt_found = occurrences(src), occurrences(tgt)
+    pairs = [
+        (where[0], tgt_found[token][0])
+        for token, where in src_found.items()
+        if len(where) == 1 and len(tgt_found.get(token, ())) == 1
+    ]
+    return np.asarray(sorted(pairs), dtype=np.int64).reshape(-1, 2)
+
+
+def _anchor_extra(
+    band: tuple[dp.IntArray, dp.IntArray],
+    row_first: dp.IntArray,
+    shapes: Sequence[tuple[int, int]],
+    anchors: dp.IntArray,
+    weight: float,
+) -> dp.FloatArray:
+    """(cells x shapes) cost of the anchor pairs (i, j) that a bead ending in each cell
+    separates: ``weight`` for each anchor sentence inside the bead whose partner is outside,
+    i.e. weight * (anchors with i inside + anchors with j inside - 2 * anchors with both)."""
+    rows, columns = _band_cells(band, row_first)
+    shape_src, shape_tgt = dp.shape_arrays(tuple(shapes))
+    extra = np.zeros((len(rows), len(shape_src)))
+    for cell_index, sizes, ends in (
+        (rows, shape_src, anchors[:, 0]),
+        (columns, shape_tgt, anchors[:, 1]),
+    ):
+        # Anchors among a bead's sentences cell_index - size .. cell_index - 1, by prefix sums.
+        counts = np.bincount(ends, minlength=int(cell_index.max()) + 1)
+        prefix = np.concatenate([[0], np.cumsum(counts)])
+        first = np.clip(cell_index[:, None] - sizes[None, :], 0, None)
+        extra += prefix[cell_index][:, None] - prefix[first]
+    # Anchors with both sentences inside: only cells up to the largest shape past an anchor.
+    low, high = band
+    steps_src = np.arange(1, int(shape_src.max()) + 1)
+    steps_tgt = np.arange(1, int(shape_tgt.max()) + 1)
+    step_i, step_j = (grid.ravel() for grid in np.meshgrid(steps_src, steps_tgt, indexing="ij"))
+    end_i = (anchors[:, 0][:, None] + step_i[None, :]).ravel()
+    end_j = (anchors[:, 1][:, None] + step_j[None, :]).ravel()
+    row = np.minimum(end_i, len(low) - 1)
+    inside = (end_i < len(low)) & (end_j >= low[row]) & (end_j <= high[row])
+    cells = row_first[row[inside]] + end_j[inside] - low[row[inside]]
+    both = (shape_src[None, :] >= np.tile(step_i, len(anchors))[inside][:, None]) & (
+        shape_tgt[None, :] >= np.tile(step_j, len(anchors))[inside][:, None]
+    )
+    np.add.at(extra, cells, -2.0 * both)
+    result: dp.FloatArray = weight * extra
+    return result
+
+
 def _length_weights(settings: LexicalSettings, model: length.LengthModel) -> dp.FloatArray:
     shape_src, shape_tgt = dp.shape_arrays(model.shapes)
     deletion = (shape_src == 0) | (shape_tgt == 0)
@@ -226,6 +306,7 @@ def _align_window(
     path_cells: dp.IntArray,
     bounds: tuple[int, int, int, int],
     boundaries: tuple[dp.FloatArray, ...] | None = None,
+    anchors: dp.IntArray | None = None,
 ) -> list[Bead]:
     """Length + lexical pass in one window, near the first path; the margin doubles while
     the new path runs along the band's edge (the band must not cut the best path off)."""
@@ -245,7 +326,7 @@ def _align_window(
             ),
         )
         coarse_beads = _lexical_dp(
-            sides, tables, coarse, settings, cums, dp.full_band(n, m), boundaries
+            sides, tables, coarse, settings, cums, dp.full_band(n, m), boundaries, anchors
         )
         guides.append(length.beads_to_cells(coarse_beads))
     while True:
@@ -257,7 +338,7 @@ def _align_window(
                 np.minimum.reduce([low for low, _ in bands]),
                 np.maximum.reduce([high for _, high in bands]),
             )
-        beads = _lexical_dp(sides, tables, model, settings, cums, band, boundaries)
+        beads = _lexical_dp(sides, tables, model, settings, cums, band, boundaries, anchors)
         low, high = band
         full = bool(np.all(low == 0) and np.all(high == m))
         if full or not dp.path_touches_edge(length.beads_to_cells(beads)[1:], low, high, m):
@@ -273,15 +354,18 @@ def _lexical_dp(
     cums: tuple[dp.IntArray, dp.IntArray],
     band: tuple[dp.IntArray, dp.IntArray],
     boundaries: tuple[dp.FloatArray, ...] | None = None,
+    anchors: dp.IntArray | None = None,
 ) -> list[Bead]:
     """The length + lexical program of one window over ``band`` (with ``boundaries``: the
-    window's sentence-end costs, ``boundary_costs``)."""
+    window's sentence-end costs, ``boundary_costs``; ``anchors``: its anchor pairs)."""
     llr, row_first = lexicon.band_llr(
         *sides, tables, band, settings.epsilon, model.shapes, settings.diagonal
     )
     extra = -settings.lexical_weight * llr
     if boundaries is not None:
         extra += _boundary_extra(band, row_first, model.shapes, boundaries)
+    if anchors is not None and len(anchors) and settings.anchor_weight:
+        extra += _anchor_extra(band, row_first, model.shapes, anchors, settings.anchor_weight)
     return length.run_dp(
         cums[0], cums[1], model, band,
         extra=extra,
@@ -423,8 +507,30 @@ def align_two_pass(
             for side_classes, deleted in zip(debris_classes, left_out, strict=True)
         )
 
+    # Anchor tokens are counted in each window between the cuts (each document or chunk).
+    anchors = (
+        np.concatenate(
+            [
+                np.zeros((0, 2), dtype=np.int64),
+                *(
+                    anchor_tokens(src[x0:x1], tgt[y0:y1]) + np.array([x0, y0])
+                    for (x0, y0), (x1, y1) in itertools.pairwise(cuts)
+                ),
+            ]
+        )
+        if settings.anchor_weight
+        else None
+    )
     aligned = _lexical_pass(
-        sides, tables, model, settings, (src_cum, tgt_cum), cuts, first, boundaries(first, 0)
+        sides,
+        tables,
+        model,
+        settings,
+        (src_cum, tgt_cum),
+        cuts,
+        first,
+        boundaries(first, 0),
+        anchors,
     )
     for round_ in range(1, settings.refinements + 1):
         # Refinement: Model 1 again, now on the confident 1-1 beads of the lexical pass
@@ -438,7 +544,7 @@ def align_two_pass(
         )
         aligned = _lexical_pass(
             sides, tables, model, refining, (src_cum, tgt_cum), cuts, aligned,
-            boundaries(aligned, round_),
+            boundaries(aligned, round_), anchors,
         )  # fmt: skip
     return aligned
 
@@ -452,14 +558,17 @@ def _lexical_pass(
     cuts: Sequence[tuple[int, int]],
     path: Sequence[Bead],
     boundaries: tuple[dp.FloatArray, ...] | None = None,
+    anchors: dp.IntArray | None = None,
 ) -> list[Bead]:
     """Length + lexical alignment of every window between the cuts, near ``path``
-    (``boundaries``: sentence-end costs of the two sides, ``boundary_costs``)."""
+    (``boundaries``: sentence-end costs of the two sides, ``boundary_costs``; ``anchors``:
+    the document's anchor pairs, ``anchor_tokens``)."""
     src_cum, tgt_cum = cums
     windows = [(x0, x1, y0, y1) for (x0, y0), (x1, y1) in itertools.pairwise(cuts)]
-    # Without boundary costs, the small windows (the full band, no coarse pass, no band
-    # widening) go through one compiled call; the rest one by one, near the path.
-    small = [] if boundaries is not None else [w for w in windows if _full_band_window(w)]
+    # Without boundary or anchor costs, the small windows (the full band, no coarse pass, no
+    # band widening) go through one compiled call; the rest one by one, near the path.
+    batchable = boundaries is None and anchors is None
+    small = [w for w in windows if _full_band_window(w)] if batchable else []
     banded = sum(x0 < x1 and y0 < y1 for x0, x1, y0, y1 in windows) > len(small)
     cells = length.beads_to_cells(path) if banded else np.zeros((0, 2), dtype=np.int64)
     batched = iter(
@@ -473,7 +582,7 @@ def _lexical_pass(
         if x0 == x1 or y0 == y1:
             aligned += _deletions(x0, x1, y0, y1)
             continue
-        if boundaries is None and _full_band_window((x0, x1, y0, y1)):
+        if batchable and _full_band_window((x0, x1, y0, y1)):
             aligned += next(batched)
             continue
         # Path cells of the window: rows x0..x1 (the path's rows never decrease).
@@ -490,6 +599,12 @@ def _lexical_pass(
                 costs[x0:x1] if side % 2 == 0 else costs[y0:y1]
                 for side, costs in enumerate(boundaries)
             ),
+            None
+            if anchors is None
+            else anchors[
+                (anchors[:, 0] >= x0) & (anchors[:, 0] < x1)
+                & (anchors[:, 1] >= y0) & (anchors[:, 1] < y1)
+            ] - np.array([x0, y0]),
         )  # fmt: skip
         aligned.extend(length.shift_beads(beads, x0, y0))
     return aligned

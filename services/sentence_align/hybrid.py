@@ -114,6 +114,17 @@ if TYPE_CHECKING:
 # and each stem seen twice) added to FreeDict's (4,264 / 1,935 new pairs): 0.923 / 0.915 /
 # 0.913 both; those pairs alone instead of FreeDict: 0.907 / 0.904 / 0.908, 0.909 / 0.905 /
 # 0.906, the same as no dictionary.
+# anchor_weight (anchor-token model, _two_pass.anchor_tokens): several of dev's split errors
+# cut a gold bead whose content crosses a sentence boundary, a name or number of one German
+# sentence being in the other French one ("250 Höhenmeter erforderten zwei Tage" / "Il
+# fallut deux jours pour gravir 250 m", "Morawec", "Cambridge"). Names and numbers found
+# once on each side of a document tie their sentences: 258 such pairs on dev, 251 inside
+# one gold bead. Dev protocol (whole document / mean per piece / mean in corpus mode):
+# 0.914 / 0.903 / 0.906 without; weight 1 / 2 / 3 / 4 / 6 / 10 with anchors counted per
+# document: 0.913 / 0.912 / 0.916 at 3; with FreeDict 0.923 / 0.915 / 0.914 -> 0.930 /
+# 0.927 / 0.927. The other weights and variants are in benchmarks/results/sentence_align.md.
+# Test (its one run): 0.850 -> 0.849 per document, 0.867 -> 0.865 in corpus mode, with
+# FreeDict 0.880 -> 0.879 / 0.878: no gain there; 6% less throughput.
 HYBRID_SETTINGS = LexicalSettings(
     epsilon=0.1,
     both_directions=True,
@@ -132,13 +143,16 @@ HYBRID_SETTINGS = LexicalSettings(
     boundary_weight=1.0,
     boundary_from=0,
     deletion_weight=1.0,
+    anchor_weight=3.0,
 )
 # Page pairs in the pipeline (align_segments: many short text chunks, about 20 ms of CPU a
 # page pair budgeted): the same objective without the refinement round, which doubled the
 # handler's time (38.5 ms instead of about 20 ms a page pair in benchmarks/sentence_align),
 # and without the sentence-end and deletion models (chosen on Text+Berg documents, not on
 # page chunks).
-SEGMENT_SETTINGS = replace(HYBRID_SETTINGS, refinements=0, boundary_weight=0.0, deletion_weight=0.0)
+SEGMENT_SETTINGS = replace(
+    HYBRID_SETTINGS, refinements=0, boundary_weight=0.0, deletion_weight=0.0, anchor_weight=0.0
+)
 
 
 def align_hybrid(
