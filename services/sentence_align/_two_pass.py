@@ -507,31 +507,17 @@ def align_two_pass(
             for side_classes, deleted in zip(debris_classes, left_out, strict=True)
         )
 
-    # Anchor tokens are counted in each window between the cuts (each document or chunk).
+    # Anchor tokens are counted in each window between the cuts (each document or chunk),
+    # in the window's own sentence numbers.
     anchors = (
-        np.concatenate(
-            [
-                np.zeros((0, 2), dtype=np.int64),
-                *(
-                    anchor_tokens(src[x0:x1], tgt[y0:y1]) + np.array([x0, y0])
-                    for (x0, y0), (x1, y1) in itertools.pairwise(cuts)
-                ),
-            ]
-        )
+        [anchor_tokens(src[x0:x1], tgt[y0:y1]) for (x0, y0), (x1, y1) in itertools.pairwise(cuts)]
         if settings.anchor_weight
         else None
     )
     aligned = _lexical_pass(
-        sides,
-        tables,
-        model,
-        settings,
-        (src_cum, tgt_cum),
-        cuts,
-        first,
-        boundaries(first, 0),
+        sides, tables, model, settings, (src_cum, tgt_cum), cuts, first, boundaries(first, 0),
         anchors,
-    )
+    )  # fmt: skip
     for round_ in range(1, settings.refinements + 1):
         # Refinement: Model 1 again, now on the confident 1-1 beads of the lexical pass
         # (more accurate than the length pass's), and realign near the new path.
@@ -558,11 +544,11 @@ def _lexical_pass(
     cuts: Sequence[tuple[int, int]],
     path: Sequence[Bead],
     boundaries: tuple[dp.FloatArray, ...] | None = None,
-    anchors: dp.IntArray | None = None,
+    anchors: Sequence[dp.IntArray] | None = None,
 ) -> list[Bead]:
     """Length + lexical alignment of every window between the cuts, near ``path``
     (``boundaries``: sentence-end costs of the two sides, ``boundary_costs``; ``anchors``:
-    the document's anchor pairs, ``anchor_tokens``)."""
+    each window's anchor pairs in its own sentence numbers, ``anchor_tokens``)."""
     src_cum, tgt_cum = cums
     windows = [(x0, x1, y0, y1) for (x0, y0), (x1, y1) in itertools.pairwise(cuts)]
     # Without boundary or anchor costs, the small windows (the full band, no coarse pass, no
@@ -578,7 +564,7 @@ def _lexical_pass(
         )
     )  # fmt: skip
     aligned: list[Bead] = []
-    for x0, x1, y0, y1 in windows:
+    for k, (x0, x1, y0, y1) in enumerate(windows):
         if x0 == x1 or y0 == y1:
             aligned += _deletions(x0, x1, y0, y1)
             continue
@@ -599,12 +585,7 @@ def _lexical_pass(
                 costs[x0:x1] if side % 2 == 0 else costs[y0:y1]
                 for side, costs in enumerate(boundaries)
             ),
-            None
-            if anchors is None
-            else anchors[
-                (anchors[:, 0] >= x0) & (anchors[:, 0] < x1)
-                & (anchors[:, 1] >= y0) & (anchors[:, 1] < y1)
-            ] - np.array([x0, y0]),
+            None if anchors is None else anchors[k],
         )  # fmt: skip
         aligned.extend(length.shift_beads(beads, x0, y0))
     return aligned

@@ -54,7 +54,7 @@ def test_band_alone_misses_the_optimum_here() -> None:
     # ends on a clearly costlier path. ((1, 25) was one too before the deletion model of
     # the hybrid settings; with it the band alone now finds the optimum there.) Without the
     # anchor-token model: every made-up word has digits and is found once a side, so each
-    # sentence pair is anchored, and the band then widens until it holds the optimum.
+    # sentence pair is anchored, and the band alone then ends on the optimum too.
     band_only, with_coarse = (replace(s, anchor_weight=0.0) for s in (BAND_ONLY, WITH_COARSE))
     for seed, inserted in ((1, 50), (4, 35), (3, 50)):
         src, tgt = document_with_insertion(seed, inserted)
