@@ -14,7 +14,7 @@ import os
 import platform
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,6 +48,7 @@ class Row:
     scores: BeadScores
     sentences_per_second: float  # wall time, best of REPEATS
     cpu_sentences_per_second: float = 0.0  # CPU time of this process, best of REPEATS
+    beads: list[list[Bead]] = field(default_factory=list, compare=False, repr=False)  # output
 
 
 def load(names: Sequence[str]) -> list[DocumentPair]:
@@ -139,7 +140,7 @@ def evaluate_batch(
         best_cpu = min(best_cpu, time.process_time() - cpu_start)
     sentences = sum(len(doc.src) + len(doc.tgt) for doc in documents)
     scores = score_documents([doc.gold for doc in documents], outputs)
-    return Row(name, scores, sentences / best, sentences / max(best_cpu, 1e-9))
+    return Row(name, scores, sentences / best, sentences / max(best_cpu, 1e-9), outputs)
 
 
 def table(rows: Sequence[Row], reference: str) -> list[str]:

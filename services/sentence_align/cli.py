@@ -107,34 +107,32 @@ def eval_beads_command(
         list[Path], typer.Argument(exists=True, dir_okay=False, help="aligner outputs")
     ],
 ) -> None:
-    """Score each TEST bead file against GOLD: strict and lax P/R/F1 (vecalign convention)."""
+    """Score each TEST bead file against GOLD: strict and lax P/R/F1 (vecalign convention),
+    with the 95% block-bootstrap interval of strict F1."""
     from rich.console import Console
-    from rich.table import Table
+    from rich.table import Column, Table
 
     from services.sentence_align.beads import parse_beads
-    from services.sentence_align.evaluate import score_documents
+    from services.sentence_align.evaluate import bootstrap_f1_strict, score_documents
 
     gold_beads = parse_beads(gold.read_text(encoding="utf-8").splitlines())
-    table = Table("test", "P strict", "R strict", "F1 strict", "P lax", "R lax", "F1 lax")
+    interval_column = Column("F1 strict 95%", no_wrap=True, min_width=11)
+    table = Table(
+        "test", "P strict", "R strict", "F1 strict", interval_column, "P lax", "R lax", "F1 lax"
+    )
     for test in tests:
         try:
             test_beads = parse_beads(test.read_text(encoding="utf-8").splitlines())
         except InvalidInput as error:
             raise typer.BadParameter(f"{test}: {error}") from None
         scores = score_documents([gold_beads], [test_beads])
+        interval = bootstrap_f1_strict([gold_beads], [test_beads])
         table.add_row(
             str(test),
-            *(
-                f"{value:.3f}"
-                for value in (
-                    scores.precision_strict,
-                    scores.recall_strict,
-                    scores.f1_strict,
-                    scores.precision_lax,
-                    scores.recall_lax,
-                    scores.f1_lax,
-                )
-            ),
+            *(f"{value:.3f}" for value in (scores.precision_strict, scores.recall_strict)),
+            f"{scores.f1_strict:.3f}",
+            f"{interval.low:.3f}-{interval.high:.3f}",
+            *(f"{value:.3f}" for value in (scores.precision_lax, scores.recall_lax, scores.f1_lax)),
         )
     Console().print(table)
 

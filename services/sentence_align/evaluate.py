@@ -9,13 +9,25 @@ comparable with published ones:
 - lax: a bead that is not exact still counts as correct when one of its source sentences
   is linked in the gold to one of its target sentences.
 Counts from several documents are summed before the ratios are taken (micro average).
+
+How sure a strict F1 is: a block bootstrap (Efron & Tibshirani 1993, ch. 8; paired, as in
+Koehn 2004 for MT metrics). Each document is cut wherever the gold path and every compared
+path pass through the same point (i, j), which makes blocks of beads whose correctness does
+not depend on anything outside them; resampling the blocks with replacement and recomputing
+the micro-averaged F1 gives a percentile interval (``bootstrap_f1_strict``), and resampling
+them once for two alignments of the same documents gives the interval of their difference
+(``bootstrap_difference``).
 """
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
 
 from services.sentence_align.beads import Bead
 from shared.errors import InvalidInput
@@ -112,3 +124,113 @@ def score_documents(golds: Sequence[Sequence[Bead]], tests: Sequence[Sequence[Be
     p_lax = _ratio(precision.lax_correct, precision.lax_wrong)
     r_lax = _ratio(recall.lax_correct, recall.lax_wrong)
     return BeadScores(p_strict, r_strict, _f1(p_strict, r_strict), p_lax, r_lax, _f1(p_lax, r_lax))
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate and its bootstrap percentile interval."""
+
+    estimate: float
+    low: float
+    high: float
+
+
+def _ends(beads: Sequence[Bead]) -> list[tuple[int, int]]:
+    """The point (sentences covered on each side) the path of ``beads`` reaches after each."""
+    i = j = 0
+    ends = []
+    for bead in beads:
+        if bead.src:
+            i = max(i, bead.src[-1] + 1)
+        if bead.tgt:
+            j = max(j, bead.tgt[-1] + 1)
+        ends.append((i, j))
+    return ends
+
+
+def block_counts(gold: Sequence[Bead], tests: Sequence[Sequence[Bead]]) -> npt.NDArray[np.int64]:
+    """Strict counts of one document per block: array (blocks, len(tests), 4) of precision
+    correct, precision wrong, recall correct, recall wrong (beads in document order).
+
+    Blocks end at the points (i, j) that the gold path and every test path pass through;
+    a bead belongs to the block of the first such point at or after its end (the last block
+    takes what follows the last common point). Summed over blocks, the counts are
+    ``count_document``'s strict counts."""
+    gold_ends = _ends(gold)
+    test_ends = [_ends(test) for test in tests]
+    common = set(gold_ends).intersection(*map(set, test_ends))
+    points = sorted(common)
+    counts = np.zeros((len(points) + 1, len(tests), 4), dtype=np.int64)
+    gold_links = _links(gold, drop_deletions=False)
+    for k, (test, ends) in enumerate(zip(tests, test_ends, strict=True)):
+        test_links = _links(test, drop_deletions=True)
+        for bead, end in zip(test, ends, strict=True):
+            if bead.src or bead.tgt:
+                correct = (bead.src, bead.tgt) in gold_links
+                counts[bisect.bisect_left(points, end), k, 0 if correct else 1] += 1
+        for bead, end in zip(gold, gold_ends, strict=True):
+            if bead.src and bead.tgt:
+                correct = (bead.src, bead.tgt) in test_links
+                counts[bisect.bisect_left(points, end), k, 2 if correct else 3] += 1
+    return counts
+
+
+def _strict_f1(counts: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    """Strict F1 from summed counts (..., 4), 0 where undefined."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = np.nan_to_num(counts[..., 0] / (counts[..., 0] + counts[..., 1]))
+        recall = np.nan_to_num(counts[..., 2] / (counts[..., 2] + counts[..., 3]))
+        f1 = np.nan_to_num(2 * precision * recall / (precision + recall))
+    return np.asarray(f1, dtype=np.float64)
+
+
+def _resampled_f1(
+    golds: Sequence[Sequence[Bead]],
+    tests: Sequence[Sequence[Sequence[Bead]]],
+    samples: int,
+    seed: int,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """(F1 of each alignment, F1 of each alignment in each resample: (samples, alignments))."""
+    if any(len(golds) != len(test) for test in tests):
+        raise InvalidInput("every alignment must have one test document per gold document")
+    blocks = np.concatenate(
+        [block_counts(gold, [test[d] for test in tests]) for d, gold in enumerate(golds)]
+    )
+    rng = np.random.default_rng(seed)
+    chosen = rng.integers(0, len(blocks), size=(samples, len(blocks)))
+    resampled = np.stack([blocks[row].sum(axis=0) for row in chosen])
+    return _strict_f1(blocks.sum(axis=0)), _strict_f1(resampled)
+
+
+def _interval(estimate: float, values: npt.NDArray[np.float64], level: float) -> Interval:
+    tail = (1.0 - level) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return Interval(estimate, float(low), float(high))
+
+
+def bootstrap_f1_strict(
+    golds: Sequence[Sequence[Bead]],
+    tests: Sequence[Sequence[Bead]],
+    *,
+    samples: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> Interval:
+    """Micro-averaged strict F1 and its block-bootstrap percentile interval."""
+    estimate, resampled = _resampled_f1(golds, [tests], samples, seed)
+    return _interval(float(estimate[0]), resampled[:, 0], level)
+
+
+def bootstrap_difference(
+    golds: Sequence[Sequence[Bead]],
+    tests_a: Sequence[Sequence[Bead]],
+    tests_b: Sequence[Sequence[Bead]],
+    *,
+    samples: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> Interval:
+    """Strict F1 of ``tests_a`` minus that of ``tests_b`` and the paired block-bootstrap
+    interval of the difference (both resampled on the same blocks)."""
+    estimate, resampled = _resampled_f1(golds, [tests_a, tests_b], samples, seed)
+    return _interval(float(estimate[0] - estimate[1]), resampled[:, 0] - resampled[:, 1], level)

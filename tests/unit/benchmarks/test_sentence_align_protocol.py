@@ -1,7 +1,7 @@
 """Dev protocol helpers of benchmarks.sentence_align: the error kinds of wrong beads (split,
 merge, shift, deletion) against a brute-force reading of the definitions, the dev cuts
-(pieces cover the document in order, gold shifted into each piece), and the carried-over
-long-document section."""
+(pieces cover the document in order, gold shifted into each piece), the carried-over
+long-document section, and the bootstrap section's rows."""
 
 from __future__ import annotations
 
@@ -13,12 +13,15 @@ from hypothesis import strategies as st
 from benchmarks.sentence_align import (
     LARGE_GOAL,
     LARGE_HEADING,
+    WITH_DICTIONARY,
     _error_kind,
+    certainty_section,
     dev_chunks,
     previous_large,
 )
-from benchmarks.sentence_align_length import DocumentPair
+from benchmarks.sentence_align_length import DocumentPair, Row
 from services.sentence_align.beads import Bead
+from services.sentence_align.evaluate import score_documents
 
 SHAPES = [(1, 1), (1, 2), (2, 1), (2, 2), (1, 0), (0, 1), (1, 3), (3, 2)]
 
@@ -117,3 +120,44 @@ def test_previous_large_reads_rows_and_goal(tmp_path: Path) -> None:
     rows, goal = previous_large(results)
     assert rows == ["| length | 1 |", "| hybrid | 2 |"]
     assert goal == f"{LARGE_GOAL} in < 60 s: met."
+
+
+def test_certainty_section_reports_intervals_and_paired_differences() -> None:
+    gold = beads_from_shapes([(1, 1), (1, 2), (1, 1), (2, 1), (1, 1), (1, 1)])
+    split = [Bead((1,), (1,)), Bead((), (2,))]
+    worse = [*gold[:1], *split, *gold[2:]]
+    documents = [DocumentPair(f"d{k}", [], [], gold) for k in range(4)]
+    rows = [
+        Row("paramine hybrid", score_documents([gold] * 4, [worse] * 4), 1.0, beads=[worse] * 4),
+        Row(f"paramine hybrid {WITH_DICTIONARY}", score_documents([gold] * 4, [gold] * 4), 1.0,
+            beads=[gold] * 4),
+        Row("nltk gale_church", score_documents([gold] * 4, [gold] * 4), 1.0, beads=[gold] * 4),
+    ]  # fmt: skip
+    lines = certainty_section(documents, rows, documents, rows[:1])
+    f1 = score_documents([gold] * 4, [worse] * 4).f1_strict
+    interval_rows = [line for line in lines if line.startswith("| test |") and "[" not in line]
+    # Only hybrid rows (and galechurch) get intervals: each document's one wrong block makes
+    # the resampled F1 vary around the estimate; a perfect alignment's interval is 1 - 1.
+    assert [line.split(" | ")[1] for line in interval_rows] == [
+        "paramine hybrid",
+        f"paramine hybrid {WITH_DICTIONARY}",
+    ]
+    estimate, span = interval_rows[0].split(" | ")[2:4]
+    f1_low, f1_high = (float(x) for x in span.strip(" |").split(" - "))
+    assert float(estimate) == round(f1, 3) and f1_low < f1 < f1_high
+    assert interval_rows[1].endswith("| 1.000 | 1.000 - 1.000 |")
+    (difference,) = [line for line in lines if " minus " in line]
+    assert difference.startswith(
+        f"| test | paramine hybrid {WITH_DICTIONARY} minus paramine hybrid | {1 - f1:+.3f} ["
+    )
+    low, high = (float(x) for x in difference.split("[")[1].split("]")[0].split(", "))
+    assert 0 < low < 1 - f1 < high
+    # The reading: dev's resolution in beads, the dictionary's paired gain (above the noise
+    # here: every block it changes, it makes right), and which rows' intervals hold 0.90.
+    (reading,) = [line for line in lines if line.startswith("Reading:")]
+    assert "of its 24 gold beads" in reading
+    assert f"gain ({1 - f1:+.3f} [" in reading and "is above the noise" in reading
+    if f1_low <= 0.9 <= f1_high:
+        assert "inside the test intervals of paramine hybrid:" in reading
+    else:
+        assert "lies above every hybrid row's test interval" in reading

@@ -76,3 +76,14 @@ def test_eval_beads_prints_scores(tmp_path: Path) -> None:
     # Hand-computed in test_evaluate: P/R/F1 strict .600/.667/.632, lax .800/1.000/.889.
     for value in ("0.600", "0.667", "0.632", "0.800", "1.000", "0.889"):
         assert value in result.output
+    # Four blocks hold beads (see test_evaluate); the one with the two wrong test beads and
+    # the wrong gold bead drawn in every resample gives F1 0, in none gives 1.
+    assert "0.000-1.000" in result.output
+
+
+def test_eval_beads_interval_of_a_perfect_alignment(tmp_path: Path) -> None:
+    gold = tmp_path / "gold"
+    gold.write_text("[0]:[0]\n[1]:[1, 2]\n[]:[3]\n[2]:[4]\n", encoding="utf-8")
+    result = runner.invoke(app, ["eval", "beads", str(gold), str(gold)])
+    assert result.exit_code == 0, result.output
+    assert "1.000-1.000" in result.output

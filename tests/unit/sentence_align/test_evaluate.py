@@ -1,11 +1,21 @@
-"""Tests of the strict/lax bead scorer on hand-computed examples."""
+"""Tests of the strict/lax bead scorer on hand-computed examples, and of its block bootstrap."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from services.sentence_align.beads import Bead, parse_beads
-from services.sentence_align.evaluate import BeadCounts, count_document, score_documents
+from services.sentence_align.evaluate import (
+    BeadCounts,
+    Interval,
+    block_counts,
+    bootstrap_difference,
+    bootstrap_f1_strict,
+    count_document,
+    score_documents,
+)
 from shared.errors import InvalidInput
 
 GOLD = parse_beads(["[0]:[0]", "[1]:[1, 2]", "[]:[3]", "[2]:[4]"])
@@ -48,3 +58,81 @@ def test_identical_alignment_scores_one_and_disjoint_scores_zero() -> None:
 def test_mismatched_document_counts_are_rejected() -> None:
     with pytest.raises(InvalidInput):
         score_documents([GOLD], [])
+
+
+# Block bootstrap ---------------------------------------------------------------------------
+
+SHAPES = ((1, 1), (1, 0), (0, 1), (2, 1), (1, 2), (2, 2))
+
+
+@st.composite
+def tilings(draw: st.DrawFn, n: int, m: int) -> list[Bead]:
+    """A random monotone tiling of n source and m target sentences by beads of SHAPES."""
+    beads: list[Bead] = []
+    i = j = 0
+    while i < n or j < m:
+        fits = [(a, b) for a, b in SHAPES if i + a <= n and j + b <= m]
+        a, b = draw(st.sampled_from(fits))
+        beads.append(Bead(tuple(range(i, i + a)), tuple(range(j, j + b))))
+        i, j = i + a, j + b
+    return beads
+
+
+@st.composite
+def document_pairs(draw: st.DrawFn) -> tuple[list[Bead], list[Bead]]:
+    n, m = draw(st.integers(1, 12)), draw(st.integers(1, 12))
+    return draw(tilings(n, m)), draw(tilings(n, m))
+
+
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(document_pairs())
+def test_block_counts_add_up_to_the_document_counts(pair: tuple[list[Bead], list[Bead]]) -> None:
+    gold, test = pair
+    blocks = block_counts(gold, [test])
+    precision, recall = count_document(gold, test)
+    assert blocks[:, 0].sum(axis=0).tolist() == [
+        precision.strict_correct,
+        precision.strict_wrong,
+        recall.strict_correct,
+        recall.strict_wrong,
+    ]
+
+
+def test_blocks_end_where_both_paths_meet() -> None:
+    # Gold ends (1,1) (2,3) (2,4) (3,5); test ends (1,1) (2,2) (2,3) (2,4) (3,5): four common
+    # points, then the (empty) block after the last one.
+    blocks = block_counts(GOLD, [TEST])[:, 0].tolist()
+    assert blocks == [
+        [1, 0, 1, 0],  # [0]:[0] right in both
+        [0, 2, 0, 1],  # test [1]:[1] and []:[2] against gold [1]:[1, 2]
+        [1, 0, 0, 0],  # []:[3]: a deletion, counted for precision only
+        [1, 0, 1, 0],  # [2]:[4]
+        [0, 0, 0, 0],
+    ]
+
+
+def test_bootstrap_of_a_perfect_alignment_is_one() -> None:
+    assert bootstrap_f1_strict([GOLD, GOLD], [GOLD, GOLD]) == Interval(1.0, 1.0, 1.0)
+
+
+def test_bootstrap_estimate_is_the_score_and_the_interval_is_reproducible() -> None:
+    golds, tests = [GOLD] * 6, [TEST] * 3 + [GOLD] * 3
+    interval = bootstrap_f1_strict(golds, tests, samples=500, seed=3)
+    assert interval.estimate == pytest.approx(score_documents(golds, tests).f1_strict)
+    assert interval.low < interval.estimate < interval.high
+    assert bootstrap_f1_strict(golds, tests, samples=500, seed=3) == interval
+    narrow = bootstrap_f1_strict(golds, tests, samples=500, seed=3, level=0.5)
+    assert interval.low <= narrow.low <= narrow.high <= interval.high
+
+
+def test_difference_of_an_alignment_with_itself_is_zero_and_pairs_the_blocks() -> None:
+    golds, tests = [GOLD] * 4, [TEST] * 4
+    assert bootstrap_difference(golds, tests, tests) == Interval(0.0, 0.0, 0.0)
+    better = bootstrap_difference(golds, [GOLD] * 4, tests, samples=500)
+    assert better.estimate == pytest.approx(1.0 - score_documents(golds, tests).f1_strict)
+    assert 0.0 < better.low <= better.estimate <= better.high
+
+
+def test_bootstrap_rejects_mismatched_documents() -> None:
+    with pytest.raises(InvalidInput):
+        bootstrap_f1_strict([GOLD, GOLD], [GOLD])
