@@ -46,10 +46,10 @@ def align_sentences_command(
         Path | None,
         typer.Option(
             exists=True,
-            file_okay=False,
             help="folder of FreeDict dictionaries in dictd format (e.g. /usr/share/dictd, "
-            "Debian's dict-freedict-<src>-<tgt>): their word pairs seed Model 1 "
-            "(lexicon and hybrid; needs --src-lang and --tgt-lang)",
+            "Debian's dict-freedict-<src>-<tgt>), or a word-pair file (source and target "
+            "word per line, tab- or space-separated, as MUSE's dictionaries): the word "
+            "pairs seed Model 1 (lexicon and hybrid; needs --src-lang and --tgt-lang)",
         ),
     ] = None,
 ) -> None:
@@ -62,12 +62,15 @@ def align_sentences_command(
     bilingual = None
     if dictionary is not None:
         # imported here: the stemmers load only when a dictionary is asked for
-        from services.sentence_align.dictionary import load_freedict
+        from services.sentence_align.dictionary import load_freedict, load_word_pairs
 
         if not (src_lang and tgt_lang):
             raise typer.BadParameter("--dictionary needs --src-lang and --tgt-lang")
         try:
-            bilingual = load_freedict(dictionary, src_lang, tgt_lang)
+            if dictionary.is_dir():
+                bilingual = load_freedict(dictionary, src_lang, tgt_lang)
+            else:
+                bilingual = load_word_pairs(dictionary, src_lang, tgt_lang)
         except InvalidInput as error:
             raise typer.BadParameter(str(error)) from None
         if bilingual is None:

@@ -19,6 +19,12 @@ comma-separated translations followed by a definition in the headword's language
 a part of more than ``MAX_ITEM_WORDS`` words are definitions and are skipped, and only
 one-word headwords and translations make pairs. Both directions' files are read when present
 (deu-fra and fra-deu), so aligning French to German uses the same pairs mirrored.
+
+Any other bilingual lexicon can come as a word-pair file (``load_word_pairs``): one pair per
+line, source word then target word, separated by a tab or by spaces (the format of MUSE's
+ground-truth dictionaries, Conneau et al. 2018, and of most lexicon exports); columns after
+the second (a score, a part of speech) are ignored, '#' starts a comment line, and entries
+of several words are skipped, as in FreeDict.
 """
 
 from __future__ import annotations
@@ -192,4 +198,27 @@ def load_freedict(directory: Path, src_lang: str, tgt_lang: str) -> BilingualDic
     pairs |= _file_pairs(directory, f"freedict-{tgt_code}-{src_code}", True, langs)
     if not pairs:
         return None
+    return BilingualDictionary(src_lang, tgt_lang, frozenset(pairs))
+
+
+def load_word_pairs(path: Path, src_lang: str, tgt_lang: str) -> BilingualDictionary:
+    """The one-word pairs of a word-pair file (source word, target word per line; see the
+    module docstring). Raises ``InvalidInput`` for a line with a single field, a file that
+    is not UTF-8, or a file without any one-word pair."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as error:
+        raise InvalidInput(f"{path}: not UTF-8 text ({error.reason})") from None
+    pairs: set[tuple[str, str]] = set()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = line.split("\t") if "\t" in line else line.split()
+        if len(fields) < 2:
+            raise InvalidInput(f"{path}, line {number}: expected a source and a target word")
+        src_word, tgt_word = _one_word(fields[0]), _one_word(fields[1])
+        if src_word is not None and tgt_word is not None:
+            pairs.add((stem(src_word, src_lang), stem(tgt_word, tgt_lang)))
+    if not pairs:
+        raise InvalidInput(f"{path}: no one-word pairs")
     return BilingualDictionary(src_lang, tgt_lang, frozenset(pairs))

@@ -1,4 +1,5 @@
-"""Tests of bilingual dictionaries as Model 1 cues: dictd reading, stems, cues, alignment."""
+"""Tests of bilingual dictionaries as Model 1 cues: dictd and word-pair files, stems, cues,
+alignment."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from services.sentence_align.beads import Bead, check_coverage, parse_beads
 from services.sentence_align.dictionary import (
     BilingualDictionary,
     load_freedict,
+    load_word_pairs,
     read_dictd,
     stem,
 )
@@ -183,6 +185,57 @@ def test_cli_dictionary_option(tmp_path: Path, freedict_dir: Path) -> None:
     no_pair = runner.invoke(app, [*base, "--src-lang", "de", "--tgt-lang", "it"])
     assert no_pair.exit_code != 0
     assert "no FreeDict dictionary for de-it" in no_pair.output
+
+
+def test_word_pair_files_tab_or_space_separated(tmp_path: Path) -> None:
+    path = tmp_path / "de-fr.txt"
+    path.write_text(
+        "# MUSE-style lexicon\nGletscher\tglacier\nBerg montagne 0.93\n\n"
+        "zum Beispiel\tpar exemple\nGipfel\tsommet\tNOUN\n",
+        encoding="utf-8",
+    )
+    dictionary = load_word_pairs(path, "de", "fr")
+    # Stemmed as FreeDict's pairs; the two-word entry is skipped, extra columns ignored.
+    assert dictionary.pairs == {
+        (stem("gletscher", "de"), stem("glacier", "fr")),
+        (stem("berg", "de"), stem("montagne", "fr")),
+        (stem("gipfel", "de"), stem("sommet", "fr")),
+    }
+    assert (dictionary.src_lang, dictionary.tgt_lang) == ("de", "fr")
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"Berg\tmontagne\nGletscher\n", "line 2: expected a source and a target"),
+        ("Berg\tmontagne\n".encode("utf-16"), "not UTF-8"),
+        (b"# nothing\nzum Beispiel\tpar exemple\n", "no one-word pairs"),
+    ],
+)
+def test_bad_word_pair_files_are_refused_clearly(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_bytes(content)
+    with pytest.raises(InvalidInput, match=message):
+        load_word_pairs(path, "de", "fr")
+
+
+def test_cli_takes_a_word_pair_file(tmp_path: Path) -> None:
+    src, tgt = tmp_path / "a.de", tmp_path / "a.fr"
+    src.write_text("Der Gletscher ist gross.\nWir sahen Schnee.\n", encoding="utf-8")
+    tgt.write_text("Le glacier est grand.\nNous avons vu la neige.\n", encoding="utf-8")
+    pairs, bad = tmp_path / "pairs.tsv", tmp_path / "bad.tsv"
+    pairs.write_text("Schnee\tneige\nGletscher\tglacier\n", encoding="utf-8")
+    bad.write_text("Schnee\n", encoding="utf-8")
+    base = ["align-sentences", str(src), str(tgt), "--presplit", "--src-lang", "de"]
+    result = runner.invoke(app, [*base, "--tgt-lang", "fr", "--dictionary", str(pairs)])
+    assert result.exit_code == 0, result.output
+    check_coverage(parse_beads(result.output.strip().splitlines()), 2, 2)
+    refused = runner.invoke(app, [*base, "--tgt-lang", "fr", "--dictionary", str(bad)])
+    assert refused.exit_code != 0
+    words = " ".join(refused.output.replace("│", " ").split())  # rich wraps the message
+    assert "line 1: expected a source and a target word" in words
 
 
 FREEDICT = Path("/usr/share/dictd")
