@@ -114,6 +114,10 @@ if TYPE_CHECKING:
 # and each stem seen twice) added to FreeDict's (4,264 / 1,935 new pairs): 0.923 / 0.915 /
 # 0.913 both; those pairs alone instead of FreeDict: 0.907 / 0.904 / 0.908, 0.909 / 0.905 /
 # 0.906, the same as no dictionary.
+# Stem pairs from Model 1 on 34,103 paragraph pairs of software help (Debian's LibreOffice
+# and GIMP help in German and French, paired by element id; 2,669 pairs with t >= 0.2 both
+# ways): alone 0.905 / 0.920 / 0.912, with FreeDict 0.926 / 0.927 / 0.928 (no gain; its
+# one test run is in benchmarks/results/sentence_align.md).
 # anchor_weight (anchor-token model, _two_pass.anchor_tokens): several of dev's split errors
 # cut a gold bead whose content crosses a sentence boundary, a name or number of one German
 # sentence being in the other French one ("250 Höhenmeter erforderten zwei Tage" / "Il
