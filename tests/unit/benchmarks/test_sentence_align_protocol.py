@@ -18,6 +18,7 @@ from benchmarks.sentence_align import (
     certainty_section,
     dev_chunks,
     previous_large,
+    row_intervals,
 )
 from benchmarks.sentence_align_length import DocumentPair, Row
 from services.sentence_align.beads import Bead
@@ -133,7 +134,7 @@ def test_certainty_section_reports_intervals_and_paired_differences() -> None:
             beads=[gold] * 4),
         Row("nltk gale_church", score_documents([gold] * 4, [gold] * 4), 1.0, beads=[gold] * 4),
     ]  # fmt: skip
-    lines = certainty_section(documents, rows, documents, rows[:1])
+    lines = certainty_section(documents, rows, row_intervals(documents, rows), documents, rows[:1])
     f1 = score_documents([gold] * 4, [worse] * 4).f1_strict
     interval_rows = [line for line in lines if line.startswith("| test |") and "[" not in line]
     # Only hybrid rows (and galechurch) get intervals: each document's one wrong block makes
