@@ -16,6 +16,7 @@ Run: ``.venv/bin/python -m benchmarks.sentence_align`` from the repository root.
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -48,8 +49,12 @@ from services.sentence_align.evaluate import (
     Interval,
     bootstrap_difference,
     bootstrap_f1_strict,
+    calibration,
+    expected_calibration_error,
+    kept_above,
     score_documents,
 )
+from services.sentence_align.handler import bead_score
 
 RESULT = REPO / "benchmarks" / "results" / "sentence_align.md"
 SEED = int(os.environ.get("PARAMINE_SEED", "20240607"))
@@ -494,6 +499,102 @@ def certainty_reading(
     return [text]
 
 
+def former_score(bead: Bead) -> float:
+    """The sentence-pair score before bead confidences: exp(-cost), the cost floored at 0."""
+    return math.exp(-max(bead.cost, 0.0))
+
+
+CONFIDENCE_THRESHOLDS = (0.5, 0.9, 0.99)
+
+
+def confidence_section(
+    test: Sequence[DocumentPair],
+    test_rows: Sequence[Row],
+    dev: Sequence[DocumentPair],
+    dev_rows: Sequence[Row],
+) -> list[str]:
+    """How well bead confidences (posterior probabilities) match the share of correct pairs,
+    and what keeping the pairs above a threshold gives, against the former score."""
+    lines = [
+        "## Bead confidence (the sentence-pair score)",
+        "",
+        "Each bead of `lexicon` and `hybrid` carries its posterior probability: the weight of "
+        "the paths through the last pass's band that contain it, every path weighted by "
+        "exp(-its cost), over the weight of all paths (forward-backward over the same "
+        "program, `_banded_dp.path_posteriors`; temperature 1, the model's own costs, no "
+        "parameter fitted). It is the score of the stored sentence pairs "
+        "(`paramine export --min-score`, `min_score` of the API) and the third column of "
+        "`paramine align-sentences`. The former score, exp(-cost) with the cost floored at "
+        "0, is shown for comparison. Counted over the output beads with two non-empty "
+        "sides (the sentence pairs); a pair is correct when the gold has exactly that bead "
+        "(strict).",
+        "",
+        "| set | aligner | score | score group | pairs | mean score | share correct |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    shown = [
+        ("test", test, test_rows, "paramine hybrid"),
+        ("test", test, test_rows, f"paramine hybrid {WITH_DICTIONARY}"),
+        ("dev", dev, dev_rows, "paramine hybrid"),
+    ]
+    errors = []
+    for set_name, docs, rows, row_name in shown:
+        by_name = {row.name: row for row in rows}
+        if row_name not in by_name:
+            continue
+        golds, beads = [doc.gold for doc in docs], by_name[row_name].beads
+        for score_name, score in (("confidence", bead_score), ("former", former_score)):
+            bins = calibration(golds, beads, score=score)
+            errors.append((set_name, row_name, score_name, expected_calibration_error(bins)))
+            if score_name == "former" and row_name != "paramine hybrid":
+                continue
+            lines += [
+                f"| {set_name} | {row_name} | {score_name} | "
+                f"{group.low:g}-{group.high:g} | {group.beads} | {group.mean_score:.3f} | "
+                f"{group.correct:.3f} |"
+                for group in bins
+            ]
+    lines += [
+        "",
+        "Expected calibration error (mean |score - share correct| over those groups, "
+        "weighted by size; 0 is calibrated): "
+        + "; ".join(f"{s} {r}, {n}: {e:.3f}" for s, r, n, e in errors)
+        + ".",
+        "",
+        "| set | aligner | score | keep pairs with score >= | pairs kept | precision | recall |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    by_name = {row.name: row for row in test_rows}
+    golds = [doc.gold for doc in test]
+    hybrid = by_name["paramine hybrid"].beads
+    kept_rows = {}
+    for score_name, score in (("confidence", bead_score), ("former", former_score)):
+        kept_rows[score_name] = kept_above(golds, hybrid, (0.0, *CONFIDENCE_THRESHOLDS), score)
+        lines += [
+            f"| test | paramine hybrid | {score_name} | {kept.threshold:g} | "
+            f"{kept.kept:.1%} | {kept.precision:.3f} | {kept.recall:.3f} |"
+            for kept in kept_rows[score_name]
+        ]
+    every, *confident = kept_rows["confidence"]
+    former = kept_rows["former"]
+    former_bins = calibration(golds, hybrid, (0.0, 0.01, 0.99, 1.0), former_score)
+    extreme = sum(group.beads for group in former_bins if group.low != 0.01)
+    lines += [
+        "",
+        f"Reading: on test, keeping the hybrid's pairs with confidence >= "
+        f"{confident[1].threshold:g} keeps {confident[1].kept:.0%} of them (recall "
+        f"{confident[1].recall:.3f}) at precision {confident[1].precision:.3f} (all pairs: "
+        f"{every.precision:.3f}). With the former score, thresholds {former[1].threshold:g} "
+        f"to {former[-1].threshold:g} all kept {former[-1].kept:.0%}-{former[1].kept:.0%} "
+        f"(recall {former[-1].recall:.3f}-{former[1].recall:.3f}) at precision "
+        f"{former[1].precision:.3f}: it is below 0.01 or above 0.99 for {extreme} of the "
+        f"{sum(group.beads for group in former_bins)} pairs, 1 for a bead of negative cost "
+        "(many matching words) and near 0 otherwise, so it sorted pairs into two heaps "
+        "rather than by how sure the model is.",
+    ]
+    return lines
+
+
 def machine_speed_line(hybrid: Row, galechurch: Row) -> str:
     """How fast this run's machine is against the reference run, by galechurch's rate."""
     factor = REFERENCE_GALECHURCH / galechurch.sentences_per_second  # > 1: this one is slower
@@ -796,6 +897,8 @@ def main(*, keep_large: bool = False) -> None:
         *table(chunk_table, "galechurch"),
         "",
         *certainty_section(test, test_rows, test_intervals, dev, dev_rows),
+        "",
+        *confidence_section(test, test_rows, dev, dev_rows),
         "",
         LARGE_HEADING,
         "",

@@ -287,3 +287,115 @@ def band_around_path(
     low = minimum_filter1d(low, size=2 * margin + 1, mode="nearest") - margin
     high = maximum_filter1d(high, size=2 * margin + 1, mode="nearest") + margin
     return connect_band(np.clip(low, 0, n_tgt), np.clip(high, 0, n_tgt), n_tgt)
+
+
+@njit(cache=True)
+def _log_add(total: float, value: float) -> float:
+    """log(exp(total) + exp(value)) without overflow."""
+    if value == -np.inf:
+        return total
+    if total == -np.inf:
+        return value
+    if total > value:
+        return total + math.log1p(math.exp(value - total))
+    return value + math.log1p(math.exp(total - value))
+
+
+@njit(cache=True)
+def path_posteriors(
+    src_cum: IntArray,
+    tgt_cum: IntArray,
+    band_low: IntArray,
+    band_high: IntArray,
+    shape_cost: FloatArray,
+    ratio: float,
+    variance: float,
+    length_weight: FloatArray,
+    extra: FloatArray,
+    extra_row: IntArray,
+    shape_src: IntArray,
+    shape_tgt: IntArray,
+    cells: IntArray,
+    temperature: float,
+    free_end: bool = False,
+) -> FloatArray:
+    """Posterior probability of each bead of a path (``banded_dp``'s ``cells``).
+
+    Every path through the band is weighted exp(-cost(path) / T); a bead's posterior is
+    the weight of the paths that contain it over the weight of all paths (forward-backward
+    over the same lattice as ``banded_dp``, in log space):
+        A(0, 0) = 0,   A(i, j) = logsumexp over shapes (a, b) of A(i-a, j-b) - cost / T
+        B(n, m) = 0,   B(i, j) = logsumexp over shapes (a, b) of B(i+a, j+b) - cost' / T
+        Pr(bead (i-a..i, j-b..j)) = exp(A(i-a, j-b) - cost / T + B(i, j) - A(n, m))
+    (cost' the cost of the bead ending at (i+a, j+b)). With ``free_end`` every cell of the
+    last row ends a path, as in ``banded_dp``.
+    """
+    n = src_cum.shape[0] - 1
+    m = tgt_cum.shape[0] - 1
+    width = 1
+    for i in range(n + 1):
+        width = max(width, band_high[i] - band_low[i] + 1)
+    n_shapes = shape_src.shape[0]
+    forward = np.full((n + 1, width), -np.inf)
+    backward = np.full((n + 1, width), -np.inf)
+    # Bead costs / T by end cell and shape (inf where the bead leaves the band).
+    scaled = np.full((n + 1, width, n_shapes), np.inf)
+    for i in range(n + 1):
+        for j in range(band_low[i], band_high[i] + 1):
+            column = j - band_low[i]
+            if i == 0 and j == 0:
+                forward[0, 0] = 0.0
+                continue
+            total = -np.inf
+            for shape in range(n_shapes):
+                previous_i = i - shape_src[shape]
+                previous_j = j - shape_tgt[shape]
+                if previous_i < 0 or previous_j < 0:
+                    continue
+                if previous_j < band_low[previous_i] or previous_j > band_high[previous_i]:
+                    continue
+                previous = forward[previous_i, previous_j - band_low[previous_i]]
+                if previous == -np.inf:
+                    continue
+                cost = _bead_cost(
+                    shape, i, j, shape_src, shape_tgt, src_cum, tgt_cum, shape_cost, ratio,
+                    variance, length_weight, extra, extra_row, band_low,
+                ) / temperature  # fmt: skip
+                scaled[i, column, shape] = cost
+                total = _log_add(total, previous - cost)
+            forward[i, column] = total
+    log_z = forward[n, m - band_low[n]]
+    if free_end:
+        log_z = -np.inf
+        for j in range(band_low[n], band_high[n] + 1):
+            log_z = _log_add(log_z, forward[n, j - band_low[n]])
+    for i in range(n, -1, -1):
+        for j in range(band_high[i], band_low[i] - 1, -1):
+            column = j - band_low[i]
+            # A path may end here (weight exp(0)) or go on through a later bead.
+            total = 0.0 if i == n and (free_end or j == m) else -np.inf
+            for shape in range(n_shapes):
+                next_i = i + shape_src[shape]
+                next_j = j + shape_tgt[shape]
+                if next_i > n or next_j > m:
+                    continue
+                if next_j < band_low[next_i] or next_j > band_high[next_i]:
+                    continue
+                cost = scaled[next_i, next_j - band_low[next_i], shape]
+                if cost == np.inf:
+                    continue
+                total = _log_add(total, backward[next_i, next_j - band_low[next_i]] - cost)
+            backward[i, column] = total
+    posteriors = np.empty(cells.shape[0], dtype=np.float64)
+    for k in range(cells.shape[0]):
+        i, j, shape = cells[k, 0], cells[k, 1], cells[k, 2]
+        previous_i = i - shape_src[shape]
+        previous_j = j - shape_tgt[shape]
+        log_p = (
+            forward[previous_i, previous_j - band_low[previous_i]]
+            - scaled[i, j - band_low[i], shape]
+            + backward[i, j - band_low[i]]
+            - log_z
+        )
+        posteriors[k] = min(1.0, math.exp(log_p))
+    return posteriors

@@ -90,9 +90,12 @@ def _lexical_windows(
     both_directions: bool,
     scoring: tuple[float, float, float],
     model: tuple[dp.FloatArray, float, float, dp.FloatArray, dp.IntArray, dp.IntArray],
-) -> tuple[dp.IntArray, dp.FloatArray]:
+    confidence: bool,
+) -> tuple[dp.IntArray, dp.FloatArray, dp.FloatArray]:
     """The length + lexical program over the full band of each window, as
-    ``_two_pass._lexical_dp`` runs it (``lexicon.band_llr`` then ``length.run_dp``).
+    ``_two_pass._lexical_dp`` runs it (``lexicon.band_llr`` then ``length.run_dp``); with
+    ``confidence`` also each bead's posterior probability (``_banded_dp.path_posteriors``),
+    else NaN.
 
     ``src``/``tgt``: (ids, start, background, vocabulary size) of the whole sides;
     tables as (row_start, target, probability); ``scoring`` = (epsilon, diagonal,
@@ -105,6 +108,7 @@ def _lexical_windows(
     epsilon, diagonal, lexical_weight = scoring
     shape_cost, ratio, variance, length_weight, shape_src, shape_tgt = model
     out_cells, out_costs = _output(windows)
+    out_confidences = np.full(out_costs.shape[0], np.nan)
     count = 0
     for w in range(windows.shape[0]):
         x0, x1, y0, y1 = windows[w, 0], windows[w, 1], windows[w, 2], windows[w, 3]
@@ -138,13 +142,20 @@ def _lexical_windows(
             window_tgt_start, tgt_background, forward, backward, epsilon, both_directions,
             shape_src, shape_tgt, diagonal,
         )  # fmt: skip
+        window_src_cum = src_cum[x0 : x1 + 1] - src_cum[x0]
+        window_tgt_cum = tgt_cum[y0 : y1 + 1] - tgt_cum[y0]
+        extra = -lexical_weight * llr
         cells, costs, _ = dp.banded_dp(
-            src_cum[x0 : x1 + 1] - src_cum[x0], tgt_cum[y0 : y1 + 1] - tgt_cum[y0],
-            low, high, shape_cost, ratio, variance, length_weight, -lexical_weight * llr,
-            row_first, shape_src, shape_tgt, False,
+            window_src_cum, window_tgt_cum, low, high, shape_cost, ratio, variance,
+            length_weight, extra, row_first, shape_src, shape_tgt, False,
         )  # fmt: skip
+        if confidence:
+            out_confidences[count : count + cells.shape[0]] = dp.path_posteriors(
+                window_src_cum, window_tgt_cum, low, high, shape_cost, ratio, variance,
+                length_weight, extra, row_first, shape_src, shape_tgt, cells, 1.0, False,
+            )  # fmt: skip
         count = _collect(out_cells, out_costs, count, cells, costs, x0, y0)
-    return out_cells[:count], out_costs[:count]
+    return out_cells[:count], out_costs[:count], out_confidences[:count]
 
 
 def _windows_array(windows: Sequence[tuple[int, int, int, int]]) -> dp.IntArray:
@@ -178,15 +189,17 @@ def lexical_windows(
     length_weight: dp.FloatArray,
     cums: tuple[dp.IntArray, dp.IntArray],
     windows: Sequence[tuple[int, int, int, int]],
+    confidence: bool = False,
 ) -> list[list[Bead]]:
     """``_two_pass._lexical_dp`` over the full band of each window (no boundary costs);
-    ``scoring`` = (epsilon, diagonal, lexical weight). Beads in document coordinates."""
+    ``scoring`` = (epsilon, diagonal, lexical weight); ``confidence``: beads with their
+    posterior probabilities. Beads in document coordinates."""
     if not windows:
         return []
     src_side, tgt_side = sides
     forward, backward = tables
     shape_src, shape_tgt = dp.shape_arrays(model.shapes)
-    cells, costs = _lexical_windows(
+    cells, costs, confidences = _lexical_windows(
         _windows_array(windows),
         cums,
         (src_side.ids, src_side.start, src_side.background, len(src_side.vocabulary)),
@@ -201,5 +214,7 @@ def lexical_windows(
             np.asarray(model.shape_cost, dtype=np.float64), model.ratio, model.variance,
             np.asarray(length_weight, dtype=np.float64), shape_src, shape_tgt,
         ),
+        confidence,
     )  # fmt: skip
-    return split_by_window(cells_to_beads(cells, costs, model.shapes), windows)
+    beads = cells_to_beads(cells, costs, model.shapes, confidences if confidence else None)
+    return split_by_window(beads, windows)

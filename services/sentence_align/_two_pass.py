@@ -307,9 +307,11 @@ def _align_window(
     bounds: tuple[int, int, int, int],
     boundaries: tuple[dp.FloatArray, ...] | None = None,
     anchors: dp.IntArray | None = None,
+    confidence: bool = False,
 ) -> list[Bead]:
     """Length + lexical pass in one window, near the first path; the margin doubles while
-    the new path runs along the band's edge (the band must not cut the best path off)."""
+    the new path runs along the band's edge (the band must not cut the best path off).
+    ``confidence``: the beads get their posterior probabilities (``length.run_dp``)."""
     x0, x1, y0, y1 = bounds
     n, m = x1 - x0, y1 - y0
     sides = (lexicon.slice_side(src_side, x0, x1), lexicon.slice_side(tgt_side, y0, y1))
@@ -338,7 +340,9 @@ def _align_window(
                 np.minimum.reduce([low for low, _ in bands]),
                 np.maximum.reduce([high for _, high in bands]),
             )
-        beads = _lexical_dp(sides, tables, model, settings, cums, band, boundaries, anchors)
+        beads = _lexical_dp(
+            sides, tables, model, settings, cums, band, boundaries, anchors, confidence
+        )
         low, high = band
         full = bool(np.all(low == 0) and np.all(high == m))
         if full or not dp.path_touches_edge(length.beads_to_cells(beads)[1:], low, high, m):
@@ -355,9 +359,11 @@ def _lexical_dp(
     band: tuple[dp.IntArray, dp.IntArray],
     boundaries: tuple[dp.FloatArray, ...] | None = None,
     anchors: dp.IntArray | None = None,
+    confidence: bool = False,
 ) -> list[Bead]:
     """The length + lexical program of one window over ``band`` (with ``boundaries``: the
-    window's sentence-end costs, ``boundary_costs``; ``anchors``: its anchor pairs)."""
+    window's sentence-end costs, ``boundary_costs``; ``anchors``: its anchor pairs;
+    ``confidence``: posterior probabilities of the beads)."""
     llr, row_first = lexicon.band_llr(
         *sides, tables, band, settings.epsilon, model.shapes, settings.diagonal
     )
@@ -371,6 +377,7 @@ def _lexical_dp(
         extra=extra,
         extra_row=row_first,
         length_weight=_length_weights(settings, model),
+        confidence=confidence,
     )  # fmt: skip
 
 
@@ -397,9 +404,11 @@ def train_tables(
     return forward, backward
 
 
-def _deletions(x0: int, x1: int, y0: int, y1: int) -> list[Bead]:
+def _deletions(x0: int, x1: int, y0: int, y1: int, confidence: float | None = None) -> list[Bead]:
     # A segment with an empty side: every sentence of the other side is a 1-0 or 0-1 bead.
-    return [Bead((i,), ()) for i in range(x0, x1)] + [Bead((), (j,)) for j in range(y0, y1)]
+    return [Bead((i,), (), 0.0, confidence) for i in range(x0, x1)] + [
+        Bead((), (j,), 0.0, confidence) for j in range(y0, y1)
+    ]
 
 
 def _full_band_window(window: tuple[int, int, int, int]) -> bool:
@@ -514,9 +523,10 @@ def align_two_pass(
         if settings.anchor_weight
         else None
     )
+    # The last pass's beads carry their posterior probabilities (bead confidence).
     aligned = _lexical_pass(
         sides, tables, model, settings, (src_cum, tgt_cum), cuts, first, boundaries(first, 0),
-        anchors,
+        anchors, confidence=settings.refinements == 0,
     )  # fmt: skip
     for round_ in range(1, settings.refinements + 1):
         # Refinement: Model 1 again, now on the confident 1-1 beads of the lexical pass
@@ -530,7 +540,7 @@ def align_two_pass(
         )
         aligned = _lexical_pass(
             sides, tables, model, refining, (src_cum, tgt_cum), cuts, aligned,
-            boundaries(aligned, round_), anchors,
+            boundaries(aligned, round_), anchors, confidence=round_ == settings.refinements,
         )  # fmt: skip
     return aligned
 
@@ -545,10 +555,13 @@ def _lexical_pass(
     path: Sequence[Bead],
     boundaries: tuple[dp.FloatArray, ...] | None = None,
     anchors: Sequence[dp.IntArray] | None = None,
+    *,
+    confidence: bool = False,
 ) -> list[Bead]:
     """Length + lexical alignment of every window between the cuts, near ``path``
     (``boundaries``: sentence-end costs of the two sides, ``boundary_costs``; ``anchors``:
-    each window's anchor pairs in its own sentence numbers, ``anchor_tokens``)."""
+    each window's anchor pairs in its own sentence numbers, ``anchor_tokens``;
+    ``confidence``: the beads get their posterior probabilities)."""
     src_cum, tgt_cum = cums
     windows = [(x0, x1, y0, y1) for (x0, y0), (x1, y1) in itertools.pairwise(cuts)]
     # Without boundary or anchor costs, the small windows (the full band, no coarse pass, no
@@ -560,13 +573,14 @@ def _lexical_pass(
     batched = iter(
         _batched.lexical_windows(
             sides, tables, model, (settings.epsilon, settings.diagonal, settings.lexical_weight),
-            _length_weights(settings, model), cums, small,
+            _length_weights(settings, model), cums, small, confidence,
         )
     )  # fmt: skip
     aligned: list[Bead] = []
     for k, (x0, x1, y0, y1) in enumerate(windows):
         if x0 == x1 or y0 == y1:
-            aligned += _deletions(x0, x1, y0, y1)
+            # One side empty: the only path, certain.
+            aligned += _deletions(x0, x1, y0, y1, 1.0 if confidence else None)
             continue
         if batchable and _full_band_window((x0, x1, y0, y1)):
             aligned += next(batched)
@@ -586,6 +600,7 @@ def _lexical_pass(
                 for side, costs in enumerate(boundaries)
             ),
             None if anchors is None else anchors[k],
+            confidence,
         )  # fmt: skip
         aligned.extend(length.shift_beads(beads, x0, y0))
     return aligned

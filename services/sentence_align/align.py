@@ -39,7 +39,10 @@ def align_sentences(
     if method not in METHODS:
         raise InvalidInput(f"unknown sentence alignment method {method!r}; use one of {METHODS}")
     if not src or not tgt:
-        return [Bead((i,), ()) for i in range(len(src))] + [Bead((), (j,)) for j in range(len(tgt))]
+        # The only segmentation: every bead is certain.
+        return [Bead((i,), (), 0.0, 1.0) for i in range(len(src))] + [
+            Bead((), (j,), 0.0, 1.0) for j in range(len(tgt))
+        ]
     if method == "length":
         from services.sentence_align.length import align_by_length
 

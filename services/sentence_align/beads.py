@@ -3,13 +3,15 @@
 A bead links a run of consecutive source sentences with a run of consecutive target
 sentences (ALGORITHMS.md §2 "Beads"). Text form, shared by every aligner and by the
 evaluation tools: ``[i, j]:[k]`` with 0-based indices, ``[]`` for the empty side of an
-insertion or deletion, optionally followed by a tab and the bead's cost.
+insertion or deletion, optionally followed by a tab and the bead's cost, and by another tab
+and its confidence (the bead's posterior probability under the aligner's model, where the
+aligner computes one).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from shared.errors import InvalidInput
 
@@ -49,6 +51,9 @@ class Bead:
     src: tuple[int, ...]
     tgt: tuple[int, ...]
     cost: float = 0.0
+    # Posterior probability of the bead (``_banded_dp.path_posteriors``), None where the
+    # aligner does not compute one; not part of a bead's identity.
+    confidence: float | None = field(default=None, compare=False)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -57,7 +62,7 @@ class Bead:
 
     def mirrored(self) -> Bead:
         """The same link seen from the other side (source and target swapped)."""
-        return Bead(self.tgt, self.src, self.cost)
+        return Bead(self.tgt, self.src, self.cost, self.confidence)
 
 
 def _format_side(indices: Sequence[int]) -> str:
@@ -65,10 +70,13 @@ def _format_side(indices: Sequence[int]) -> str:
 
 
 def format_bead(bead: Bead, *, with_cost: bool = True) -> str:
-    """Vecalign text form of a bead: ``[0, 1]:[2]`` plus ``\\t<cost>`` when ``with_cost``."""
+    """Vecalign text form of a bead: ``[0, 1]:[2]`` plus ``\\t<cost>`` when ``with_cost``
+    (and ``\\t<confidence>`` when the bead has one)."""
     text = f"{_format_side(bead.src)}:{_format_side(bead.tgt)}"
     if with_cost:
         text += f"\t{bead.cost:.6f}"
+        if bead.confidence is not None:
+            text += f"\t{bead.confidence:.4f}"
     return text
 
 
@@ -86,18 +94,27 @@ def _parse_side(text: str, line: str) -> tuple[int, ...]:
 
 
 def parse_bead(line: str) -> Bead:
-    """Read one ``[i, j]:[k]`` line, optionally followed by a tab and a cost."""
-    text, _, cost_text = line.strip().partition("\t")
+    """Read one ``[i, j]:[k]`` line, optionally followed by a tab and a cost, and by another
+    tab and a confidence."""
+    text, _, numbers = line.strip().partition("\t")
     src_text, colon, tgt_text = text.partition(":")
     if not colon:
         raise InvalidInput(f"not a vecalign bead (expected '[i, j]:[k]'): {line!r}")
-    cost = 0.0
-    if cost_text.strip():
-        try:
-            cost = float(cost_text)
-        except ValueError:
-            raise InvalidInput(f"bead cost is not a number: {line!r}") from None
-    return Bead(_parse_side(src_text, line), _parse_side(tgt_text, line), cost)
+    fields = numbers.split("\t") if numbers.strip() else []
+    if len(fields) > 2:
+        raise InvalidInput(f"a bead line has at most a cost and a confidence: {line!r}")
+    try:
+        values = [float(value) for value in fields]
+    except ValueError:
+        raise InvalidInput(f"bead cost or confidence is not a number: {line!r}") from None
+    if len(values) == 2 and not 0.0 <= values[1] <= 1.0:
+        raise InvalidInput(f"bead confidence must lie in [0, 1]: {line!r}")
+    return Bead(
+        _parse_side(src_text, line),
+        _parse_side(tgt_text, line),
+        values[0] if values else 0.0,
+        values[1] if len(values) == 2 else None,
+    )
 
 
 def parse_beads(lines: Iterable[str]) -> list[Bead]:

@@ -53,7 +53,9 @@ def align_sentences_command(
         ),
     ] = None,
 ) -> None:
-    """Align the sentences of SRC and TGT; print one bead per line, `[i, j]:[k]<TAB>cost`.
+    """Align the sentences of SRC and TGT; print one bead per line,
+    `[i, j]:[k]<TAB>cost<TAB>confidence` (confidence: the bead's posterior probability, from
+    lexicon and hybrid; length and anchors print the cost only).
 
     With several pairs, each pair's beads follow a `# SRC TGT` line."""
     from services.sentence_align.align import align_corpus, align_each
@@ -111,23 +113,40 @@ def eval_beads_command(
     ],
 ) -> None:
     """Score each TEST bead file against GOLD: strict and lax P/R/F1 (vecalign convention),
-    with the 95% block-bootstrap interval of strict F1."""
+    with the 95% block-bootstrap interval of strict F1; for a file whose beads carry
+    confidences (third column), also how well they are calibrated and what keeping the pairs
+    with confidence >= 0.9 gives."""
     from rich.console import Console
     from rich.table import Column, Table
 
     from services.sentence_align.beads import parse_beads
-    from services.sentence_align.evaluate import bootstrap_f1_strict, score_documents
+    from services.sentence_align.evaluate import (
+        bootstrap_f1_strict,
+        calibration,
+        expected_calibration_error,
+        kept_above,
+        score_documents,
+    )
 
     gold_beads = parse_beads(gold.read_text(encoding="utf-8").splitlines())
     interval_column = Column("F1 strict 95%", no_wrap=True, min_width=11)
     table = Table(
         "test", "P strict", "R strict", "F1 strict", interval_column, "P lax", "R lax", "F1 lax"
     )
+    notes: list[str] = []
     for test in tests:
         try:
             test_beads = parse_beads(test.read_text(encoding="utf-8").splitlines())
         except InvalidInput as error:
             raise typer.BadParameter(f"{test}: {error}") from None
+        if test_beads and all(bead.confidence is not None for bead in test_beads):
+            error = expected_calibration_error(calibration([gold_beads], [test_beads]))
+            (kept,) = kept_above([gold_beads], [test_beads], [0.9])
+            notes.append(
+                f"{test}: confidence calibration error {error:.3f}; pairs with confidence "
+                f">= 0.9: {kept.kept:.0%} kept, precision {kept.precision:.3f}, recall "
+                f"{kept.recall:.3f} (strict)"
+            )
         scores = score_documents([gold_beads], [test_beads])
         interval = bootstrap_f1_strict([gold_beads], [test_beads])
         table.add_row(
@@ -137,7 +156,10 @@ def eval_beads_command(
             f"{interval.low:.3f}-{interval.high:.3f}",
             *(f"{value:.3f}" for value in (scores.precision_lax, scores.recall_lax, scores.f1_lax)),
         )
-    Console().print(table)
+    console = Console()
+    console.print(table)
+    for note in notes:
+        console.print(note, soft_wrap=True)
 
 
 def register(app: typer.Typer, eval_app: typer.Typer) -> None:

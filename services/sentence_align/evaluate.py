@@ -17,13 +17,22 @@ not depend on anything outside them; resampling the blocks with replacement and 
 the micro-averaged F1 gives a percentile interval (``bootstrap_f1_strict``), and resampling
 them once for two alignments of the same documents gives the interval of their difference
 (``bootstrap_difference``).
+
+How far a bead's confidence (its posterior probability, ``Bead.confidence``) can be
+trusted, over the beads that become sentence pairs (both sides non-empty; a pair is correct
+when the gold has exactly the same bead): beads grouped by confidence against the share of
+them that is correct (``calibration``; a calibrated score has the two equal), the expected
+calibration error over those groups (``expected_calibration_error``, Naeini et al. 2015),
+and the pairs kept above a threshold with their precision and recall (``kept_above``), as
+``paramine export --min-score`` keeps them.
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -234,3 +243,107 @@ def bootstrap_difference(
     interval of the difference (both resampled on the same blocks)."""
     estimate, resampled = _resampled_f1(golds, [tests_a, tests_b], samples, seed)
     return _interval(float(estimate[0] - estimate[1]), resampled[:, 0] - resampled[:, 1], level)
+
+
+@dataclass(frozen=True)
+class ConfidenceBin:
+    """Sentence-pair beads with a score in [low, high): how many, their mean score and the
+    share of them that the gold has (strict)."""
+
+    low: float
+    high: float
+    beads: int
+    mean_score: float
+    correct: float
+
+
+@dataclass(frozen=True)
+class KeptPairs:
+    """Sentence-pair beads with a score >= threshold: their share of all pair beads, the
+    share of them that is correct (precision) and the share of the gold's pair beads they
+    find (recall)."""
+
+    threshold: float
+    kept: float
+    precision: float
+    recall: float
+
+
+def bead_confidence(bead: Bead) -> float:
+    """A bead's posterior probability; ``InvalidInput`` when the aligner gave none."""
+    if bead.confidence is None:
+        raise InvalidInput(f"bead {bead.src}:{bead.tgt} has no confidence")
+    return bead.confidence
+
+
+def _scored_pairs(
+    golds: Sequence[Sequence[Bead]],
+    tests: Sequence[Sequence[Bead]],
+    score: Callable[[Bead], float],
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_], int]:
+    """(score, exact gold bead?) of every test bead with two non-empty sides, and the number
+    of such gold beads."""
+    if len(golds) != len(tests):
+        raise InvalidInput(f"{len(golds)} gold documents but {len(tests)} test documents")
+    scores: list[float] = []
+    correct: list[bool] = []
+    n_gold = 0
+    for gold, test in zip(golds, tests, strict=True):
+        gold_pairs = {(bead.src, bead.tgt) for bead in gold if bead.src and bead.tgt}
+        n_gold += len(gold_pairs)
+        for bead in test:
+            if bead.src and bead.tgt:
+                scores.append(score(bead))
+                correct.append((bead.src, bead.tgt) in gold_pairs)
+    return np.asarray(scores, dtype=np.float64), np.asarray(correct, dtype=np.bool_), n_gold
+
+
+def calibration(
+    golds: Sequence[Sequence[Bead]],
+    tests: Sequence[Sequence[Bead]],
+    edges: Sequence[float] = (0.0, 0.5, 0.8, 0.9, 0.95, 0.99, 1.0),
+    score: Callable[[Bead], float] = bead_confidence,
+) -> list[ConfidenceBin]:
+    """Pair beads grouped by score between consecutive ``edges`` (the last group includes
+    its upper edge); empty groups are left out."""
+    scores, correct, _ = _scored_pairs(golds, tests, score)
+    bins = []
+    for k, (low, high) in enumerate(itertools.pairwise(edges)):
+        last = k == len(edges) - 2
+        inside = (scores >= low) & ((scores <= high) if last else (scores < high))
+        if inside.any():
+            mean_score, share = float(scores[inside].mean()), float(correct[inside].mean())
+            bins.append(ConfidenceBin(low, high, int(inside.sum()), mean_score, share))
+    return bins
+
+
+def expected_calibration_error(bins: Sequence[ConfidenceBin]) -> float:
+    """Sum over the groups of |mean score - share correct|, weighted by group size."""
+    total = sum(group.beads for group in bins)
+    if not total:
+        return 0.0
+    return sum(group.beads * abs(group.mean_score - group.correct) for group in bins) / total
+
+
+def kept_above(
+    golds: Sequence[Sequence[Bead]],
+    tests: Sequence[Sequence[Bead]],
+    thresholds: Sequence[float],
+    score: Callable[[Bead], float] = bead_confidence,
+) -> list[KeptPairs]:
+    """For each threshold, the pair beads scoring at least it: share kept, precision, recall."""
+    scores, correct, n_gold = _scored_pairs(golds, tests, score)
+    rows = []
+    for threshold in thresholds:
+        kept = scores >= threshold
+        n_kept = int(kept.sum())
+        n_correct = int((kept & correct).sum())
+        rows.append(
+            KeptPairs(
+                threshold,
+                n_kept / len(scores) if len(scores) else 0.0,
+                _ratio(n_correct, n_kept - n_correct),
+                n_correct / n_gold if n_gold else 0.0,
+            )
+        )
+    return rows

@@ -7,7 +7,7 @@ stage; Japanese sentences continue to the thesaurus stage for cooccurrence count
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shared.ids import content_id
 from shared.pipeline import Outgoing
@@ -21,6 +21,9 @@ from shared.schemas import (
 )
 from shared.store import Store, site_of
 
+if TYPE_CHECKING:
+    from services.sentence_align.beads import Bead
+
 _NO_SPACE_LANGS = {"ja", "zh", "th"}
 
 
@@ -31,6 +34,15 @@ def base_lang(lang: str) -> str:
 def sentence_separator(lang: str) -> str:
     """What joins sentences of ``lang``: nothing for scripts written without spaces."""
     return "" if base_lang(lang) in _NO_SPACE_LANGS else " "
+
+
+def bead_score(bead: Bead) -> float:
+    """A sentence pair's score: the bead's posterior probability where the aligner gives one
+    ("lexicon", "hybrid"; measured against gold in benchmarks/results/sentence_align.md),
+    else exp(-cost) with the cost floored at 0 ("length", "anchors")."""
+    if bead.confidence is not None:
+        return bead.confidence
+    return math.exp(-max(bead.cost, 0.0))
 
 
 def sentence_pairs(message: ChunkPairs) -> list[SentencePair]:
@@ -66,7 +78,7 @@ def sentence_pairs(message: ChunkPairs) -> list[SentencePair]:
                     id=content_id(context.pair_id, str(index), bead_text, prefix="sp"),
                     src=src_separator.join(src_sentences[bead.src[0] : bead.src[-1] + 1]),
                     tgt=tgt_separator.join(tgt_sentences[bead.tgt[0] : bead.tgt[-1] + 1]),
-                    score=math.exp(-max(bead.cost, 0.0)),
+                    score=bead_score(bead),
                     bead=bead_text,
                     chunk=index,
                 )

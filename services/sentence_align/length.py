@@ -105,12 +105,16 @@ def run_dp(
     extra_row: dp.IntArray | None = None,
     length_weight: dp.FloatArray | None = None,
     free_end: bool = False,
+    confidence: bool = False,
 ) -> list[Bead]:
     """One pass of the banded program; beads with their own costs (with ``free_end`` the
-    path ends at the cheapest cell of the last row, so it may leave targets uncovered)."""
+    path ends at the cheapest cell of the last row, so it may leave targets uncovered).
+    With ``confidence`` each bead also gets its posterior probability over all paths of the
+    band weighted exp(-cost) (``_banded_dp.path_posteriors``, temperature 1: the model's
+    own costs); it costs a forward and a backward sweep more."""
     low, high = band
     shape_src, shape_tgt = dp.shape_arrays(model.shapes)
-    cells, costs, _ = dp.banded_dp(
+    lattice = (
         src_cum,
         tgt_cum,
         low,
@@ -123,21 +127,25 @@ def run_dp(
         np.zeros(1, np.int64) if extra_row is None else extra_row,
         shape_src,
         shape_tgt,
-        free_end,
     )
-    return cells_to_beads(cells, costs, model.shapes)
+    cells, costs, _ = dp.banded_dp(*lattice, free_end)
+    posteriors = dp.path_posteriors(*lattice, cells, 1.0, free_end) if confidence else None
+    return cells_to_beads(cells, costs, model.shapes, posteriors)
 
 
 def cells_to_beads(
     cells: dp.IntArray,
     costs: dp.FloatArray,
     shapes: Sequence[tuple[int, int]] = BEAD_SHAPES,
+    confidences: dp.FloatArray | None = None,
 ) -> list[Bead]:
-    """Convert the program's bead end cells ([i, j, shape index]) to ``Bead`` objects."""
+    """Convert the program's bead end cells ([i, j, shape index]) to ``Bead`` objects (with
+    their posterior probabilities when ``confidences`` is given)."""
     beads: list[Bead] = []
-    for (i, j, shape), cost in zip(cells.tolist(), costs.tolist(), strict=True):
+    for k, ((i, j, shape), cost) in enumerate(zip(cells.tolist(), costs.tolist(), strict=True)):
         a, b = shapes[shape]
-        beads.append(Bead(tuple(range(i - a, i)), tuple(range(j - b, j)), float(cost)))
+        confidence = None if confidences is None else float(confidences[k])
+        beads.append(Bead(tuple(range(i - a, i)), tuple(range(j - b, j)), float(cost), confidence))
     return beads
 
 
@@ -253,6 +261,7 @@ def shift_beads(beads: Sequence[Bead], src_offset: int, tgt_offset: int) -> list
             tuple(k + src_offset for k in bead.src),
             tuple(k + tgt_offset for k in bead.tgt),
             bead.cost,
+            bead.confidence,
         )
         for bead in beads
     ]

@@ -16,6 +16,7 @@ from benchmarks.sentence_align import (
     WITH_DICTIONARY,
     _error_kind,
     certainty_section,
+    confidence_section,
     dev_chunks,
     previous_large,
     row_intervals,
@@ -162,3 +163,36 @@ def test_certainty_section_reports_intervals_and_paired_differences() -> None:
         assert "inside the test intervals of paramine hybrid:" in reading
     else:
         assert "lies above every hybrid row's test interval" in reading
+
+
+def test_confidence_section_compares_confidence_with_the_former_score() -> None:
+    gold = beads_from_shapes([(1, 1), (1, 1), (1, 2), (1, 1)])
+    # Right beads: confident, one with a cost above 0; the wrong 1-1 + 0-1 split: unsure.
+    test = [
+        Bead((0,), (0,), -9.0, 0.97),
+        Bead((1,), (1,), 3.0, 0.95),
+        Bead((2,), (2,), -2.0, 0.6),
+        Bead((), (3,), 1.0, 0.6),
+        Bead((3,), (4,), -5.0, 0.99),
+    ]
+    documents = [DocumentPair("d", [], [], gold)]
+    rows = [Row("paramine hybrid", score_documents([gold], [test]), 1.0, beads=[test])]
+    lines = confidence_section(documents, rows, documents, rows)
+    table = [line for line in lines if line.startswith("| test | paramine hybrid | confidence |")]
+    # Groups: 0.5-0.8 holds the wrong pair (the 0-1 bead is no pair), 0.95-0.99 one right pair
+    # at 0.97 and 0.95, 0.99-1 the last one.
+    assert table[:3] == [
+        "| test | paramine hybrid | confidence | 0.5-0.8 | 1 | 0.600 | 0.000 |",
+        "| test | paramine hybrid | confidence | 0.95-0.99 | 2 | 0.960 | 1.000 |",
+        "| test | paramine hybrid | confidence | 0.99-1 | 1 | 0.990 | 1.000 |",
+    ]
+    kept = {line.split(" | ")[3] + " " + line.split(" | ")[2]: line for line in table[3:]}
+    assert kept["0.9 confidence"].endswith("| 75.0% | 1.000 | 0.750 |")
+    (former_kept,) = [
+        line for line in lines if line.startswith("| test | paramine hybrid | former | 0.9 |")
+    ]
+    # exp(-3) < 0.9: the former score drops a right pair whose cost is above 0 and keeps the
+    # wrong one, whose cost is below 0.
+    assert former_kept.endswith("| 75.0% | 0.667 | 0.500 |")
+    (reading,) = [line for line in lines if line.startswith("Reading:")]
+    assert "confidence >= 0.9 keeps 75% of them (recall 0.750) at precision 1.000" in reading

@@ -44,6 +44,8 @@ def chunked_document(seed: int) -> tuple[list[str], list[str], list[tuple[int, i
 def same(batched: list[Bead], reference: list[Bead]) -> bool:
     return [(b.src, b.tgt) for b in batched] == [(b.src, b.tgt) for b in reference] and all(
         b.cost == pytest.approx(r.cost, rel=1e-9, abs=1e-12)
+        and (b.confidence is None) == (r.confidence is None)
+        and (b.confidence is None or b.confidence == pytest.approx(r.confidence, abs=1e-9))
         for b, r in zip(batched, reference, strict=True)
     )
 
@@ -74,8 +76,9 @@ def test_length_windows_match_the_per_window_program(seed: int) -> None:
     ],
 )
 @pytest.mark.parametrize("seed", [3, 4])
+@pytest.mark.parametrize("confidence", [False, True])
 def test_lexical_windows_match_the_per_window_program(
-    settings: _two_pass.LexicalSettings, seed: int
+    settings: _two_pass.LexicalSettings, seed: int, confidence: bool
 ) -> None:
     src, tgt, windows = chunked_document(seed)
     src_cum, tgt_cum = length.cumulative_lengths(src), length.cumulative_lengths(tgt)
@@ -89,7 +92,7 @@ def test_lexical_windows_match_the_per_window_program(
     scoring = (settings.epsilon, settings.diagonal, settings.lexical_weight)
     weights = _two_pass._length_weights(settings, model)
     batched = _batched.lexical_windows(
-        sides, tables, model, scoring, weights, (src_cum, tgt_cum), windows
+        sides, tables, model, scoring, weights, (src_cum, tgt_cum), windows, confidence
     )
     for (x0, x1, y0, y1), beads in zip(windows, batched, strict=True):
         reference = _two_pass._lexical_dp(
@@ -99,6 +102,7 @@ def test_lexical_windows_match_the_per_window_program(
             settings,
             (src_cum[x0 : x1 + 1] - src_cum[x0], tgt_cum[y0 : y1 + 1] - tgt_cum[y0]),
             dp.full_band(x1 - x0, y1 - y0),
+            confidence=confidence,
         )
         assert same(beads, length.shift_beads(reference, x0, y0))
     # Some window has a bead other than 1-1, so the comparison covers more than the diagonal.

@@ -25,7 +25,11 @@ def test_align_sentences_presplit_prints_vecalign_beads(tmp_path: Path, method: 
     assert result.exit_code == 0, result.output
     lines = result.output.strip().splitlines()
     assert all("\t" in line for line in lines)
-    check_coverage(parse_beads(lines), 3, 3)
+    beads = parse_beads(lines)
+    check_coverage(beads, 3, 3)
+    # Lexical aligners add each bead's posterior probability as a third column.
+    with_confidence = method in ("lexicon", "hybrid")
+    assert all((bead.confidence is not None) == with_confidence for bead in beads)
 
 
 def test_align_sentences_splits_running_text(tmp_path: Path) -> None:
@@ -87,3 +91,23 @@ def test_eval_beads_interval_of_a_perfect_alignment(tmp_path: Path) -> None:
     result = runner.invoke(app, ["eval", "beads", str(gold), str(gold)])
     assert result.exit_code == 0, result.output
     assert "1.000-1.000" in result.output
+
+
+def test_eval_beads_reports_confidences_when_the_beads_have_them(tmp_path: Path) -> None:
+    gold = tmp_path / "gold"
+    gold.write_text("[0]:[0]\n[1]:[1, 2]\n[]:[3]\n[2]:[4]\n", encoding="utf-8")
+    plain, scored = tmp_path / "plain", tmp_path / "scored"
+    plain.write_text("[0]:[0]\t0.1\n[1]:[1, 2, 3]\t0.2\n[2]:[4]\t0.3\n", encoding="utf-8")
+    scored.write_text(
+        "[0]:[0]\t0.1\t0.95\n[1]:[1, 2, 3]\t0.2\t0.6\n[2]:[4]\t0.3\t0.92\n", encoding="utf-8"
+    )
+    result = runner.invoke(app, ["eval", "beads", str(gold), str(plain), str(scored)])
+    assert result.exit_code == 0, result.output
+    # Pairs: two right (0.95, 0.92 in the 0.9-0.95 and 0.95-0.99 groups, |0.92 - 1| and
+    # |0.95 - 1|), one wrong (0.6, |0.6 - 0|): error (0.08 + 0.05 + 0.6) / 3; two of three
+    # pairs kept at 0.9, both right, two of the gold's three pairs found.
+    assert (
+        f"{scored}: confidence calibration error 0.243; pairs with confidence >= 0.9: 67% "
+        "kept, precision 1.000, recall 0.667 (strict)"
+    ) in result.output
+    assert f"{plain}: confidence" not in result.output

@@ -9,11 +9,16 @@ from hypothesis import strategies as st
 from services.sentence_align.beads import Bead, parse_beads
 from services.sentence_align.evaluate import (
     BeadCounts,
+    ConfidenceBin,
     Interval,
+    KeptPairs,
     block_counts,
     bootstrap_difference,
     bootstrap_f1_strict,
+    calibration,
     count_document,
+    expected_calibration_error,
+    kept_above,
     score_documents,
 )
 from shared.errors import InvalidInput
@@ -136,3 +141,59 @@ def test_difference_of_an_alignment_with_itself_is_zero_and_pairs_the_blocks() -
 def test_bootstrap_rejects_mismatched_documents() -> None:
     with pytest.raises(InvalidInput):
         bootstrap_f1_strict([GOLD, GOLD], [GOLD])
+
+
+def confident(line: str, confidence: float) -> Bead:
+    bead = parse_beads([line])[0]
+    return Bead(bead.src, bead.tgt, bead.cost, confidence)
+
+
+# Gold: four pair beads and a deletion. Test: 2 right (0.95, 0.6), 2 wrong (0.85, 0.3), and a
+# deletion, which is not a sentence pair and is left out of every count.
+CONFIDENCE_GOLD = parse_beads(["[0]:[0]", "[1]:[1]", "[2]:[2, 3]", "[3]:[]", "[4]:[4]"])
+CONFIDENCE_TEST = [
+    confident("[0]:[0]", 0.95),
+    confident("[1]:[1]", 0.6),
+    confident("[2]:[2]", 0.85),
+    confident("[]:[3]", 0.99),
+    confident("[3, 4]:[4]", 0.3),
+]
+
+
+def test_calibration_groups_pair_beads_by_confidence() -> None:
+    bins = calibration([CONFIDENCE_GOLD], [CONFIDENCE_TEST], edges=(0.0, 0.5, 0.9, 1.0))
+    assert bins == [
+        ConfidenceBin(0.0, 0.5, 1, pytest.approx(0.3), 0.0),
+        ConfidenceBin(0.5, 0.9, 2, pytest.approx(0.725), 0.5),
+        ConfidenceBin(0.9, 1.0, 1, pytest.approx(0.95), 1.0),
+    ]
+    # (1 * 0.3 + 2 * 0.225 + 1 * 0.05) / 4
+    assert expected_calibration_error(bins) == pytest.approx(0.2)
+
+
+def test_the_top_group_includes_a_confidence_of_one() -> None:
+    bins = calibration([CONFIDENCE_GOLD[:1]], [[confident("[0]:[0]", 1.0)]], edges=(0.0, 1.0))
+    assert bins == [ConfidenceBin(0.0, 1.0, 1, 1.0, 1.0)]
+    assert expected_calibration_error(bins) == 0.0
+
+
+def test_kept_above_counts_precision_and_recall_of_the_kept_pairs() -> None:
+    rows = kept_above([CONFIDENCE_GOLD], [CONFIDENCE_TEST], [0.0, 0.5, 0.9, 0.99])
+    assert rows == [
+        KeptPairs(0.0, 1.0, 0.5, 0.5),
+        KeptPairs(0.5, 0.75, pytest.approx(2 / 3), 0.5),
+        KeptPairs(0.9, 0.25, 1.0, 0.25),
+        KeptPairs(0.99, 0.0, 0.0, 0.0),
+    ]
+
+
+def test_kept_above_takes_any_score() -> None:
+    rows = kept_above([CONFIDENCE_GOLD], [CONFIDENCE_TEST], [0.5], score=lambda bead: 1.0)
+    assert rows == [KeptPairs(0.5, 1.0, 0.5, 0.5)]
+
+
+def test_a_bead_without_confidence_is_an_error() -> None:
+    with pytest.raises(InvalidInput, match="no confidence"):
+        calibration([CONFIDENCE_GOLD], [parse_beads(["[0]:[0]"])])
+    with pytest.raises(InvalidInput, match="gold documents"):
+        kept_above([CONFIDENCE_GOLD], [], [0.5])
