@@ -8,6 +8,8 @@ memory is one int8 back-pointer per band cell plus (largest source side + 1) rol
 of scores.
 Compiled with numba; the bead cost is Gale-Church's length cost (weighted per shape)
 plus an optional table of extra (lexical) costs per band cell and bead shape.
+``path_posteriors`` sums instead of minimising over the same lattice (forward-backward):
+the posterior probability of each bead of a path, the aligners' bead confidence.
 """
 
 from __future__ import annotations
