@@ -80,6 +80,24 @@ def length_cost(len_src: float, len_tgt: float, ratio: float, variance: float) -
 
 
 @njit(cache=True)
+def _previous_in_band(
+    i: int,
+    j: int,
+    shape: int,
+    shape_src: IntArray,
+    shape_tgt: IntArray,
+    band_low: IntArray,
+    band_high: IntArray,
+) -> bool:
+    """Whether the bead of ``shape`` ending at (i, j) starts at a cell of the band."""
+    previous_i = i - shape_src[shape]
+    previous_j = j - shape_tgt[shape]
+    if previous_i < 0 or previous_j < 0:
+        return False
+    return bool(band_low[previous_i] <= previous_j <= band_high[previous_i])
+
+
+@njit(cache=True)
 def _bead_cost(
     shape: int,
     i: int,
@@ -156,12 +174,10 @@ def banded_dp(
             best = np.inf
             best_shape = -1
             for shape in range(n_shapes):
+                if not _previous_in_band(i, j, shape, shape_src, shape_tgt, band_low, band_high):
+                    continue
                 previous_i = i - shape_src[shape]
                 previous_j = j - shape_tgt[shape]
-                if previous_i < 0 or previous_j < 0:
-                    continue
-                if previous_j < band_low[previous_i] or previous_j > band_high[previous_i]:
-                    continue
                 previous = score[previous_i % n_rows, previous_j - band_low[previous_i]]
                 if previous == np.inf:
                     continue
@@ -292,18 +308,6 @@ def band_around_path(
 
 
 @njit(cache=True)
-def _log_add(total: float, value: float) -> float:
-    """log(exp(total) + exp(value)) without overflow."""
-    if value == -np.inf:
-        return total
-    if total == -np.inf:
-        return value
-    if total > value:
-        return total + math.log1p(math.exp(value - total))
-    return value + math.log1p(math.exp(total - value))
-
-
-@njit(cache=True)
 def path_posteriors(
     src_cum: IntArray,
     tgt_cum: IntArray,
@@ -350,12 +354,10 @@ def path_posteriors(
                 continue
             total = -np.inf
             for shape in range(n_shapes):
+                if not _previous_in_band(i, j, shape, shape_src, shape_tgt, band_low, band_high):
+                    continue
                 previous_i = i - shape_src[shape]
                 previous_j = j - shape_tgt[shape]
-                if previous_i < 0 or previous_j < 0:
-                    continue
-                if previous_j < band_low[previous_i] or previous_j > band_high[previous_i]:
-                    continue
                 previous = forward[previous_i, previous_j - band_low[previous_i]]
                 if previous == -np.inf:
                     continue
@@ -364,13 +366,13 @@ def path_posteriors(
                     variance, length_weight, extra, extra_row, band_low,
                 ) / temperature  # fmt: skip
                 scaled[i, column, shape] = cost
-                total = _log_add(total, previous - cost)
+                total = np.logaddexp(total, previous - cost)
             forward[i, column] = total
     log_z = forward[n, m - band_low[n]]
     if free_end:
         log_z = -np.inf
         for j in range(band_low[n], band_high[n] + 1):
-            log_z = _log_add(log_z, forward[n, j - band_low[n]])
+            log_z = np.logaddexp(log_z, forward[n, j - band_low[n]])
     for i in range(n, -1, -1):
         for j in range(band_high[i], band_low[i] - 1, -1):
             column = j - band_low[i]
@@ -383,10 +385,10 @@ def path_posteriors(
                     continue
                 if next_j < band_low[next_i] or next_j > band_high[next_i]:
                     continue
-                cost = scaled[next_i, next_j - band_low[next_i], shape]
+                cost = scaled[next_i, next_j - band_low[next_i], shape]  # inf: never reached
                 if cost == np.inf:
                     continue
-                total = _log_add(total, backward[next_i, next_j - band_low[next_i]] - cost)
+                total = np.logaddexp(total, backward[next_i, next_j - band_low[next_i]] - cost)
             backward[i, column] = total
     posteriors = np.empty(cells.shape[0], dtype=np.float64)
     for k in range(cells.shape[0]):

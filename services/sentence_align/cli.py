@@ -140,11 +140,11 @@ def eval_beads_command(
         except InvalidInput as error:
             raise typer.BadParameter(f"{test}: {error}") from None
         if test_beads and all(bead.confidence is not None for bead in test_beads):
-            error = expected_calibration_error(calibration([gold_beads], [test_beads]))
+            calibration_error = expected_calibration_error(calibration([gold_beads], [test_beads]))
             (kept,) = kept_above([gold_beads], [test_beads], [0.9])
             notes.append(
-                f"{test}: confidence calibration error {error:.3f}; pairs with confidence "
-                f">= 0.9: {kept.kept:.0%} kept, precision {kept.precision:.3f}, recall "
+                f"{test}: confidence calibration error {calibration_error:.3f}; pairs with "
+                f"confidence >= 0.9: {kept.kept:.0%} kept, precision {kept.precision:.3f}, recall "
                 f"{kept.recall:.3f} (strict)"
             )
         scores = score_documents([gold_beads], [test_beads])

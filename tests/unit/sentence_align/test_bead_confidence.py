@@ -176,7 +176,8 @@ def test_segments_with_one_empty_side_are_certain_deletions() -> None:
 
 def test_length_and_anchors_give_no_confidence() -> None:
     src, tgt = made_up_document()
-    assert all(bead.confidence is None for bead in align_sentences(src, tgt, method="length"))
+    for method in ("length", "anchors"):
+        assert all(bead.confidence is None for bead in align_sentences(src, tgt, method=method))
 
 
 def test_bead_text_carries_the_confidence() -> None:
