@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from services.sentence_align.dictionary import BilingualDictionary
 
 METHODS = ("length", "lexicon", "hybrid", "anchors")
+# Methods whose beads carry a confidence (their posterior probability, ``Bead.confidence``).
+CONFIDENT_METHODS = frozenset({"lexicon", "hybrid"})
 
 
 def align_sentences(
@@ -39,9 +41,11 @@ def align_sentences(
     if method not in METHODS:
         raise InvalidInput(f"unknown sentence alignment method {method!r}; use one of {METHODS}")
     if not src or not tgt:
-        # The only segmentation: every bead is certain.
-        return [Bead((i,), (), 0.0, 1.0) for i in range(len(src))] + [
-            Bead((), (j,), 0.0, 1.0) for j in range(len(tgt))
+        # The only segmentation: every bead is certain (a confidence only from the methods
+        # that give one, as for any other input).
+        certain = 1.0 if method in CONFIDENT_METHODS else None
+        return [Bead((i,), (), 0.0, certain) for i in range(len(src))] + [
+            Bead((), (j,), 0.0, certain) for j in range(len(tgt))
         ]
     if method == "length":
         from services.sentence_align.length import align_by_length

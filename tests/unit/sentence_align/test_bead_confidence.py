@@ -178,6 +178,16 @@ def test_length_and_anchors_give_no_confidence() -> None:
     src, tgt = made_up_document()
     for method in ("length", "anchors"):
         assert all(bead.confidence is None for bead in align_sentences(src, tgt, method=method))
+        # not even where one side is empty, so their text output keeps two columns
+        one_sided = align_sentences(src[:3], [], method=method)
+        assert [bead.src for bead in one_sided] == [(0,), (1,), (2,)]
+        assert all(bead.confidence is None for bead in one_sided)
+
+
+@pytest.mark.parametrize("method", ["lexicon", "hybrid"])
+def test_one_sided_input_is_certain_for_the_lexical_aligners(method: str) -> None:
+    beads = align_sentences([], ["Seite 12", "Bild 3"], method=method)
+    assert [(bead.tgt, bead.confidence) for bead in beads] == [((0,), 1.0), ((1,), 1.0)]
 
 
 def test_bead_text_carries_the_confidence() -> None:
