@@ -26,6 +26,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from shared.schemas import STAGES
@@ -152,7 +153,7 @@ def process(
 
 
 def _print_summary(report: dict[str, Any]) -> None:
-    table = Table(title=f"paramine job {report['job_id']}")
+    table = Table(title=escape(f"paramine job {report['job_id']}"))
     for column in ("stage", "in", "out", "failed", "seconds"):
         table.add_column(column, justify="left" if column == "stage" else "right")
     for stage, row in report["stages"].items():
@@ -161,10 +162,11 @@ def _print_summary(report: dict[str, Any]) -> None:
     out.print(table)
     out.print(
         f"page pairs: {report['page_pairs']}   sentence pairs: {report['sentence_pairs']}   "
-        f"written to {report['output']}/sentence_pairs.{{jsonl,tsv,*}}"
+        f"written to {escape(str(report['output']))}/sentence_pairs.{{jsonl,tsv,*}}"
     )
     for failure in report["failures"]:
-        out.print(f"[red]failed[/red] {failure['stage']}: {failure['reason']}")
+        reason = escape(f"{failure['stage']}: {failure['reason']}")
+        out.print(f"[red]failed[/red] {reason}")
 
 
 @app.command()
@@ -260,7 +262,7 @@ def submit(
         read_page_pairs(inputs, _pairing(src_lang, tgt_lang, url_key, pairs_file)), job_id
     )
     for error in job.refused:
-        console.print(f"[red]refused[/red] {error}")
+        console.print(f"[red]refused[/red] {escape(str(error))}")
     if gateway:
         import httpx
 
@@ -277,7 +279,9 @@ def submit(
             f"{gateway.rstrip('/')}/v1/page-pairs", json=body, headers=headers, timeout=120
         )
         if response.status_code >= 400:
-            console.print(f"[red]gateway answered {response.status_code}[/red]: {response.text}")
+            console.print(
+                f"[red]gateway answered {response.status_code}[/red]: {escape(response.text)}"
+            )
             raise typer.Exit(1)
         typer.echo(response.text)
         return
@@ -340,10 +344,10 @@ def export(
                 similarity_npz_bytes(matrix.class_ids, matrix.labels, matrix.values, matrix.rounds)
             )
             size = len(matrix.class_ids)
-            console.print(f"{size}×{size} similarity matrix → {out}")
+            console.print(f"{size}×{size} similarity matrix → {escape(str(out))}")
         else:
             count = write_lines(similarity_csv_lines(matrix), out) - 1
-            console.print(f"{count} defined class pairs → {out}")
+            console.print(f"{count} defined class pairs → {escape(str(out))}")
         return
     if format is ExportFormat.ppdb:
         from services.paraphrase import tables
@@ -352,18 +356,18 @@ def export(
         observations = tables.stored_observations(store.paraphrase_observations())
         table = format_ppdb(tables.phrase_paraphrases(observations))
         count = write_lines((line + "\n" for line in table), out)
-        console.print(f"{count} paraphrase pairs → {out}")
+        console.print(f"{count} paraphrase pairs → {escape(str(out))}")
         return
     if format is ExportFormat.moses:
         src_path, tgt_path, count = write_moses(rows, out)
-        console.print(f"{count} pairs → {src_path}, {tgt_path}")
+        console.print(f"{count} pairs → {escape(f'{src_path}, {tgt_path}')}")
     elif format is ExportFormat.tmx:
         count = write_tmx(rows, out, srclang=src_lang)
-        console.print(f"{count} translation units → {out}")
+        console.print(f"{count} translation units → {escape(str(out))}")
     else:
         lines = jsonl_lines(rows) if format is ExportFormat.jsonl else tsv_lines(rows)
         count = write_lines(lines, out)
-        console.print(f"{count} lines → {out}")
+        console.print(f"{count} lines → {escape(str(out))}")
 
 
 @app.command("align-pages")
@@ -412,7 +416,7 @@ def align_pages(
                 )
             )
     except InvalidInput as exc:
-        console.print(f"[red]invalid input[/red]: {exc}")
+        console.print(f"[red]invalid input[/red]: {escape(str(exc))}")
         raise typer.Exit(2) from None
 
 

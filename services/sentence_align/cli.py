@@ -53,8 +53,8 @@ def align_sentences_command(
         ),
     ] = None,
 ) -> None:
-    """Align the sentences of SRC and TGT; print one bead per line,
-    `[i, j]:[k]<TAB>cost<TAB>confidence` (confidence: the bead's posterior probability, from
+    r"""Align the sentences of SRC and TGT; print one bead per line,
+    `\[i, j]:\[k]<TAB>cost<TAB>confidence` (confidence: the bead's posterior probability, from
     lexicon and hybrid; length and anchors print the cost only).
 
     With several pairs, each pair's beads follow a `# SRC TGT` line."""
@@ -117,6 +117,7 @@ def eval_beads_command(
     confidences (third column), also how well they are calibrated and what keeping the pairs
     with confidence >= 0.9 gives."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Column, Table
 
     from services.sentence_align.beads import parse_beads
@@ -150,7 +151,7 @@ def eval_beads_command(
         scores = score_documents([gold_beads], [test_beads])
         interval = bootstrap_f1_strict([gold_beads], [test_beads])
         table.add_row(
-            str(test),
+            escape(str(test)),
             *(f"{value:.3f}" for value in (scores.precision_strict, scores.recall_strict)),
             f"{scores.f1_strict:.3f}",
             f"{interval.low:.3f}-{interval.high:.3f}",
@@ -159,7 +160,7 @@ def eval_beads_command(
     console = Console()
     console.print(table)
     for note in notes:
-        console.print(note, soft_wrap=True)
+        console.print(escape(note), soft_wrap=True)
 
 
 def register(app: typer.Typer, eval_app: typer.Typer) -> None:

@@ -111,3 +111,22 @@ def test_eval_beads_reports_confidences_when_the_beads_have_them(tmp_path: Path)
         "kept, precision 1.000, recall 0.667 (strict)"
     ) in result.output
     assert f"{plain}: confidence" not in result.output
+
+
+def test_align_sentences_help_shows_the_bead_format() -> None:
+    # Typer renders help as rich markup, where "[i, j]" would be read as a tag and vanish.
+    result = runner.invoke(app, ["align-sentences", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "[i, j]:[k]" in result.output
+
+
+def test_eval_beads_prints_file_names_as_written(tmp_path: Path) -> None:
+    # Rich markup would swallow "[hybrid]" as a style tag; file names are printed escaped.
+    folder = tmp_path / "[hybrid]"
+    folder.mkdir()
+    gold, test = folder / "gold", folder / "test"
+    gold.write_text("[0]:[0]\n[1]:[1]\n", encoding="utf-8")
+    test.write_text("[0]:[0]\t0.1\t0.9\n[1]:[1]\t0.2\t0.8\n", encoding="utf-8")
+    result = runner.invoke(app, ["eval", "beads", str(gold), str(test)], env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    assert f"{test}: confidence calibration error" in result.output
