@@ -20,6 +20,7 @@ BENCHMARKS = (
     "sentence_align_length",
     "sentence_align",
     "bam_anchors",
+    "sentence_align_ablation",
     "web_mobile",
     "tree_align_pages",
     "tree_align_speed",

@@ -84,7 +84,7 @@ def test_anchor_model_keeps_crossing_content_in_one_bead() -> None:
     from dataclasses import replace
 
     from services.sentence_align.beads import parse_beads
-    from services.sentence_align.hybrid import HYBRID_SETTINGS, align_hybrid
+    from services.sentence_align.hybrid import TEXTBERG_DEV_SETTINGS, align_hybrid
     from tests.conftest import kit_path
 
     def lines(name: str) -> list[str]:
@@ -102,9 +102,9 @@ def test_anchor_model_keeps_crossing_content_in_one_bead() -> None:
     crossing_at = (tuple(range(20, 22)), tuple(range(20, 22)))
 
     def found(anchor_weight: float) -> bool:
-        run = replace(HYBRID_SETTINGS, anchor_weight=anchor_weight)
+        run = replace(TEXTBERG_DEV_SETTINGS, anchor_weight=anchor_weight)
         aligned = align_hybrid(src, tgt, src_lang="de", tgt_lang="fr", settings=run)
         return crossing_at in {(bead.src, bead.tgt) for bead in aligned}
 
-    assert found(HYBRID_SETTINGS.anchor_weight)
+    assert found(TEXTBERG_DEV_SETTINGS.anchor_weight)
     assert not found(0.0)

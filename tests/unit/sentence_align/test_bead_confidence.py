@@ -164,7 +164,7 @@ def test_lexical_aligners_give_every_bead_a_confidence(method: str) -> None:
     near = [bead.confidence for bead in beads if set(bead.tgt) & {3, 4, 5}]
     far = [bead.confidence for bead in beads if bead.tgt and min(bead.tgt) >= 8]
     assert max(near) < min(far)  # type: ignore[type-var]
-    assert min(far) > 0.99  # type: ignore[type-var]
+    assert min(far) > 0.95  # type: ignore[type-var]
 
 
 def test_segments_with_one_empty_side_are_certain_deletions() -> None:

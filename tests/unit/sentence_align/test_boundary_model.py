@@ -97,7 +97,7 @@ def test_deletion_model_leaves_ocr_debris_out() -> None:
     from dataclasses import replace
 
     from services.sentence_align.beads import parse_beads
-    from services.sentence_align.hybrid import HYBRID_SETTINGS, align_hybrid
+    from services.sentence_align.hybrid import TEXTBERG_DEV_SETTINGS, align_hybrid
     from tests.conftest import kit_path
 
     def lines(name: str) -> list[str]:
@@ -115,10 +115,10 @@ def test_deletion_model_leaves_ocr_debris_out() -> None:
             tgt.append(debris[k // 12])
 
     def left_out(deletion_weight: float) -> int:
-        settings = replace(HYBRID_SETTINGS, deletion_weight=deletion_weight)
+        settings = replace(TEXTBERG_DEV_SETTINGS, deletion_weight=deletion_weight)
         beads = align_hybrid(src, tgt, src_lang="de", tgt_lang="fr", settings=settings)
         return sum(1 for bead in beads if not bead.src and tgt[bead.tgt[0]] in debris)
 
-    with_model, without = left_out(HYBRID_SETTINGS.deletion_weight), left_out(0.0)
+    with_model, without = left_out(TEXTBERG_DEV_SETTINGS.deletion_weight), left_out(0.0)
     assert with_model >= 4
     assert with_model > without

@@ -51,15 +51,13 @@ def test_coarse_pass_finds_the_exhaustive_programs_alignment(
 
 def test_band_alone_misses_the_optimum_here() -> None:
     # Cases above are ones the coarse pass is for: the band around the length path alone
-    # ends on a clearly costlier path. ((1, 25) was one too before the deletion model of
-    # the hybrid settings; with it the band alone now finds the optimum there.) Without the
-    # anchor-token model: every made-up word has digits and is found once a side, so each
-    # sentence pair is anchored, and the band alone then ends on the optimum too.
-    band_only, with_coarse = (replace(s, anchor_weight=0.0) for s in (BAND_ONLY, WITH_COARSE))
-    for seed, inserted in ((1, 50), (4, 35), (3, 50)):
+    # ends on a clearly costlier path. (Which cases these are depends on the objective:
+    # with the Text+Berg dev-chosen settings they were (1, 50), (4, 35), (3, 50); with the
+    # default since session 14, (1, 25), (1, 50), (4, 35).)
+    for seed, inserted in ((1, 25), (1, 50), (4, 35)):
         src, tgt = document_with_insertion(seed, inserted)
-        band_cost = cost(align_hybrid(src, tgt, settings=band_only))
-        assert band_cost > cost(align_hybrid(src, tgt, settings=with_coarse)) + 20
+        band_cost = cost(align_hybrid(src, tgt, settings=BAND_ONLY))
+        assert band_cost > cost(align_hybrid(src, tgt, settings=WITH_COARSE)) + 20
 
 
 def test_coarse_pass_keeps_swapping_sides_a_mirror() -> None:
