@@ -115,6 +115,19 @@ def build_documents(pool: Sequence[Pair], seed: int) -> list[Document]:
     return [build_document(pool, size, rng) for size in SIZES for _ in range(DOCUMENTS_PER_SIZE)]
 
 
+def paraphrase_documents() -> tuple[list[Pair], list[Pair], list[Document], list[Document]]:
+    """(dev pool, test pool, dev documents, test documents): Edinburgh++ and MSRP train
+    pairs for dev, their test pairs for test, documents seeded from SEED."""
+    dev_pool = edinburgh_pairs("train") + msrp_pairs("train")
+    test_pool = edinburgh_pairs("test") + msrp_pairs("test")
+    return (
+        dev_pool,
+        test_pool,
+        build_documents(dev_pool, SEED),
+        build_documents(test_pool, SEED + 1),
+    )
+
+
 Aligner = Callable[[Document], list[Bead]]
 
 
@@ -295,9 +308,7 @@ def _reading(outcomes: Sequence[Outcome], stats: dict[str, AnchorStats]) -> list
 
 
 def main() -> None:
-    dev_pool = edinburgh_pairs("train") + msrp_pairs("train")
-    test_pool = edinburgh_pairs("test") + msrp_pairs("test")
-    dev, test = build_documents(dev_pool, SEED), build_documents(test_pool, SEED + 1)
+    dev_pool, test_pool, dev, test = paraphrase_documents()
     ranked = tune_on_dev(dev)
     paper_like = next(
         config

@@ -16,7 +16,6 @@ Run: ``.venv/bin/python -m benchmarks.sentence_align`` from the repository root.
 from __future__ import annotations
 
 import json
-import math
 import os
 import subprocess
 import sys
@@ -54,7 +53,7 @@ from services.sentence_align.evaluate import (
     kept_above,
     score_documents,
 )
-from services.sentence_align.handler import bead_score
+from services.sentence_align.handler import bead_score, cost_score
 
 RESULT = REPO / "benchmarks" / "results" / "sentence_align.md"
 SEED = int(os.environ.get("PARAMINE_SEED", "20240607"))
@@ -499,11 +498,6 @@ def certainty_reading(
     return [text]
 
 
-def former_score(bead: Bead) -> float:
-    """The sentence-pair score before bead confidences: exp(-cost), the cost floored at 0."""
-    return math.exp(-max(bead.cost, 0.0))
-
-
 CONFIDENCE_THRESHOLDS = (0.5, 0.9, 0.99)
 
 
@@ -543,7 +537,7 @@ def confidence_section(
         if row_name not in by_name:
             continue
         golds, beads = [doc.gold for doc in docs], by_name[row_name].beads
-        for score_name, score in (("confidence", bead_score), ("former", former_score)):
+        for score_name, score in (("confidence", bead_score), ("former", cost_score)):
             bins = calibration(golds, beads, score=score)
             errors.append((set_name, row_name, score_name, expected_calibration_error(bins)))
             if score_name == "former" and row_name != "paramine hybrid":
@@ -568,7 +562,7 @@ def confidence_section(
     golds = [doc.gold for doc in test]
     hybrid = by_name["paramine hybrid"].beads
     kept_rows = {}
-    for score_name, score in (("confidence", bead_score), ("former", former_score)):
+    for score_name, score in (("confidence", bead_score), ("former", cost_score)):
         kept_rows[score_name] = kept_above(golds, hybrid, (0.0, *CONFIDENCE_THRESHOLDS), score)
         lines += [
             f"| test | paramine hybrid | {score_name} | {kept.threshold:g} | "
@@ -577,7 +571,7 @@ def confidence_section(
         ]
     every, *confident = kept_rows["confidence"]
     former = kept_rows["former"]
-    former_bins = calibration(golds, hybrid, (0.0, 0.01, 0.99, 1.0), former_score)
+    former_bins = calibration(golds, hybrid, (0.0, 0.01, 0.99, 1.0), cost_score)
     extreme = sum(group.beads for group in former_bins if group.low != 0.01)
     lines += [
         "",

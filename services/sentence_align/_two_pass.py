@@ -19,7 +19,7 @@ import numpy as np
 
 from services.sentence_align import _banded_dp as dp
 from services.sentence_align import _batched, length, lexicon
-from services.sentence_align.beads import Bead
+from services.sentence_align.beads import Bead, unaligned_beads
 
 if TYPE_CHECKING:
     from services.sentence_align.dictionary import BilingualDictionary
@@ -404,13 +404,6 @@ def train_tables(
     return forward, backward
 
 
-def _deletions(x0: int, x1: int, y0: int, y1: int, confidence: float | None = None) -> list[Bead]:
-    # A segment with an empty side: every sentence of the other side is a 1-0 or 0-1 bead.
-    return [Bead((i,), (), 0.0, confidence) for i in range(x0, x1)] + [
-        Bead((), (j,), 0.0, confidence) for j in range(y0, y1)
-    ]
-
-
 def _full_band_window(window: tuple[int, int, int, int]) -> bool:
     """A window with both sides non-empty and at most FULL_BAND_SIZE sentences a side."""
     x0, x1, y0, y1 = window
@@ -432,7 +425,7 @@ def segmented_length_pass(
         beads: list[Bead] = []
         for x0, x1, y0, y1 in windows:
             if x0 == x1 or y0 == y1:
-                beads += _deletions(x0, x1, y0, y1)
+                beads += unaligned_beads(range(x0, x1), range(y0, y1))
             elif _full_band_window((x0, x1, y0, y1)):
                 beads += next(batched)
             else:
@@ -580,7 +573,7 @@ def _lexical_pass(
     for k, (x0, x1, y0, y1) in enumerate(windows):
         if x0 == x1 or y0 == y1:
             # One side empty: the only path, certain.
-            aligned += _deletions(x0, x1, y0, y1, 1.0 if confidence else None)
+            aligned += unaligned_beads(range(x0, x1), range(y0, y1), 1.0 if confidence else None)
             continue
         if batchable and _full_band_window((x0, x1, y0, y1)):
             aligned += next(batched)

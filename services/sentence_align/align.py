@@ -6,7 +6,7 @@ import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from services.sentence_align.beads import Bead
+from services.sentence_align.beads import Bead, unaligned_beads
 from shared.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -44,9 +44,7 @@ def align_sentences(
         # The only segmentation: every bead is certain (a confidence only from the methods
         # that give one, as for any other input).
         certain = 1.0 if method in CONFIDENT_METHODS else None
-        return [Bead((i,), (), 0.0, certain) for i in range(len(src))] + [
-            Bead((), (j,), 0.0, certain) for j in range(len(tgt))
-        ]
+        return unaligned_beads(range(len(src)), range(len(tgt)), certain)
     if method == "length":
         from services.sentence_align.length import align_by_length
 

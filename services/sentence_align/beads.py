@@ -65,6 +65,14 @@ class Bead:
         return Bead(self.tgt, self.src, self.cost, self.confidence)
 
 
+def unaligned_beads(src: range, tgt: range, confidence: float | None = None) -> list[Bead]:
+    """The only alignment when one side is empty: each sentence of ``src`` and ``tgt`` its
+    own 1-0 or 0-1 bead (cost 0; ``confidence`` 1.0 from aligners that give one)."""
+    return [Bead((i,), (), 0.0, confidence) for i in src] + [
+        Bead((), (j,), 0.0, confidence) for j in tgt
+    ]
+
+
 def _format_side(indices: Sequence[int]) -> str:
     return "[" + ", ".join(str(index) for index in indices) + "]"
 

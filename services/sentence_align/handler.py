@@ -36,13 +36,19 @@ def sentence_separator(lang: str) -> str:
     return "" if base_lang(lang) in _NO_SPACE_LANGS else " "
 
 
+def cost_score(bead: Bead) -> float:
+    """exp(-cost) with the cost floored at 0: the score of a bead without a confidence (and
+    of every bead before bead confidences)."""
+    return math.exp(-max(bead.cost, 0.0))
+
+
 def bead_score(bead: Bead) -> float:
     """A sentence pair's score: the bead's posterior probability where the aligner gives one
     ("lexicon", "hybrid"; measured against gold in benchmarks/results/sentence_align.md),
-    else exp(-cost) with the cost floored at 0 ("length", "anchors")."""
+    else ``cost_score`` ("length", "anchors")."""
     if bead.confidence is not None:
         return bead.confidence
-    return math.exp(-max(bead.cost, 0.0))
+    return cost_score(bead)
 
 
 def sentence_pairs(message: ChunkPairs) -> list[SentencePair]:
