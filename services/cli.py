@@ -446,6 +446,9 @@ def dead_letters_retry(
 
     result = retry_dead_letters(Store(get_settings().database_url), ids or None)
     typer.echo(json.dumps(result))
+    if result["failed"]:
+        # The letter that could not be sent, and those after it, are still dead letters.
+        raise typer.Exit(code=1)
 
 
 @dead_letter_app.command("purge")

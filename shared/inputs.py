@@ -8,11 +8,13 @@ charset detection) so that queue messages carry text, never bytes.
 from __future__ import annotations
 
 import base64
+import binascii
 import gzip
 import json
 import re
+import zlib
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -58,7 +60,10 @@ def decode_html(data: bytes, declared: str | None = None) -> str:
     candidates = [declared] if declared else []
     match = _META_CHARSET.search(data[:4096])
     if match:
-        candidates.append(match.group(1).decode("ascii", errors="ignore"))
+        meta = match.group(1).decode("ascii", errors="ignore")
+        # A <meta> read as ASCII cannot be in UTF-16 or UTF-32: the HTML standard reads such
+        # a declaration as UTF-8 (decoding the bytes as UTF-16 gave CJK nonsense).
+        candidates.append("utf-8" if meta.lower().startswith(("utf-16", "utf-32")) else meta)
     for codec in candidates:
         try:
             return data.decode(codec.strip().lower())
@@ -80,14 +85,15 @@ def html_language(html: str) -> str | None:
 
 
 # -- directories of <id>.<lang>.html --------------------------------------------------------
-def pairs_from_html_dir(directory: Path) -> Iterator[PairSource]:
-    """Pair ``<id>.<lang>.html`` files by id; ``<id>.ja-pc.html`` + ``<id>.ja-mobile.html`` too."""
+def pairs_from_html_dir(directory: Path) -> Iterator[PairSource | InvalidInput]:
+    """Pair ``<id>.<lang>.html`` files by id; ``<id>.ja-pc.html`` + ``<id>.ja-mobile.html`` too.
+    An id without exactly two versions is refused with its versions listed."""
     groups: dict[str, dict[str, Path]] = defaultdict(dict)
     for path in sorted(directory.iterdir()):
         match = _HTML_FILE.match(path.name)
         if match and path.is_file():
             groups[match.group("id")][match.group("variant").lower()] = path
-    for _, variants in sorted(groups.items()):
+    for page_id, variants in sorted(groups.items()):
         pc = [v for v in variants if v.endswith("-pc")]
         mobile = [v for v in variants if v.endswith("-mobile")]
         if pc and mobile:
@@ -95,6 +101,10 @@ def pairs_from_html_dir(directory: Path) -> Iterator[PairSource]:
             continue
         langs = sorted(variants)
         if len(langs) != 2:
+            yield InvalidInput(
+                f"{directory / page_id}.*.html: {len(langs)} version(s) ({', '.join(langs)}); "
+                "a page pair needs exactly two (<id>.<lang>.html, or -pc and -mobile)"
+            )
             continue
         # English first when present, so translation pairs read en → xx.
         first, second = sorted(langs, key=lambda lang: (lang != "en", lang))
@@ -131,21 +141,24 @@ def pairs_from_jsonl(path: Path) -> Iterator[PairSource | InvalidInput]:
 
 
 # -- WMT16 .lett and WARC --------------------------------------------------------------------
-def pages_from_lett(path: Path) -> Iterator[Page]:
-    """Pages of a WMT16 ``.lett`` file: lang, mime, encoding, url, base64 html, base64 text."""
+def pages_from_lett(path: Path) -> Iterator[Page | InvalidInput]:
+    """Pages of a WMT16 ``.lett`` file: lang, mime, encoding, url, base64 html, base64 text;
+    a line that cannot be read: an error naming it."""
     with _open_text(path) as handle:
-        for line in handle:
+        for number, line in enumerate(handle, start=1):
             fields = line.rstrip("\n").split("\t")
             if len(fields) < 5 or not fields[1].startswith("text/html"):
                 continue
             try:
-                html = decode_html(base64.b64decode(fields[4]), declared=_charset(fields[2]))
+                html = decode_html(
+                    base64.b64decode(fields[4], validate=True), declared=_charset(fields[2])
+                )
                 yield Page(url=fields[3], lang=fields[0].lower(), html=html)
-            except (ValueError, InvalidInput):
-                continue
+            except (ValueError, binascii.Error, InvalidInput) as exc:
+                yield InvalidInput(f"{path}:{number}: page not readable ({str(exc)[:200]})")
 
 
-def pages_from_warc(path: Path) -> Iterator[Page]:
+def pages_from_warc(path: Path) -> Iterator[Page | InvalidInput]:
     """HTML responses of a WARC file (read with fastwarc); language from the page or its URL."""
     from fastwarc.warc import ArchiveIterator, WarcRecordType
 
@@ -159,17 +172,24 @@ def pages_from_warc(path: Path) -> Iterator[Page]:
             url = record.headers.get("WARC-Target-URI", "")
             try:
                 html = decode_html(record.reader.read(), declared=record.http_charset)
-            except InvalidInput:
+            except InvalidInput as exc:
+                yield InvalidInput(f"{path}: {url}: {exc}")
                 continue
             lang = html_language(html) or _url_language(str(url))
             if lang:
                 yield Page(url=url, lang=lang, html=html)
 
 
-def pair_pages(pages: Iterable[Page], options: PairingOptions) -> Iterator[PairSource]:
-    """Pair pages of two languages by a pairs file, a URL-key regex, or language-free URLs."""
+def pair_pages(
+    pages: Iterable[Page | InvalidInput], options: PairingOptions
+) -> Iterator[PairSource | InvalidInput]:
+    """Pair pages of two languages by a pairs file, a URL-key regex, or language-free URLs
+    (errors among the pages are passed on)."""
     by_lang: dict[str, dict[str, Page]] = defaultdict(dict)
     for page in pages:
+        if isinstance(page, InvalidInput):
+            yield page
+            continue
         by_lang[page.lang][page.url] = page
     sources, targets = by_lang.get(options.src_lang, {}), by_lang.get(options.tgt_lang, {})
     if options.pairs_file is not None:
@@ -238,15 +258,30 @@ def read_page_pairs(
     options = options or PairingOptions()
     for path in paths:
         name = path.name.lower()
-        if path.is_dir():
-            yield from pairs_from_html_dir(path)
-        elif name.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
-            yield from pairs_from_jsonl(path)
-        elif name.endswith((".lett", ".lett.gz")):
-            yield from pair_pages(pages_from_lett(path), options)
-        elif name.endswith((".warc", ".warc.gz")):
-            yield from pair_pages(pages_from_warc(path), options)
-        elif not path.exists():
+        if not path.exists():
             yield InvalidInput(f"{path}: no such file or directory")
+        elif path.is_dir():
+            yield from _guarded(path, pairs_from_html_dir)
+        elif name.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
+            yield from _guarded(path, pairs_from_jsonl)
+        elif name.endswith((".lett", ".lett.gz")):
+            yield from _guarded(path, lambda path: pair_pages(pages_from_lett(path), options))
+        elif name.endswith((".warc", ".warc.gz")):
+            yield from _guarded(path, lambda path: pair_pages(pages_from_warc(path), options))
         else:
             yield InvalidInput(f"{path}: not a directory, .jsonl, .lett or .warc input")
+
+
+# What reading a file can raise midway: unreadable, truncated or corrupt compressed data.
+_READ_ERRORS = (OSError, EOFError, zlib.error, UnicodeDecodeError)
+
+
+def _guarded(
+    path: Path, read: Callable[[Path], Iterable[PairSource | InvalidInput]]
+) -> Iterator[PairSource | InvalidInput]:
+    """The pairs ``read`` finds in ``path`` up to where it fails; then the failure, as an
+    error naming the file (the other inputs of the batch go on)."""
+    try:
+        yield from read(path)
+    except _READ_ERRORS as exc:
+        yield InvalidInput(f"{path}: not readable to the end ({type(exc).__name__}: {exc})")

@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import sqlalchemy as sa
@@ -480,7 +480,11 @@ class Store:
         )
         letter_id = content_id(stage, text, prefix="dl")
         if job_id is None and isinstance(payload, dict):
-            candidate = payload.get("job_id") or (payload.get("context") or {}).get("job_id")
+            # A malformed message's context need not be an object: it is recorded all the same.
+            context = payload.get("context")
+            candidate = payload.get("job_id") or (
+                context.get("job_id") if isinstance(context, dict) else None
+            )
             job_id = str(candidate)[:64] if candidate else None
         row = {
             "id": letter_id,
@@ -543,9 +547,19 @@ class Store:
             )
         return JobStatus(job_id, int(total), int(completed), int(failed), int(n_sentences))
 
-    def list_sentence_pairs(self, query: SentencePairQuery) -> list[dict[str, Any]]:
+    def list_sentence_pairs(
+        self, query: SentencePairQuery, *, after: tuple[str, int, str] | None = None
+    ) -> list[dict[str, Any]]:
+        """A page of the pairs matching the filters, in (pair_id, position, id) order; the id
+        breaks ties, so pages neither repeat nor skip rows. ``after``: the (pair_id,
+        position, id) of the previous page's last row, instead of ``query.offset`` (rows
+        stored meanwhile then shift nothing)."""
         table = sentence_pairs
         statement = sa.select(table)
+        if after is not None:
+            statement = statement.where(
+                sa.tuple_(table.c.pair_id, table.c.position, table.c.id) > sa.tuple_(*after)
+            )
         if query.job_id:
             statement = statement.where(
                 table.c.pair_id.in_(
@@ -560,35 +574,29 @@ class Store:
             statement = statement.where(table.c.tgt_lang == query.tgt_lang)
         if query.min_score is not None:
             statement = statement.where(table.c.score >= query.min_score)
-        statement = (
-            statement.order_by(table.c.pair_id, table.c.position)
-            .limit(query.limit)
-            .offset(query.offset)
+        statement = statement.order_by(table.c.pair_id, table.c.position, table.c.id).limit(
+            query.limit
         )
+        if after is None:
+            statement = statement.offset(query.offset)
         with self._guard(), self.begin() as conn:
             return [dict(row._mapping) for row in conn.execute(statement)]
 
     def iter_sentence_pairs(
         self, query: SentencePairQuery, *, batch: int = 1_000
     ) -> Iterator[dict[str, Any]]:
-        """All pairs matching the filters, in pages (for exports of any size)."""
-        offset = query.offset
+        """All pairs matching the filters, in pages (for exports of any size): from
+        ``query.offset`` on, then each page after the last row of the one before, so pairs
+        stored while an export runs neither repeat nor push rows out of it."""
+        page_query = replace(query, limit=batch)
+        after: tuple[str, int, str] | None = None
         while True:
-            page = self.list_sentence_pairs(
-                SentencePairQuery(
-                    query.job_id,
-                    query.site,
-                    query.src_lang,
-                    query.tgt_lang,
-                    query.min_score,
-                    batch,
-                    offset,
-                )
-            )
+            page = self.list_sentence_pairs(page_query, after=after)
             yield from page
             if len(page) < batch:
                 return
-            offset += batch
+            last = page[-1]
+            after = (last["pair_id"], last["position"], last["id"])
 
     def node_pairs(self, pair_id: str) -> list[dict[str, Any]]:
         """A page pair's aligned text chunks in chunk order (empty if none were stored)."""
@@ -615,6 +623,12 @@ class Store:
             statement = statement.where(dead_letters.c.stage == stage)
         with self._guard(), self.begin() as conn:
             return [dict(row._mapping) for row in conn.execute(statement)]
+
+    def restore_dead_letters(self, rows: Sequence[dict[str, Any]]) -> None:
+        """Put letters back as they were (rows of ``list_dead_letters``), e.g. after a failed
+        retry; a letter recorded again meanwhile is kept."""
+        with self._guard(), self.begin() as conn:
+            insert_ignoring_conflicts(conn, dead_letters, [dict(row) for row in rows])
 
     def delete_dead_letters(self, ids: Sequence[str] | None = None) -> int:
         statement = sa.delete(dead_letters)

@@ -45,30 +45,55 @@ def dispatch(store: Store, stage: str, message: Message) -> None:
     )
 
 
-def retry_dead_letters(store: Store, ids: Sequence[str] | None) -> dict[str, int]:
-    """Send dead letters back to their stage; ingest refusals cannot be retried and stay."""
+def retry_dead_letters(store: Store, ids: Sequence[str] | None) -> dict[str, Any]:
+    """Send dead letters back to their stage; what cannot be sent stays a dead letter.
+
+    Ingest refusals, and letters whose payload is not a JSON object (e.g. a task's raw
+    string argument), cannot be retried: they stay and are counted as ``skipped`` (as are
+    ``ids`` not found). Each letter is deleted before it is sent, since a fast worker that
+    fails it again records it under the same id; if the send fails (broker down), the
+    letter is put back as it was and retrying stops there (``failed``, ``error``)."""
     letters = [
         letter
         for letter in store.list_dead_letters(limit=1_000_000)
         if (ids is None or letter["id"] in ids) and letter["stage"] != "ingest"
     ]
-    retried = 0
+    retried = unreadable = 0
     distributed = bool(get_settings().redis_url)
     for letter in letters:
-        payload = json.loads(letter["payload"])
+        try:
+            payload = json.loads(letter["payload"])
+        except ValueError:
+            payload = None
+        if not isinstance(payload, dict):
+            unreadable += 1
+            continue
         store.delete_dead_letters([letter["id"]])
         if distributed:
             from shared.celery_app import get_celery, queue_name, task_name
 
-            pair_id = pair_id_of(payload) if isinstance(payload, dict) else None
+            pair_id = pair_id_of(payload)
             if pair_id is not None:
                 store.track_again(pair_id)  # first: if the send is lost, the reconciler resends
-            get_celery().send_task(
-                task_name(letter["stage"]), args=[payload], queue=queue_name(letter["stage"])
-            )
+            try:
+                get_celery().send_task(
+                    task_name(letter["stage"]), args=[payload], queue=queue_name(letter["stage"])
+                )
+            except Exception as error:  # any broker failure: the letter is kept
+                store.restore_dead_letters([letter])
+                return {
+                    "retried": retried,
+                    "skipped": (len(ids) - retried - 1) if ids else unreadable,
+                    "failed": 1,
+                    "error": f"{type(error).__name__}: {error}",
+                }
         else:
             from services.registry import all_handlers
 
             LocalRunner(all_handlers(), store, stage_metrics()).run(letter["stage"], [payload])
         retried += 1
-    return {"retried": retried, "skipped": (len(ids) - retried) if ids else 0}
+    return {
+        "retried": retried,
+        "skipped": (len(ids) - retried) if ids else unreadable,
+        "failed": 0,
+    }

@@ -139,9 +139,14 @@ def handle(message: ChunkPairs | ArticleBatch, store: Store) -> list[Outgoing]:
     """Align sentences, store them (idempotently), and route them onwards."""
     if isinstance(message, ArticleBatch):
         outgoing: list[Outgoing] = []
+        position = 0
         for context, pairs in article_sentence_pairs(message):
-            # Rows are filed under the batch, the unit the job tracks.
-            outgoing.extend(_store_and_route(context, pairs, store, message.batch_id, "articles"))
+            # Rows are filed under the batch, the unit the job tracks, their positions running
+            # through the batch (listings keep each article pair's sentences together).
+            outgoing.extend(
+                _store_and_route(context, pairs, store, message.batch_id, "articles", position)
+            )
+            position += len(pairs)
         store.record_progress(message.batch_id, "sentence_align", len(outgoing))
         return outgoing
     context = message.context
@@ -151,7 +156,12 @@ def handle(message: ChunkPairs | ArticleBatch, store: Store) -> list[Outgoing]:
 
 
 def _store_and_route(
-    context: PairContext, pairs: list[SentencePair], store: Store, row_pair_id: str, stage: str
+    context: PairContext,
+    pairs: list[SentencePair],
+    store: Store,
+    row_pair_id: str,
+    stage: str,
+    first_position: int = 0,
 ) -> list[Outgoing]:
     rows: list[dict[str, Any]] = [
         {
@@ -170,7 +180,7 @@ def _store_and_route(
             "chunk": pair.chunk,
             "position": position,
         }
-        for position, pair in enumerate(pairs)
+        for position, pair in enumerate(pairs, start=first_position)
     ]
     store.add_sentence_pairs(rows, pair_id=context.pair_id, stage=stage)
     outgoing: list[Outgoing] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 from pathlib import Path
@@ -90,3 +91,49 @@ def test_missing_and_unknown_inputs_are_refused(tmp_path: Path) -> None:
     odd.write_bytes(gzip.compress(b"x"))
     results = list(read_page_pairs([tmp_path / "none", odd]))
     assert all(isinstance(r, InvalidInput) for r in results) and len(results) == 2
+
+
+def test_a_missing_or_broken_file_is_refused_and_the_batch_goes_on(tmp_path: Path) -> None:
+    # A missing .jsonl/.warc or a truncated .gz raised out of the reader, losing the whole
+    # batch; now each is one refusal and the sample directory's pairs still come through.
+    truncated = tmp_path / "m.jsonl.gz"
+    record = {"src": {"lang": "en", "html": "<p>a</p>"}, "tgt": {"lang": "de", "html": "<p>b</p>"}}
+    data = gzip.compress((json.dumps(record) + "\n").encode() * 50)
+    truncated.write_bytes(data[: len(data) // 2])
+    inputs = [tmp_path / "typo.jsonl", tmp_path / "typo.warc.gz", truncated]
+    job = build_job(read_page_pairs([*inputs, REPO / "samples" / "crawl"]))
+    assert len(job.pairs) == 4
+    assert [str(error).split(":")[0] for error in job.refused] == [str(p) for p in inputs]
+    assert "not readable to the end" in str(job.refused[-1])
+
+
+def test_a_page_without_exactly_one_counterpart_is_refused(tmp_path: Path) -> None:
+    for lang in ("en", "de", "fr"):
+        (tmp_path / f"about.{lang}.html").write_text(f"<p>About us ({lang}).</p>")
+    (tmp_path / "contact.en.html").write_text("<p>Contact.</p>")
+    refused = [str(r) for r in read_page_pairs([tmp_path]) if isinstance(r, InvalidInput)]
+    assert len(refused) == 2
+    assert "3 version(s) (de, en, fr)" in refused[0] and "1 version(s) (en)" in refused[1]
+
+
+def test_a_lett_line_that_cannot_be_read_is_refused_by_its_line(tmp_path: Path) -> None:
+    def page(text: str) -> str:
+        return base64.b64encode(f"<html><body><p>{text}</p></body></html>".encode()).decode()
+
+    lett = tmp_path / "x.lett"
+    lett.write_text(
+        f"en\ttext/html\tcharset=utf-8\thttp://x.org/en/a\t{page('Hello.')}\t\n"
+        f"de\ttext/html\tcharset=utf-8\thttp://x.org/de/a\t{page('Hallo.')}\t\n"
+        "en\ttext/html\tcharset=utf-8\thttp://x.org/en/b\t!!!notbase64\t\n"
+        f"de\ttext/html\tcharset=utf-8\thttp://x.org/de/b\t{page('Tschüss.')}\t\n"
+    )
+    results = list(read_page_pairs([lett], PairingOptions("en", "de")))
+    assert [r.src.url for r in results if isinstance(r, PairSource)] == ["http://x.org/en/a"]
+    assert [str(r).split(": ")[0] for r in results if isinstance(r, InvalidInput)] == [f"{lett}:3"]
+
+
+def test_a_meta_declared_utf16_on_ascii_bytes_is_read_as_utf8() -> None:
+    # Decoding the bytes as UTF-16 gave CJK nonsense whenever their length was even.
+    for body in ("Hello world", "Hello world!"):
+        page = f'<html><head><meta charset="utf-16"></head><body><p>{body}</p></body></html>'
+        assert body in decode_html(page.encode("ascii"))

@@ -74,6 +74,18 @@ def test_dead_letter_of_the_same_message_is_kept_once_with_its_reason(store: Sto
     assert store.delete_dead_letters() == 1 and store.list_dead_letters() == []
 
 
+def test_a_message_with_a_malformed_context_is_still_kept(store: Store) -> None:
+    # Its job is looked up in the context; a context that is not an object raised
+    # AttributeError, so the message that could not be processed was not kept either.
+    for context in ("oops", ["job"], None):
+        store.record_dead_letter(
+            stage="sentence_align", payload={"context": context, "chunks": []},
+            error_type="InvalidInput", reason="schema", attempts=1,
+        )  # fmt: skip
+    assert len(store.list_dead_letters()) == 3
+    assert {letter["job_id"] for letter in store.list_dead_letters()} == {None}
+
+
 def test_listing_filters_and_pages(store: Store) -> None:
     store.record_job("job1", [("pp1", "a", "b")], source="t")
     store.add_sentence_pairs(
@@ -87,6 +99,20 @@ def test_listing_filters_and_pages(store: Store) -> None:
     paged = list(store.iter_sentence_pairs(SentencePairQuery(job_id="job1"), batch=3))
     assert [row["position"] for row in paged] == list(range(10))
     assert store.list_sentence_pairs(SentencePairQuery(site="b.example")) == []
+
+
+def test_an_export_sees_each_pair_once_while_pairs_are_stored(store: Store) -> None:
+    store.add_sentence_pairs([_row(i) for i in range(10)], pair_id="pp5", stage="sentence_align")
+    exported = []
+    for k, row in enumerate(store.iter_sentence_pairs(SentencePairQuery(), batch=3)):
+        if k == 4:
+            # Pairs stored mid-export that sort first pushed later rows into the next
+            # offset window, which returned them twice.
+            store.add_sentence_pairs(
+                [_row(i, pair_id="pp0") for i in range(5)], pair_id="pp0", stage="t"
+            )
+        exported.append(row["id"])
+    assert len(exported) == len(set(exported)) == 10
 
 
 def test_urls_and_sites() -> None:
