@@ -42,8 +42,9 @@ def build_job(items: Iterable[PairSource | InvalidInput], job_id: str | None = N
         except ValidationError as exc:
             refused.append(InvalidInput(f"{item.origin}: {exc.errors()[0]['msg']}"))
     if job_id is None:
-        keys = sorted(draft.pair_id for draft in drafts) or ["empty"]
-        job_id = content_id(*keys, prefix="job")
+        # The refusals count too: requests whose pairs were all refused got one shared id.
+        keys = sorted(draft.pair_id for draft in drafts) + sorted(map(str, refused))
+        job_id = content_id(*(keys or ["empty"]), prefix="job")
     return Job(job_id, [draft.model_copy(update={"job_id": job_id}) for draft in drafts], refused)
 
 

@@ -26,6 +26,10 @@ class Message(BaseModel):
     schema_version: Literal[1] = 1
 
 
+# A job id given from outside (gateway requests, ``paramine process/submit --job-id``).
+JOB_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,64}$"
+
+
 class Page(BaseModel):
     """One crawled page: where it came from, its language and its HTML."""
 

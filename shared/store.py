@@ -616,9 +616,15 @@ class Store:
             return [dict(row._mapping) for row in conn.execute(statement)]
 
     def list_dead_letters(
-        self, *, stage: str | None = None, limit: int = 100
+        self, *, stage: str | None = None, limit: int = 100, offset: int = 0
     ) -> list[dict[str, Any]]:
-        statement = sa.select(dead_letters).order_by(dead_letters.c.created_at).limit(limit)
+        """Dead letters, oldest first (the id breaks ties, so pages are stable)."""
+        statement = (
+            sa.select(dead_letters)
+            .order_by(dead_letters.c.created_at, dead_letters.c.id)
+            .limit(limit)
+            .offset(offset)
+        )
         if stage:
             statement = statement.where(dead_letters.c.stage == stage)
         with self._guard(), self.begin() as conn:

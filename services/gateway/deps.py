@@ -31,10 +31,17 @@ def require_ingest_key(
     settings: Annotated[Settings, Depends(get_settings)],
     x_api_key: Annotated[str | None, Header()] = None,
 ) -> str:
-    """Ingest needs ``X-API-Key`` when PARAMINE_API_KEY is set; every key is rate limited."""
-    if not key_matches(x_api_key, secret(settings.api_key)):
+    """Ingest needs ``X-API-Key`` when PARAMINE_API_KEY is set. Requests are rate limited
+    per key when one is set, else per client address: a header no key checks would let a
+    client pick a new bucket for every request."""
+    expected = secret(settings.api_key)
+    if not key_matches(x_api_key, expected):
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing or wrong X-API-Key header")
-    client = x_api_key or (request.client.host if request.client else "anonymous")
+    client = (
+        x_api_key
+        if expected and x_api_key
+        else (request.client.host if request.client else "anonymous")
+    )
     if not _limiter(request).allow(client):
         raise HTTPException(status.HTTP_429_TOO_MANY_REQUESTS, "rate limit exceeded; slow down")
     return client

@@ -15,7 +15,7 @@ from shared.ids import content_id
 from shared.ingest import build_job
 from shared.inputs import PairSource, decode_html
 from shared.metrics import CONTENT_TYPE_LATEST, metrics_payload, stage_metrics
-from shared.schemas import ArticleBatch, ArticleIn, Page
+from shared.schemas import JOB_ID_PATTERN, ArticleBatch, ArticleIn, Page
 from shared.store import SentencePairQuery
 
 router = APIRouter()
@@ -35,9 +35,7 @@ class IngestRequest(BaseModel):
     """A batch of page pairs; ``job_id`` groups them (default: derived from their content)."""
 
     model_config = ConfigDict(extra="forbid")
-    job_id: str | None = Field(
-        default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:-]+$"
-    )
+    job_id: str | None = Field(default=None, pattern=JOB_ID_PATTERN)
     pairs: list[dict[str, Any]] = Field(min_length=1, max_length=10_000)
 
 
@@ -194,9 +192,7 @@ class ArticleBatchIn(BaseModel):
     """A day batch of Web and mobile news articles to pair (ALGORITHMS.md §2, Web/mobile)."""
 
     model_config = ConfigDict(extra="forbid")
-    job_id: str | None = Field(
-        default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:-]+$"
-    )
+    job_id: str | None = Field(default=None, pattern=JOB_ID_PATTERN)
     web: list[ArticleIn] = Field(min_length=1, max_length=20_000)
     mobile: list[ArticleIn] = Field(min_length=1, max_length=20_000)
 
@@ -280,7 +276,7 @@ def _observations(store: Any) -> list[Any]:
 
 
 @router.get(
-    "/v1/thesaurus/similarity", responses={404: {"description": "no snapshot or unknown word"}}
+    "/v1/thesaurus/similarity", responses={404: {"description": "no similarity snapshot yet"}}
 )
 def thesaurus_similarity(
     store: StoreDep,
@@ -288,7 +284,9 @@ def thesaurus_similarity(
     b: Annotated[str, Query(min_length=1, max_length=64)],
     thesaurus: Annotated[str | None, Query(max_length=64)] = None,
 ) -> dict[str, Any]:
-    """Similarity of two words: max over their classes, from the newest similarity snapshot."""
+    """Similarity of two words: max over their classes, from the newest similarity snapshot
+    (``match`` is null when a word is in no class of the thesaurus or no similarity of their
+    classes is defined)."""
     from services.thesaurus import repository
 
     store.ensure_schema()
@@ -352,12 +350,17 @@ def list_sentence_pairs(
 
 @router.get("/v1/dead-letters")
 def list_dead_letters(
-    store: StoreDep, _admin: AdminKey, stage: str | None = None
+    store: StoreDep,
+    _admin: AdminKey,
+    stage: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=1_000)] = 100,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
 ) -> list[dict[str, Any]]:
-    """Messages that could not be processed, with their reasons (admin key)."""
+    """Messages that could not be processed, with their reasons (admin key), oldest first,
+    paged by ``limit`` and ``offset``."""
     return [
         {key: row[key] for key in ("id", "stage", "job_id", "error_type", "reason", "attempts")}
-        for row in store.list_dead_letters(stage=stage)
+        for row in store.list_dead_letters(stage=stage, limit=limit, offset=offset)
     ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import threading
 import time
@@ -28,9 +29,18 @@ class RateLimiter:
         self._buckets: dict[str, tuple[float, float]] = {}
         self._lock = threading.Lock()
 
+    # Buckets kept before the full ones (refilled: the same as a new bucket) are dropped.
+    max_buckets = 10_000
+
     def allow(self, key: str, now: float | None = None) -> bool:
         now = time.monotonic() if now is None else now
         with self._lock:
+            if len(self._buckets) >= self.max_buckets:
+                self._buckets = {
+                    client: (tokens, last)
+                    for client, (tokens, last) in self._buckets.items()
+                    if tokens + (now - last) * self.rate < self.capacity
+                }
             tokens, last = self._buckets.get(key, (self.capacity, now))
             tokens = min(self.capacity, tokens + (now - last) * self.rate)
             if tokens < 1.0:
@@ -56,7 +66,7 @@ class BodySizeLimit:
             await self._refuse(send)
             return
         received = 0
-        too_large = False
+        too_large = started = False
 
         async def limited_receive() -> Message:
             nonlocal received, too_large
@@ -68,9 +78,18 @@ class BodySizeLimit:
                     raise _BodyTooLarge
             return message
 
-        try:
-            await self.app(scope, limited_receive, send)
-        except _BodyTooLarge:
+        async def guarded_send(message: Message) -> None:
+            # Once the body passed the limit, the app's own answer is dropped: FastAPI turns
+            # the exception raised in its body parsing into 400 "error parsing the body".
+            nonlocal started
+            if too_large and not started:
+                return
+            started = True
+            await send(message)
+
+        with contextlib.suppress(_BodyTooLarge):  # answered with 413 below
+            await self.app(scope, limited_receive, guarded_send)
+        if too_large and not started:
             await self._refuse(send)
 
     async def _refuse(self, send: Send) -> None:

@@ -19,7 +19,6 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
 from services.gateway.deps import StoreDep
-from services.gateway.exports import router as exports_router
 from shared.store import Store, job_pairs, jobs, sentence_pairs
 
 _HERE = Path(__file__).parent
@@ -35,8 +34,6 @@ templates = Jinja2Templates(
 )
 
 router = APIRouter(include_in_schema=False)
-# The download endpoints ride along with the viewer so the app registers one router for both.
-router.include_router(exports_router)
 
 _BEAD = re.compile(r"^\[([\d,\s]*)\]:\[([\d,\s]*)\]")
 

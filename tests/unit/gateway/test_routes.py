@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from services.gateway.app import create_app
 from shared.config import Settings, get_settings
+from shared.store import Store
 
 WEB_BODY = (
     "強い冬型の気圧配置の影響で、東北地方では12日、各地で大雪となった。"
@@ -84,3 +85,23 @@ def test_similarity_without_snapshot_is_404(client: TestClient) -> None:
 
 def test_articles_need_both_sides(client: TestClient) -> None:
     assert client.post("/v1/articles", json={"web": [], "mobile": []}).status_code == 422
+
+
+def test_dead_letters_are_paged_past_the_first_hundred(client: TestClient) -> None:
+    store = Store(get_settings().database_url)
+    for k in range(150):
+        store.record_dead_letter(
+            stage="paraphrase", payload={"letter": k}, error_type="X", reason=f"letter {k}",
+            attempts=1,
+        )  # fmt: skip
+    first = client.get("/v1/dead-letters").json()
+    rest = client.get("/v1/dead-letters", params={"limit": 100, "offset": 100}).json()
+    assert (len(first), len(rest)) == (100, 50)
+    reasons = {letter["reason"] for letter in first + rest}
+    assert reasons == {f"letter {k}" for k in range(150)}
+
+
+def test_the_openapi_schema_lists_the_export_endpoints(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    assert "/v1/exports/sentence-pairs" in paths
+    assert not any(path.startswith("/ui") for path in paths)

@@ -137,3 +137,12 @@ def test_a_meta_declared_utf16_on_ascii_bytes_is_read_as_utf8() -> None:
     for body in ("Hello world", "Hello world!"):
         page = f'<html><head><meta charset="utf-16"></head><body><p>{body}</p></body></html>'
         assert body in decode_html(page.encode("ascii"))
+
+
+def test_batches_whose_pairs_are_all_refused_get_their_own_jobs(tmp_path: Path) -> None:
+    # With the id derived from the accepted pairs only, every such batch shared one job.
+    first = build_job(read_page_pairs([tmp_path / "a.jsonl"]))
+    second = build_job(read_page_pairs([tmp_path / "b.jsonl"]))
+    assert not first.pairs and not second.pairs
+    assert first.job_id != second.job_id
+    assert build_job(read_page_pairs([tmp_path / "a.jsonl"])).job_id == first.job_id

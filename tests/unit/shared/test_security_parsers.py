@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import http.server
+import threading
 from pathlib import Path
 
 from services.tree_align.html_tree import page_text, parse_html
@@ -32,9 +34,30 @@ def test_an_external_entity_in_html_is_not_resolved(tmp_path: Path) -> None:
 
 
 def test_a_network_entity_in_html_is_not_fetched() -> None:
-    page = '<!DOCTYPE html [<!ENTITY net SYSTEM "http://127.0.0.1:9/x">]><p>a &net; b</p>'
-    tree = parse_html(page)
-    assert "a" in " ".join(page_text(tree))
+    # A real server that records every request: the entity's URL must never be asked for.
+    requested: list[str] = []
+
+    class Recorder(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            requested.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"FETCHED")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Recorder)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/x"
+        page = f'<!DOCTYPE html [<!ENTITY net SYSTEM "{url}">]><p>a &net; b</p>'
+        text = " ".join(page_text(parse_html(page)))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert requested == [] and "FETCHED" not in text and "a" in text
 
 
 def test_tmx_with_external_entity_is_not_resolved(tmp_path: Path) -> None:
