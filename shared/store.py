@@ -256,11 +256,12 @@ class JobStatus:
     completed: int
     failed: int
     sentence_pairs: int
+    refused: int = 0  # inputs refused at ingest (dead letters of stage "ingest")
 
     @property
     def state(self) -> str:
         if self.completed + self.failed >= self.pairs:
-            return "done" if self.failed == 0 else "done-with-errors"
+            return "done" if self.failed == 0 and self.refused == 0 else "done-with-errors"
         return "running"
 
 
@@ -537,6 +538,14 @@ class Store:
                 )
                 or 0
             )
+            refused = (
+                conn.scalar(
+                    sa.select(sa.func.count()).where(
+                        dead_letters.c.job_id == job_id, dead_letters.c.stage == "ingest"
+                    )
+                )
+                or 0
+            )
             n_sentences = (
                 conn.scalar(
                     sa.select(sa.func.count())
@@ -545,7 +554,9 @@ class Store:
                 )
                 or 0
             )
-        return JobStatus(job_id, int(total), int(completed), int(failed), int(n_sentences))
+        return JobStatus(
+            job_id, int(total), int(completed), int(failed), int(n_sentences), int(refused)
+        )
 
     def list_sentence_pairs(
         self, query: SentencePairQuery, *, after: tuple[str, int, str] | None = None

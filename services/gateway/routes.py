@@ -53,6 +53,7 @@ class JobOut(BaseModel):
     completed: int
     failed: int
     sentence_pairs: int
+    refused: int  # inputs refused at ingest, each a dead letter with its reason
 
 
 class SentencePairOut(BaseModel):
@@ -310,7 +311,8 @@ def thesaurus_similarity(
     "/v1/jobs/{job_id}", response_model=JobOut, responses={404: {"description": "unknown job"}}
 )
 def get_job(job_id: str, store: StoreDep) -> JobOut:
-    """Progress of a job: pairs, completed, failed, sentence pairs stored."""
+    """Progress of a job: pairs, completed, failed, sentence pairs stored, inputs refused
+    (a job with refusals ends "done-with-errors")."""
     job = store.job_status(job_id)
     if job is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"no job {job_id!r}")
@@ -321,6 +323,7 @@ def get_job(job_id: str, store: StoreDep) -> JobOut:
         completed=job.completed,
         failed=job.failed,
         sentence_pairs=job.sentence_pairs,
+        refused=job.refused,
     )
 
 

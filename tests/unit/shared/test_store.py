@@ -62,6 +62,21 @@ def test_job_status_counts_completed_failed_and_sentences(store: Store) -> None:
     assert store.job_status("nope") is None
 
 
+def test_a_job_whose_inputs_were_refused_ends_with_errors(store: Store) -> None:
+    # Its refusals were not counted anywhere: a job of refused inputs only said "done".
+    store.record_job("job2", [], source="test")
+    store.record_dead_letter(
+        stage="ingest", payload={"job_id": "job2", "error": "x.jsonl:3: not a page-pair record"},
+        error_type="InvalidInput", reason="x.jsonl:3: not a page-pair record", attempts=1,
+        job_id="job2",
+    )  # fmt: skip
+    status = store.job_status("job2")
+    assert status is not None
+    assert (status.pairs, status.failed, status.refused, status.state) == (
+        0, 0, 1, "done-with-errors"
+    )  # fmt: skip
+
+
 def test_dead_letter_of_the_same_message_is_kept_once_with_its_reason(store: Store) -> None:
     for _ in range(3):
         store.record_dead_letter(
