@@ -20,9 +20,13 @@ if (
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir
 
 import json
+import re
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -30,6 +34,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from shared.schemas import STAGES
+
+if TYPE_CHECKING:
+    import httpx
+
+    from shared.exports import MosesCorpus
+    from shared.ingest import Job
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 eval_app = typer.Typer(no_args_is_help=True, help="Score aligner output against gold.")
@@ -63,6 +73,15 @@ PairsFile = Annotated[
 ]
 
 
+def _job_id(value: str | None) -> str | None:
+    """``--job-id``: checked as the gateway checks it (a bad id dead-lettered every pair)."""
+    from shared.schemas import JOB_ID_PATTERN
+
+    if value is not None and not re.fullmatch(JOB_ID_PATTERN, value):
+        raise typer.BadParameter("1-64 characters of letters, digits and . _ : -")
+    return value
+
+
 def _pairing(src_lang: str, tgt_lang: str, url_key: str | None, pairs_file: Path | None) -> Any:
     from shared.inputs import PairingOptions
 
@@ -76,7 +95,8 @@ def process(
         "out"
     ),
     job_id: Annotated[
-        str | None, typer.Option(help="job id (default: derived from content)")
+        str | None,
+        typer.Option(help="job id (default: derived from content)", callback=_job_id),
     ] = None,
     src_lang: SrcLang = "en",
     tgt_lang: TgtLang = "de",
@@ -127,7 +147,7 @@ def process(
         jsonl_lines(store.iter_sentence_pairs(query)), out / "sentence_pairs.jsonl"
     )
     write_lines(tsv_lines(store.iter_sentence_pairs(query)), out / "sentence_pairs.tsv")
-    write_moses(store.iter_sentence_pairs(query), out / "sentence_pairs")
+    corpora = write_moses(store.iter_sentence_pairs(query), out / "sentence_pairs")
     status = store.job_status(job.job_id)
     report = {
         "job_id": job.job_id,
@@ -135,6 +155,7 @@ def process(
         "sentence_pairs": status.sentence_pairs if status else 0,
         "exported": written,
         "output": str(out),
+        "moses": [str(path) for corpus in corpora for path in (corpus.src, corpus.tgt)],
         "stages": {
             stage: {
                 "in": summary.received[stage],
@@ -162,8 +183,9 @@ def _print_summary(report: dict[str, Any]) -> None:
     out.print(table)
     out.print(
         f"page pairs: {report['page_pairs']}   sentence pairs: {report['sentence_pairs']}   "
-        f"written to {escape(str(report['output']))}/sentence_pairs.{{jsonl,tsv,*}}"
+        f"written to {escape(str(report['output']))}/sentence_pairs.{{jsonl,tsv}}"
     )
+    out.print(f"Moses files: {escape(', '.join(report['moses']))}")
     for failure in report["failures"]:
         reason = escape(f"{failure['stage']}: {failure['reason']}")
         out.print(f"[red]failed[/red] {reason}")
@@ -246,7 +268,7 @@ def submit(
     gateway: Annotated[
         str | None, typer.Option(help="gateway base URL (default: straight to Redis)")
     ] = None,
-    job_id: Annotated[str | None, typer.Option()] = None,
+    job_id: Annotated[str | None, typer.Option(callback=_job_id)] = None,
     src_lang: SrcLang = "en",
     tgt_lang: TgtLang = "de",
     url_key: UrlKey = None,
@@ -264,26 +286,7 @@ def submit(
     for error in job.refused:
         console.print(f"[red]refused[/red] {escape(str(error))}")
     if gateway:
-        import httpx
-
-        api_key = secret(settings.api_key)
-        headers = {"X-API-Key": api_key} if api_key else {}
-        body = {
-            "job_id": job.job_id,
-            "pairs": [
-                pair.model_dump(mode="json", exclude={"job_id", "schema_version"})
-                for pair in job.pairs
-            ],
-        }
-        response = httpx.post(
-            f"{gateway.rstrip('/')}/v1/page-pairs", json=body, headers=headers, timeout=120
-        )
-        if response.status_code >= 400:
-            console.print(
-                f"[red]gateway answered {response.status_code}[/red]: {escape(response.text)}"
-            )
-            raise typer.Exit(1)
-        typer.echo(response.text)
+        _submit_to_gateway(gateway, job, secret(settings.api_key))
         return
     if not settings.redis_url:
         raise typer.BadParameter("give --gateway URL or set PARAMINE_REDIS_URL")
@@ -293,6 +296,170 @@ def submit(
     enqueue_job(Store(settings.database_url), job, source="submit")
     typer.echo(
         json.dumps({"job_id": job.job_id, "pairs": len(job.pairs), "refused": len(job.refused)})
+    )
+
+
+# A rate-limited (429) ingest request is sent again up to this many times, after the gateway's
+# Retry-After or else a doubling wait (1 s, 2 s, ... at most _SUBMIT_BACKOFF_MAX); a Retry-After
+# beyond _RETRY_AFTER_MAX is cut to it so a wrong header cannot stall submit for hours.
+_SUBMIT_RETRIES = 8
+_SUBMIT_BACKOFF_MAX = 60.0
+_RETRY_AFTER_MAX = 600.0
+
+
+@dataclass
+class _Submitted:
+    """What the gateway accepted of one job, merged over the requests that carried it."""
+
+    job_id: str
+    accepted: int = 0
+    pair_ids: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    requests: int = 0
+
+
+class _GatewayRefused(Exception):
+    """The gateway answered an ingest request with an error that sending again cannot help."""
+
+
+def _ingest_limits() -> tuple[int, int]:
+    # The body limit is the gateway's setting (PARAMINE_MAX_BODY_BYTES, read here from the same
+    # environment); the pair limit is the bound of its request model.
+    from shared.config import get_settings
+    from shared.schemas import MAX_INGEST_PAIRS
+
+    return get_settings().max_body_bytes, MAX_INGEST_PAIRS
+
+
+def _ingest_body(job_id: str, pairs: Sequence[bytes]) -> bytes:
+    """The JSON body of ``POST /v1/page-pairs`` from pairs already encoded as JSON."""
+    # Assembled from pairs encoded once, so the size of a chunk is known before it is sent.
+    return b'{"job_id":' + json.dumps(job_id).encode() + b',"pairs":[' + b",".join(pairs) + b"]}"
+
+
+def _ingest_chunks(
+    job_id: str, pairs: Sequence[bytes], max_bytes: int, max_pairs: int
+) -> Iterator[list[bytes]]:
+    """Consecutive runs of encoded pairs whose ingest body has at most ``max_pairs`` pairs and
+    ``max_bytes`` bytes; a pair too large even alone goes alone, for the gateway to refuse."""
+    empty = len(_ingest_body(job_id, []))
+    chunk: list[bytes] = []
+    size = empty
+    for pair in pairs:
+        added = len(pair) + (1 if chunk else 0)  # the comma before every pair but the first
+        if chunk and (len(chunk) >= max_pairs or size + added > max_bytes):
+            yield chunk
+            chunk, size, added = [], empty, len(pair)
+        chunk.append(pair)
+        size += added
+    if chunk:
+        yield chunk
+
+
+def _wait(seconds: float) -> None:
+    time.sleep(seconds)
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    # Retry-After is delay-seconds or an HTTP date (RFC 9110, section 10.2.3).
+    import email.utils
+
+    value = response.headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            seconds = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
+        except (TypeError, ValueError):
+            return None
+    return min(max(seconds, 0.0), _RETRY_AFTER_MAX)
+
+
+def _post_ingest(
+    client: httpx.Client, url: str, body: bytes, headers: dict[str, str]
+) -> httpx.Response:
+    """POST one ingest body, sending it again while the gateway answers 429."""
+    response = client.post(url, content=body, headers=headers)
+    for attempt in range(_SUBMIT_RETRIES):
+        if response.status_code != 429:
+            break
+        delay = _retry_after(response)
+        _wait(min(2.0**attempt, _SUBMIT_BACKOFF_MAX) if delay is None else delay)
+        response = client.post(url, content=body, headers=headers)
+    return response
+
+
+def _send_chunks(
+    client: httpx.Client,
+    url: str,
+    headers: dict[str, str],
+    chunks: list[list[bytes]],
+    submitted: _Submitted,
+) -> None:
+    """Send every chunk under ``submitted.job_id``, merging the gateway's answers into
+    ``submitted``; a chunk refused as too large (413: the gateway's limit is below ours) is
+    halved and sent again."""
+    pending = chunks[::-1]  # a stack: the next chunk on top, halves pushed back in order
+    while pending:
+        chunk = pending.pop()
+        response = _post_ingest(client, url, _ingest_body(submitted.job_id, chunk), headers)
+        submitted.requests += 1
+        if response.status_code == 413 and len(chunk) > 1:
+            half = len(chunk) // 2
+            pending += [chunk[half:], chunk[:half]]
+            continue
+        if response.status_code >= 400:
+            raise _GatewayRefused(f"gateway answered {response.status_code}: {response.text}")
+        answer = response.json()
+        submitted.accepted += int(answer["accepted"])
+        submitted.pair_ids += answer["pair_ids"]
+        submitted.refused += answer["refused"]
+
+
+def _submit_to_gateway(gateway: str, job: Job, api_key: str | None) -> None:
+    # One job in as many requests as the gateway's body and pair limits need, all under the job
+    # id build_job derived from every pair (the gateway adds each request's pairs to that job).
+    import httpx
+
+    if not job.pairs:
+        console.print("[red]nothing to submit[/red]: no page pair was read")
+        raise typer.Exit(1)
+    headers = {"Content-Type": "application/json"}
+    if api_key:
+        headers["X-API-Key"] = api_key
+    encoded = [
+        json.dumps(
+            {
+                "id": pair.pair_id,
+                **pair.model_dump(mode="json", exclude={"job_id", "schema_version"}),
+            },
+            ensure_ascii=False,
+        ).encode("utf-8")
+        for pair in job.pairs
+    ]
+    chunks = list(_ingest_chunks(job.job_id, encoded, *_ingest_limits()))
+    url = f"{gateway.rstrip('/')}/v1/page-pairs"
+    submitted = _Submitted(job.job_id)
+    try:
+        with httpx.Client(timeout=120) as client:
+            _send_chunks(client, url, headers, chunks, submitted)
+    except _GatewayRefused as exc:
+        _print_partial_submit(str(exc), submitted, job)
+        raise typer.Exit(1) from None
+    except httpx.HTTPError as exc:  # unreachable, timed out, connection lost
+        _print_partial_submit(f"{exc.__class__.__name__}: {exc}", submitted, job)
+        raise typer.Exit(1) from None
+    typer.echo(json.dumps(asdict(submitted), ensure_ascii=False))
+
+
+def _print_partial_submit(reason: str, submitted: _Submitted, job: Job) -> None:
+    console.print(f"[red]submit failed[/red]: {escape(reason)}")
+    console.print(
+        f"{submitted.accepted} of {len(job.pairs)} page pairs were accepted into job "
+        f"{escape(job.job_id)} before the failure; submitting the same inputs again is "
+        "idempotent"
     )
 
 
@@ -359,8 +526,8 @@ def export(
         console.print(f"{count} paraphrase pairs → {escape(str(out))}")
         return
     if format is ExportFormat.moses:
-        src_path, tgt_path, count = write_moses(rows, out)
-        console.print(f"{count} pairs → {escape(f'{src_path}, {tgt_path}')}")
+        for corpus in write_moses(rows, out, src_lang=src_lang, tgt_lang=tgt_lang):
+            console.print(escape(_moses_written(corpus)))
     elif format is ExportFormat.tmx:
         count = write_tmx(rows, out, srclang=src_lang)
         console.print(f"{count} translation units → {escape(str(out))}")
@@ -368,6 +535,14 @@ def export(
         lines = jsonl_lines(rows) if format is ExportFormat.jsonl else tsv_lines(rows)
         count = write_lines(lines, out)
         console.print(f"{count} lines → {escape(str(out))}")
+
+
+def _moses_written(corpus: MosesCorpus) -> str:
+    # One line per language pair, so a multi-pair export says which files hold which pair.
+    languages = (
+        f" {corpus.src_lang}-{corpus.tgt_lang}" if corpus.src_lang and corpus.tgt_lang else ""
+    )
+    return f"{corpus.pairs}{languages} pairs → {corpus.src}, {corpus.tgt}"
 
 
 @app.command("align-pages")
@@ -385,6 +560,8 @@ def align_pages(
     kind: Annotated[str, typer.Option(help="translation or pc-mobile")] = "translation",
 ) -> None:
     """Align two pages: tree alignment, then sentences inside aligned nodes; prints JSONL pairs."""
+    from pydantic import ValidationError
+
     from services.sentence_align.handler import sentence_pairs
     from services.tree_align.handler import chunk_pairs
     from shared.errors import InvalidInput
@@ -415,7 +592,8 @@ def align_pages(
                     {"src": pair.src, "tgt": pair.tgt, "score": pair.score}, ensure_ascii=False
                 )
             )
-    except InvalidInput as exc:
+    except (InvalidInput, ValidationError, OSError) as exc:
+        # A bad --src-lang or --kind fails the message's schema; a page file may be unreadable.
         console.print(f"[red]invalid input[/red]: {escape(str(exc))}")
         raise typer.Exit(2) from None
 

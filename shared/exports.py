@@ -5,8 +5,11 @@ from __future__ import annotations
 import io
 import json
 import re
+import shutil
+import tempfile
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -41,32 +44,82 @@ def tsv_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
         )
 
 
-def write_moses(rows: Iterable[dict[str, Any]], prefix: Path) -> tuple[Path, Path, int]:
-    """Moses plain text: ``PREFIX.<src_lang>`` and ``PREFIX.<tgt_lang>``, line i ↔ line i."""
-    handles: dict[str, Any] = {}
-    paths: list[Path] = []
-    count = 0
+@dataclass(frozen=True)
+class MosesCorpus:
+    """The two files of one language pair's Moses corpus: line i of ``src`` ↔ line i of ``tgt``."""
+
+    src_lang: str | None  # None: an empty corpus with no language given
+    tgt_lang: str | None
+    src: Path
+    tgt: Path
+    pairs: int
+
+
+def _moses_suffixes(src_lang: str, tgt_lang: str) -> tuple[str, str]:
+    """File suffixes of a pair's two sides: the languages, or ``<lang>.src``/``<lang>.tgt``
+    when both sides share one (monolingual pairs would otherwise write to the same file)."""
+    if src_lang == tgt_lang:
+        return f"{src_lang}.src", f"{tgt_lang}.tgt"
+    return src_lang, tgt_lang
+
+
+def _moses_paths(stem: Path, src_lang: str, tgt_lang: str) -> tuple[Path, Path]:
+    src_suffix, tgt_suffix = _moses_suffixes(src_lang, tgt_lang)
+    return stem.with_name(f"{stem.name}.{src_suffix}"), stem.with_name(f"{stem.name}.{tgt_suffix}")
+
+
+def _pair_stem(prefix: Path, src_lang: str, tgt_lang: str) -> Path:
+    return prefix.with_name(f"{prefix.name}.{src_lang}-{tgt_lang}")
+
+
+def write_moses(
+    rows: Iterable[dict[str, Any]],
+    prefix: Path,
+    *,
+    src_lang: str | None = None,
+    tgt_lang: str | None = None,
+) -> list[MosesCorpus]:
+    """Moses plain text, one corpus per (src_lang, tgt_lang) pair, in order of first appearance.
+
+    Rows of one pair: ``PREFIX.<src>`` and ``PREFIX.<tgt>``. Rows of several pairs: each pair's
+    corpus has the stem ``PREFIX.<src>-<tgt>`` (``PREFIX.en-de.en``, ``PREFIX.en-de.de``), as
+    Moses' own multi-pair corpora are named. No rows: one empty corpus named after ``src_lang``
+    and ``tgt_lang`` (the caller's filter), ``src``/``tgt`` for a language not given.
+    """
+    handles: dict[tuple[str, str], tuple[IO[str], IO[str]]] = {}
+    counts: dict[tuple[str, str], int] = {}
     try:
         for row in rows:
-            if not handles:
-                src_lang, tgt_lang = row["src_lang"], row["tgt_lang"]
-                if src_lang == tgt_lang:
-                    src_lang, tgt_lang = f"{src_lang}.src", f"{tgt_lang}.tgt"
-                for side, lang in (("src", src_lang), ("tgt", tgt_lang)):
-                    path = prefix.with_name(f"{prefix.name}.{lang}")
-                    paths.append(path)
-                    handles[side] = path.open("w", encoding="utf-8")
-            handles["src"].write(_clean(row["src_text"]) + "\n")
-            handles["tgt"].write(_clean(row["tgt_text"]) + "\n")
-            count += 1
+            languages = (str(row["src_lang"]), str(row["tgt_lang"]))
+            if languages not in handles:
+                # Written under the pair's own stem until the end shows whether it is the only one.
+                src_path, tgt_path = _moses_paths(_pair_stem(prefix, *languages), *languages)
+                handles[languages] = (
+                    src_path.open("w", encoding="utf-8"),
+                    tgt_path.open("w", encoding="utf-8"),
+                )
+                counts[languages] = 0
+            src_handle, tgt_handle = handles[languages]
+            src_handle.write(_clean(row["src_text"]) + "\n")
+            tgt_handle.write(_clean(row["tgt_text"]) + "\n")
+            counts[languages] += 1
     finally:
-        for handle in handles.values():
-            handle.close()
-    if not paths:
-        paths = [prefix.with_name(prefix.name + ".src"), prefix.with_name(prefix.name + ".tgt")]
-        for path in paths:
+        for pair_handles in handles.values():
+            for handle in pair_handles:
+                handle.close()
+    if not counts:
+        src_path, tgt_path = _moses_paths(prefix, src_lang or "src", tgt_lang or "tgt")
+        for path in (src_path, tgt_path):
             path.write_text("", encoding="utf-8")
-    return paths[0], paths[1], count
+        return [MosesCorpus(src_lang, tgt_lang, src_path, tgt_path, 0)]
+    corpora = []
+    for languages, count in counts.items():
+        src_path, tgt_path = _moses_paths(_pair_stem(prefix, *languages), *languages)
+        if len(counts) == 1:
+            plain_src, plain_tgt = _moses_paths(prefix, *languages)
+            src_path, tgt_path = src_path.replace(plain_src), tgt_path.replace(plain_tgt)
+        corpora.append(MosesCorpus(*languages, src_path, tgt_path, count))
+    return corpora
 
 
 def write_lines(lines: Iterable[str], path: Path) -> int:
@@ -81,6 +134,8 @@ def write_lines(lines: Iterable[str], path: Path) -> int:
 # -- TMX 1.4b --------------------------------------------------------------------------------
 
 TMX_VERSION = "1.4"
+TMX_TOOL_VERSION = "0.1.0"  # creationtoolversion of the header
+TMX_ALL_LANGUAGES = "*all*"  # header srclang: units may have different source languages
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 # Characters XML 1.0 cannot carry (C0 controls except tab/newline/CR, surrogates, U+FFFE/F).
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -131,52 +186,71 @@ def _tmx_unit(row: dict[str, Any]) -> etree._Element:
     return unit
 
 
+def _tmx_prologue(srclang: str, version: str) -> bytes:
+    # The declaration, <tmx> and its <header>, <body> opened: everything before the first unit.
+    header: bytes = etree.tostring(
+        _tmx_header(srclang, version), encoding="utf-8", pretty_print=True
+    )
+    return (
+        b"<?xml version='1.0' encoding='utf-8'?>\n"
+        + f'<tmx version="{TMX_VERSION}">'.encode()
+        + header
+        + b"<body>"
+    )
+
+
+_TMX_EPILOGUE = b"</body></tmx>"
+
+
+def _tmx_unit_bytes(row: dict[str, Any]) -> bytes:
+    data: bytes = etree.tostring(_tmx_unit(row), encoding="utf-8", pretty_print=True)
+    return data
+
+
 def tmx_chunks(
-    rows: Iterable[dict[str, Any]], *, srclang: str | None = None, version: str = "0.1.0"
+    rows: Iterable[dict[str, Any]],
+    *,
+    srclang: str | None = None,
+    version: str = TMX_TOOL_VERSION,
 ) -> Iterator[bytes]:
     """TMX 1.4b document as UTF-8 byte chunks (one per unit), for files and HTTP streaming.
 
-    ``srclang`` defaults to the first row's source language (``*all*`` when there are no rows).
+    ``srclang`` defaults to ``*all*`` (TMX: any variant may serve as the source): the header
+    goes out before the rows are read, so a stream cannot name one source language without
+    knowing that no later row has another. :func:`write_tmx` can, and does.
     """
-    iterator = iter(rows)
-    first = next(iterator, None)
-    if srclang is None:
-        srclang = str(first["src_lang"]) if first is not None else "*all*"
-    buffer = io.BytesIO()
-
-    def drain() -> bytes:
-        data = buffer.getvalue()
-        buffer.seek(0)
-        buffer.truncate()
-        return data
-
-    with etree.xmlfile(buffer, encoding="utf-8") as document:
-        document.write_declaration()
-        with document.element("tmx", version=TMX_VERSION):
-            document.write(_tmx_header(srclang, version), pretty_print=True)
-            with document.element("body"):
-                if first is not None:
-                    document.write(_tmx_unit(first), pretty_print=True)
-                for row in iterator:
-                    document.flush()
-                    yield drain()
-                    document.write(_tmx_unit(row), pretty_print=True)
-    yield drain()
+    pending = _tmx_prologue(srclang or TMX_ALL_LANGUAGES, version)
+    for number, row in enumerate(rows):
+        # The header travels with the first unit and the closing tags with the last.
+        if number:
+            yield pending
+            pending = b""
+        pending += _tmx_unit_bytes(row)
+    yield pending + _TMX_EPILOGUE
 
 
 def write_tmx(rows: Iterable[dict[str, Any]], path: Path, *, srclang: str | None = None) -> int:
-    """Write a TMX 1.4b file; returns the number of translation units."""
+    """Write a TMX 1.4b file; returns the number of translation units.
+
+    Without ``srclang`` the header names the rows' source language when they all share one,
+    else ``*all*``. The units go to a temporary file beside ``path`` first, since the header,
+    which must precede them, depends on every row.
+    """
     units = 0
-
-    def counted() -> Iterator[dict[str, Any]]:
-        nonlocal units
+    source_languages: set[str] = set()
+    with tempfile.TemporaryFile(dir=path.parent) as body:
         for row in rows:
+            body.write(_tmx_unit_bytes(row))
+            source_languages.add(str(row["src_lang"]))
             units += 1
-            yield row
-
-    with path.open("wb") as handle:
-        for chunk in tmx_chunks(counted(), srclang=srclang):
-            handle.write(chunk)
+        if srclang is None:
+            only = len(source_languages) == 1
+            srclang = source_languages.pop() if only else TMX_ALL_LANGUAGES
+        body.seek(0)
+        with path.open("wb") as handle:
+            handle.write(_tmx_prologue(srclang, TMX_TOOL_VERSION))
+            shutil.copyfileobj(body, handle)
+            handle.write(_TMX_EPILOGUE)
     return units
 
 

@@ -28,6 +28,8 @@ class Message(BaseModel):
 
 # A job id given from outside (gateway requests, ``paramine process/submit --job-id``).
 JOB_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,64}$"
+# Page pairs in one ingest request (the gateway's bound; ``paramine submit`` splits below it).
+MAX_INGEST_PAIRS = 10_000
 
 
 class Page(BaseModel):

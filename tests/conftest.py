@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,3 +22,18 @@ def kit_path(relative: str) -> Path:
     if not path.exists():
         pytest.skip(f"data kit file {path} is absent (set PARAMINE_KIT_DATA to the kit's data/)")
     return path
+
+
+@pytest.fixture
+def embedded_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The settings of the embedded mode on a temp SQLite store (its URL): no broker, no API
+    key, the default body limit."""
+    from shared.config import get_settings
+
+    url = f"sqlite:///{tmp_path / 'embedded.db'}"
+    monkeypatch.setenv("PARAMINE_DATABASE_URL", url)
+    for name in ("PARAMINE_REDIS_URL", "PARAMINE_API_KEY", "PARAMINE_MAX_BODY_BYTES"):
+        monkeypatch.delenv(name, raising=False)
+    get_settings.cache_clear()
+    yield url
+    get_settings.cache_clear()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 from typing import Annotated
 
 from fastapi import Depends, Header, HTTPException, Request, status
@@ -43,7 +44,13 @@ def require_ingest_key(
         else (request.client.host if request.client else "anonymous")
     )
     if not _limiter(request).allow(client):
-        raise HTTPException(status.HTTP_429_TOO_MANY_REQUESTS, "rate limit exceeded; slow down")
+        # Retry-After: the time one request's token takes to come back.
+        wait = math.ceil(60 / settings.rate_limit_per_minute)
+        raise HTTPException(
+            status.HTTP_429_TOO_MANY_REQUESTS,
+            "rate limit exceeded; slow down",
+            headers={"Retry-After": str(wait)},
+        )
     return client
 
 

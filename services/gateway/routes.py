@@ -15,7 +15,7 @@ from shared.ids import content_id
 from shared.ingest import build_job
 from shared.inputs import PairSource, decode_html
 from shared.metrics import CONTENT_TYPE_LATEST, metrics_payload, stage_metrics
-from shared.schemas import JOB_ID_PATTERN, ArticleBatch, ArticleIn, Page
+from shared.schemas import JOB_ID_PATTERN, MAX_INGEST_PAIRS, ArticleBatch, ArticleIn, Page
 from shared.store import SentencePairQuery
 
 router = APIRouter()
@@ -36,7 +36,7 @@ class IngestRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     job_id: str | None = Field(default=None, pattern=JOB_ID_PATTERN)
-    pairs: list[dict[str, Any]] = Field(min_length=1, max_length=10_000)
+    pairs: list[dict[str, Any]] = Field(min_length=1, max_length=MAX_INGEST_PAIRS)
 
 
 class IngestResponse(BaseModel):

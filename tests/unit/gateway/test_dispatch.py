@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from services.gateway.dispatch import retry_dead_letters
@@ -23,13 +20,8 @@ PAYLOAD = {
 
 
 @pytest.fixture
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
-    url = f"sqlite:///{tmp_path / 'letters.db'}"
-    monkeypatch.setenv("PARAMINE_DATABASE_URL", url)
-    monkeypatch.delenv("PARAMINE_REDIS_URL", raising=False)
-    get_settings.cache_clear()
-    yield Store(url)
-    get_settings.cache_clear()
+def store(embedded_url: str) -> Store:
+    return Store(embedded_url)
 
 
 def _letter(store: Store, payload: object) -> str:

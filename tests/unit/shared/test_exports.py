@@ -35,7 +35,60 @@ def test_tsv_and_moses_keep_one_pair_per_line(tmp_path: Path) -> None:
     lines = list(tsv_lines(ROWS))
     assert lines[0].startswith("src\ttgt\tscore") and len(lines) == 4
     assert all(line.count("\t") == 4 for line in lines)
-    src, tgt, count = write_moses(ROWS, tmp_path / "corpus")
+    (corpus,) = write_moses(ROWS, tmp_path / "corpus")
+    src, tgt, count = corpus.src, corpus.tgt, corpus.pairs
     assert (src.name, tgt.name, count) == ("corpus.en", "corpus.de", 3)
     assert src.read_text().splitlines() == ["line 0 wrapped", "line 1 wrapped", "line 2 wrapped"]
     assert tgt.read_text().splitlines() == ["Zeile 0", "Zeile 1", "Zeile 2"]
+
+
+def pair_row(number: int, src_lang: str, tgt_lang: str) -> dict[str, str]:
+    return {
+        "src_lang": src_lang,
+        "tgt_lang": tgt_lang,
+        "src_text": f"{src_lang} {number}",
+        "tgt_text": f"{tgt_lang} {number}",
+    }
+
+
+def test_moses_writes_one_corpus_per_language_pair(tmp_path: Path) -> None:
+    # The first row's languages named both files and every other pair was written into them.
+    mixed = [("en", "fr"), ("en", "de"), ("ja", "ja"), ("en", "de"), ("en", "fr")]
+    rows = [pair_row(n, src, tgt) for n, (src, tgt) in enumerate(mixed)]
+    corpora = write_moses(rows, tmp_path / "corpus")
+    assert [(c.src_lang, c.tgt_lang, c.src.name, c.tgt.name, c.pairs) for c in corpora] == [
+        ("en", "fr", "corpus.en-fr.en", "corpus.en-fr.fr", 2),
+        ("en", "de", "corpus.en-de.en", "corpus.en-de.de", 2),
+        ("ja", "ja", "corpus.ja-ja.ja.src", "corpus.ja-ja.ja.tgt", 1),
+    ]
+    for corpus in corpora:
+        languages = (corpus.src_lang, corpus.tgt_lang)
+        expected = [
+            (row["src_text"], row["tgt_text"])
+            for row in rows
+            if (row["src_lang"], row["tgt_lang"]) == languages
+        ]
+        written = zip(
+            corpus.src.read_text("utf-8").splitlines(),
+            corpus.tgt.read_text("utf-8").splitlines(),
+            strict=True,
+        )
+        assert list(written) == expected
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(
+        name for c in corpora for name in (c.src.name, c.tgt.name)
+    )
+
+
+def test_moses_of_one_monolingual_pair_keeps_the_plain_stem(tmp_path: Path) -> None:
+    corpora = write_moses([pair_row(0, "ja", "ja")], tmp_path / "corpus")
+    assert [(c.src.name, c.tgt.name) for c in corpora] == [("corpus.ja.src", "corpus.ja.tgt")]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["corpus.ja.src", "corpus.ja.tgt"]
+
+
+def test_empty_moses_export_is_named_after_the_filter(tmp_path: Path) -> None:
+    # Without rows the files were always PREFIX.src/PREFIX.tgt, whatever languages were asked.
+    (corpus,) = write_moses([], tmp_path / "empty", src_lang="en", tgt_lang="nl")
+    assert (corpus.src.name, corpus.tgt.name, corpus.pairs) == ("empty.en", "empty.nl", 0)
+    assert corpus.src.read_text() == corpus.tgt.read_text() == ""
+    (unnamed,) = write_moses([], tmp_path / "none")
+    assert (unnamed.src.name, unnamed.tgt.name) == ("none.src", "none.tgt")

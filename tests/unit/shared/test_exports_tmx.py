@@ -139,6 +139,24 @@ def test_empty_tmx_is_valid_and_has_a_srclang() -> None:
     assert root.findall("body/tu") == []
 
 
+def test_tmx_srclang_is_all_when_source_languages_mix(tmp_path: Path) -> None:
+    # The header took the first row's source language even when later rows had another.
+    rows = [
+        *HOSTILE,
+        make_row(3, "Zweiter Satz.", "Second sentence.", src_lang="de", tgt_lang="en"),
+    ]
+    write_tmx(rows, tmp_path / "mixed.tmx")
+    root = assert_tmx_14b((tmp_path / "mixed.tmx").read_bytes())
+    assert root.find("header").get("srclang") == "*all*"
+    assert [unit["src_lang"] for unit in read_tmx(tmp_path / "mixed.tmx")] == ["en"] * 3 + ["de"]
+    # A stream writes its header before it has seen the rows: *all* unless told the language.
+    streamed = b"".join(tmx_chunks(rows))
+    assert etree.fromstring(streamed).find("header").get("srclang") == "*all*"
+    assert streamed == (tmp_path / "mixed.tmx").read_bytes()
+    told = etree.fromstring(b"".join(tmx_chunks(HOSTILE, srclang="en")))
+    assert told.find("header").get("srclang") == "en"
+
+
 def test_tmx_streams_one_chunk_per_unit() -> None:
     chunks = list(tmx_chunks(HOSTILE, srclang="en"))
     # The header travels with the first unit; every chunk carries exactly one unit.
@@ -186,7 +204,8 @@ def test_every_format_round_trips(pairs: list[tuple[str, str]]) -> None:
 
 def test_moses_files_round_trip(tmp_path: Path) -> None:
     rows = [make_row(n, f"source {n}", f"Ziel {n}") for n in range(5)]
-    src_path, tgt_path, count = write_moses(rows, tmp_path / "corpus")
+    (corpus,) = write_moses(rows, tmp_path / "corpus")
+    src_path, tgt_path, count = corpus.src, corpus.tgt, corpus.pairs
     assert count == 5 and src_path.name == "corpus.en" and tgt_path.name == "corpus.de"
     pairs = list(
         zip(

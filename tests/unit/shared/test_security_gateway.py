@@ -115,13 +115,15 @@ def test_without_a_configured_key_the_rate_limit_is_per_client(tmp_path: Path) -
 
 def test_the_configured_key_is_rate_limited(tmp_path: Path) -> None:
     with make_client(tmp_path, rate_limit_per_minute=2) as client:
-        codes = [
+        responses = [
             client.post(
                 "/v1/page-pairs", json={"pairs": []}, headers={"X-API-Key": "ingest-secret"}
-            ).status_code
+            )
             for _ in range(3)
         ]
-        assert codes == [422, 422, 429]
+        assert [response.status_code for response in responses] == [422, 422, 429]
+        # One request's token comes back after 30 s (2 a minute): clients are told so.
+        assert responses[-1].headers["Retry-After"] == "30"
 
 
 def test_the_limiter_forgets_refilled_buckets() -> None:

@@ -1,0 +1,205 @@
+"""``paramine submit --gateway``: a crawl too large for one ingest request goes in several, all
+into one job; a rate-limited request is sent again after the gateway's Retry-After.
+
+The gateway is the real app in embedded mode (SQLite, no Redis) served by uvicorn on a free
+port in a thread, behind a recorder of what each ingest request carried and got.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from fastapi.testclient import TestClient
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from typer.testing import CliRunner
+
+from services import cli
+from services.gateway.app import create_app
+from shared.config import Settings, get_settings
+from shared.store import Store
+
+PAIRS = 8
+BODY_LIMIT = 3_000  # bytes: two of the pairs below per request
+
+
+def manifest(path: Path) -> Path:
+    """PAIRS distinct en/de page pairs of ~1.2 KB each as a JSONL crawl manifest."""
+    lines = []
+    for number in range(PAIRS):
+        src = f"<p>The museum number {number} opens daily except Mondays from ten to six.</p>"
+        tgt = (
+            f"<p>Das Museum Nummer {number} ist täglich außer montags von zehn bis sechs offen.</p>"
+        )
+        record = {
+            "id": f"page-{number}",
+            "src": {"url": f"https://x.org/en/{number}", "lang": "en", "html": src * 6},
+            "tgt": {"url": f"https://x.org/de/{number}", "lang": "de", "html": tgt * 6},
+        }
+        lines.append(json.dumps(record, ensure_ascii=False) + "\n")
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+@dataclass
+class IngestRecorder:
+    """ASGI wrapper: records (status, body bytes) of each POST /v1/page-pairs; answers the first
+    ``too_many`` of them itself with 429 and the given Retry-After headers (None: no header)."""
+
+    app: ASGIApp
+    too_many: list[str | None] = field(default_factory=list)
+    requests: list[tuple[int, int]] = field(default_factory=list)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] != "/v1/page-pairs":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length", b"0")
+        size = int(declared)
+        if self.too_many:
+            retry_after = self.too_many.pop(0)
+            headers = [] if retry_after is None else [(b"retry-after", retry_after.encode())]
+            await send({"type": "http.response.start", "status": 429, "headers": headers})
+            await send({"type": "http.response.body", "body": b'{"detail":"slow down"}'})
+            self.requests.append((429, size))
+            return
+
+        async def recording_send(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                self.requests.append((message["status"], size))
+            await send(message)
+
+        await self.app(scope, receive, recording_send)
+
+
+@pytest.fixture
+def store_url(embedded_url: str) -> str:
+    return embedded_url
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[ASGIApp], str]]:
+    """Start an app under uvicorn on a free loopback port; returns its base URL."""
+    servers: list[tuple[uvicorn.Server, threading.Thread]] = []
+
+    def start(app: ASGIApp) -> str:
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+        thread.start()
+        servers.append((server, thread))
+        deadline = time.monotonic() + 20
+        while not server.started and thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert server.started, "uvicorn did not start"
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+    yield start
+    for server, thread in servers:
+        server.should_exit = True
+        thread.join(10)
+
+
+def submit(crawl: Path, url: str) -> dict[str, Any]:
+    result = CliRunner().invoke(cli.app, ["submit", str(crawl), "--gateway", url])
+    assert result.exit_code == 0, result.output
+    answer: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
+    return answer
+
+
+def assert_one_job_of_every_pair(store_url: str, answer: dict[str, Any]) -> None:
+    store = Store(store_url)
+    assert store.count_jobs() == 1
+    status = store.job_status(answer["job_id"])
+    assert status is not None
+    assert (status.pairs, status.completed, status.failed) == (PAIRS, PAIRS, 0)
+    assert status.sentence_pairs >= PAIRS
+    assert answer["accepted"] == len(set(answer["pair_ids"])) == PAIRS
+
+
+def test_submit_splits_a_crawl_over_the_body_limit_into_one_job(
+    tmp_path: Path, store_url: str, serve: Callable[[ASGIApp], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The whole crawl went in one request: over the gateway's body limit it got 413.
+    monkeypatch.setenv("PARAMINE_MAX_BODY_BYTES", str(BODY_LIMIT))  # gateway and submit
+    get_settings.cache_clear()
+    crawl = manifest(tmp_path / "crawl.jsonl")
+    assert crawl.stat().st_size > 2 * BODY_LIMIT
+    recorder = IngestRecorder(create_app(Settings()))
+    answer = submit(crawl, serve(recorder))
+    assert [status for status, _ in recorder.requests] == [202] * answer["requests"]
+    assert answer["requests"] >= 3
+    assert all(size <= BODY_LIMIT for _, size in recorder.requests)
+    assert_one_job_of_every_pair(store_url, answer)
+
+
+def test_submit_halves_requests_a_gateway_with_a_lower_limit_refuses(
+    tmp_path: Path, store_url: str, serve: Callable[[ASGIApp], str]
+) -> None:
+    # The gateway's PARAMINE_MAX_BODY_BYTES is below the one submit knows (the default).
+    recorder = IngestRecorder(create_app(Settings(max_body_bytes=BODY_LIMIT)))
+    answer = submit(manifest(tmp_path / "crawl.jsonl"), serve(recorder))
+    statuses = [status for status, _ in recorder.requests]
+    assert statuses[0] == 413 and statuses.count(202) >= 3
+    assert set(statuses) == {413, 202} and len(statuses) == answer["requests"]
+    assert all(size <= BODY_LIMIT for status, size in recorder.requests if status == 202)
+    assert_one_job_of_every_pair(store_url, answer)
+
+
+def test_submit_waits_as_the_gateway_asks_when_rate_limited(
+    tmp_path: Path,
+    store_url: str,
+    serve: Callable[[ASGIApp], str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A 429 ended the submit; now it waits Retry-After (else 1 s, 2 s, ...) and sends again.
+    waits: list[float] = []
+    monkeypatch.setattr(cli, "_wait", waits.append)
+    recorder = IngestRecorder(create_app(Settings()), too_many=["3", None])
+    answer = submit(manifest(tmp_path / "crawl.jsonl"), serve(recorder))
+    assert waits == [3.0, 2.0]
+    assert [status for status, _ in recorder.requests] == [429, 429, 202]
+    assert answer["requests"] == 1
+    assert_one_job_of_every_pair(store_url, answer)
+
+
+def test_submit_reports_a_refusal_and_what_was_accepted(
+    tmp_path: Path, store_url: str, serve: Callable[[ASGIApp], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cli, "_SUBMIT_RETRIES", 1)
+    monkeypatch.setattr(cli, "_wait", lambda seconds: None)
+    recorder = IngestRecorder(create_app(Settings()), too_many=[None, None])
+    url = serve(recorder)
+    result = CliRunner().invoke(
+        cli.app, ["submit", str(manifest(tmp_path / "c.jsonl")), "--gateway", url]
+    )
+    assert result.exit_code == 1
+    assert "submit failed: gateway answered 429" in result.output
+    assert f"0 of {PAIRS} page pairs were accepted" in result.output
+
+
+def test_chunks_respect_both_limits_and_keep_the_order() -> None:
+    pairs = [json.dumps({"n": number, "pad": "x" * (number * 10)}).encode() for number in range(9)]
+    chunks = list(cli._ingest_chunks("job-1", pairs, max_bytes=120, max_pairs=2))
+    assert [pair for chunk in chunks for pair in chunk] == pairs
+    assert all(1 <= len(chunk) <= 2 for chunk in chunks)
+    too_large = [chunk for chunk in chunks if len(cli._ingest_body("job-1", chunk)) > 120]
+    assert all(len(chunk) == 1 for chunk in too_large) and too_large  # alone, for the gateway
+    body = json.loads(cli._ingest_body("job-1", chunks[0]))
+    assert body == {"job_id": "job-1", "pairs": [json.loads(pair) for pair in chunks[0]]}
+
+
+def test_the_pairs_bound_of_submit_is_the_gateways(store_url: str) -> None:
+    _, max_pairs = cli._ingest_limits()
+    client = TestClient(create_app(Settings()))
+    refused = client.post("/v1/page-pairs", json={"pairs": [{}] * (max_pairs + 1)})
+    assert refused.status_code == 422
