@@ -107,9 +107,7 @@ def _fill_pair_units(fp, gp, c, PU):
     """
     ptr1, idx1, ptr2, idx2, int1, int2 = c[0], c[1], c[2], c[3], c[4], c[5]
     kind1, kind2, lab1, lab2, tag_cost = c[6], c[7], c[8], c[9], c[10]
-    tix1, tix2, text_cost, del1, del2, sub1, sub2, AF = (
-        c[11], c[12], c[13], c[14], c[15], c[16], c[17], c[18]
-    )  # fmt: skip
+    tix1, tix2, text_cost, below1, below2, AF = c[11], c[12], c[13], c[33], c[34], c[18]
     band, pos1, pos2 = c[26], c[27], c[28]
     for k in range(ptr1[fp + 1] - ptr1[fp]):
         f = idx1[ptr1[fp] + k]
@@ -126,7 +124,7 @@ def _fill_pair_units(fp, gp, c, PU):
                 if int1[f] >= 0 and int2[g] >= 0:
                     cost += AF[int1[f], int2[g]]
                 else:  # a leaf against a subtree: the subtree's children are all deleted
-                    cost += (sub1[f] - del1[f]) + (sub2[g] - del2[g])
+                    cost += below1[f] + below2[g]
             PU[k, j] = cost
 
 
@@ -410,7 +408,7 @@ def forward(order1, order2, mode, c, X, PU):
                     if int1[f] >= 0 and int2[g] >= 0:
                         unit += AF[int1[f], int2[g]]
                     else:
-                        unit += (c[16][f] - c[14][f]) + (c[17][g] - c[15][g])
+                        unit += c[33][f] + c[34][g]
                 best = 0.0 + unit
                 span_g = INF  # SpanG(g, F[0..0])
                 if int2[g] >= 0:

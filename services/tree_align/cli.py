@@ -170,7 +170,10 @@ def train_tree_model_command(
         def progress(step: int, log_likelihood: float) -> None:
             bar.update(task, completed=step + 1, description=f"log-likelihood {log_likelihood:.3f}")
 
-        result = train(trees, max_iterations=iterations, tol=tol, progress=progress)
+        try:
+            result = train(trees, max_iterations=iterations, tol=tol, progress=progress)
+        except InvalidInput as error:
+            raise typer.BadParameter(str(error)) from None
     model = smooth(result.model, initial_model(result.model.labels), smoothing)
     model = replace(model, trained_on=f"{len(trees)} page pairs")
     model.save(out)

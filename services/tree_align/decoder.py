@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from services.tree_align.html_tree import TagTree
 from services.tree_align.model import TreeModel
-from shared.errors import InputTooLarge
+from shared.errors import InputTooLarge, InvalidInput
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -71,6 +71,7 @@ class _Side:
     text_index: npt.NDArray[np.int32]  # index among text leaves, -1 for elements
     deletion: FloatArray  # -log Pr_del of the node
     subtree_deletion: FloatArray  # sum of deletion over the subtree
+    below_deletion: FloatArray  # sum of deletion over the subtree without the node itself
     range_offset: npt.NDArray[np.int64]  # offset of the node's sibling-range block
     single_offset: npt.NDArray[np.int64]  # offset of its single-sibling ranges block
     position: FloatArray  # pre-order index / size (the virtual root spans [0, 1])
@@ -94,9 +95,7 @@ def _side(tree: TagTree, label_ids: npt.NDArray[np.int32], log_del: FloatArray) 
     is_text = kinds != 0
     text_index = np.where(is_text, np.cumsum(is_text) - 1, -1).astype(np.int32)
     deletion = np.append(-log_del[label_ids[tree.labels]], 0.0)
-    # subtree of x is the pre-order range [x, subtree_end[x])
-    prefix = np.concatenate(([0.0], np.cumsum(deletion[:size])))
-    subtree = np.append(prefix[tree.subtree_end] - prefix[:size], 0.0)
+    subtree, below = _subtree_sums(deletion[:size], tree.subtree_end)
     ranges_per_node = np.where(is_internal, degree.astype(np.int64) * (degree + 1) // 2, 0)
     range_offset = np.concatenate(([0], np.cumsum(ranges_per_node)[:-1])).astype(np.int64)
     single_per_node = np.where(is_internal, degree, 0).astype(np.int64)
@@ -104,10 +103,36 @@ def _side(tree: TagTree, label_ids: npt.NDArray[np.int32], log_del: FloatArray) 
     position = np.append(np.arange(size) / max(size - 1, 1), 0.0)
     end = np.append((tree.subtree_end - 1) / max(size - 1, 1), 1.0)
     return _Side(
-        ptr, idx, order, internal, kinds, labels, text_index, deletion, subtree,
-        range_offset, single_offset, position, end, int(ranges_per_node.sum()),
+        ptr, idx, order, internal, kinds, labels, text_index, deletion, np.append(subtree, 0.0),
+        np.append(below, 0.0), range_offset, single_offset, position, end,
+        int(ranges_per_node.sum()),
         int(single_per_node.sum()), size,
     )  # fmt: skip
+
+
+def _subtree_sums(
+    deletion: FloatArray, subtree_end: npt.NDArray[np.int32]
+) -> tuple[FloatArray, FloatArray]:
+    """Per node, deletion costs summed over its subtree, and over the subtree without it.
+
+    The subtree of x is the pre-order range [x, subtree_end[x]), so a difference of prefix
+    sums. A node that cannot be deleted (Pr_del 0, cost +inf) would make that inf - inf =
+    NaN, and NaN costs break the decoder: infinite costs are counted apart instead, and a
+    range holding one costs +inf. Finite sums are the same prefix-sum differences as before.
+    """
+    size = deletion.shape[0]
+    infinite = np.isinf(deletion)
+    finite = np.where(infinite, 0.0, deletion)
+    prefix = np.concatenate(([0.0], np.cumsum(finite)))
+    blocked = np.concatenate(([0], np.cumsum(infinite)))
+    starts = np.arange(size)
+    subtree = prefix[subtree_end] - prefix[starts]
+    subtree[blocked[subtree_end] > blocked[starts]] = np.inf
+    # the descendants alone: (subtree - own cost), as the kernels computed it inline, where
+    # finite; counted over the range (x, subtree_end[x]) where the node's own cost is inf
+    below = np.where(infinite, prefix[subtree_end] - prefix[starts + 1], subtree - finite)
+    below[blocked[subtree_end] > blocked[starts + 1]] = np.inf
+    return subtree, below
 
 
 def _span_rows(
@@ -167,7 +192,7 @@ def _context(
         sg_row, np.stack([tgt.single_offset, tgt.range_offset]),
         sf_row, np.stack([src.single_offset, src.range_offset]), max_span or (1 << 30),
         math.inf if band is None else band, src.position, tgt.position, src.end, tgt.end,
-        widest1, widest2,
+        widest1, widest2, src.below_deletion, tgt.below_deletion,
     )  # fmt: skip
     return context, src, tgt
 
@@ -231,6 +256,7 @@ def align_trees(
     af = context[18]
     assert isinstance(af, np.ndarray)
     cost = float(af[side1.internal[side1.size], side2.internal[side2.size]])
+    _require_possible(cost)
     pairs = np.empty((side1.size + side2.size + 2, 2), dtype=np.int64)
     count = _dp.viterbi_pairs(side1.size, side2.size, context, scan, units, pairs)
     found = pairs[:count]
@@ -271,6 +297,7 @@ def posteriors(
     af, sg, sf = context[18], context[19], context[20]
     assert isinstance(af, np.ndarray) and isinstance(sg, np.ndarray) and isinstance(sf, np.ndarray)
     log_z = -float(af[side1.internal[side1.size], side2.internal[side2.size]])
+    _require_possible(-log_z)
     n1, n2 = side1.size + 1, side2.size + 1
     grads = (
         np.zeros_like(af), np.zeros_like(sg), np.zeros_like(sf), np.zeros((n1, n2)),
@@ -285,6 +312,15 @@ def posteriors(
         deleted_src=g_del1[: side1.size] + _down_sum(src, g_sub1[: side1.size]),
         deleted_tgt=g_del2[: side2.size] + _down_sum(tgt, g_sub2[: side2.size]),
     )
+
+
+def _require_possible(cost: float) -> None:
+    """Refuse a whole-tree cost of +inf (or NaN): no alignment, nothing to trace back."""
+    if not math.isfinite(cost):
+        raise InvalidInput(
+            "the tree model gives every alignment of these trees probability 0 (a node that "
+            "may be neither deleted nor paired: a tag or deletion probability of 0)"
+        )
 
 
 def _down_sum(tree: TagTree, subtree_counts: FloatArray) -> FloatArray:

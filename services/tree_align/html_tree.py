@@ -8,9 +8,19 @@ text is dropped. Nodes are numbered in pre-order (document order), so the subtre
 ``i`` is the index range ``[i, subtree_end[i])``; children are stored in CSR form.
 
 Only lxml's HTML parser is used (never an XML parser on crawled input): no DTD loading, no
-entity resolution beyond HTML's own character references, no network. libxml2's HTML parser
-additionally caps nesting depth at 256 on its own, so hostile deep nesting is flattened by
-the parser before our own ``max_depth`` bound applies.
+entity resolution beyond HTML's own character references, no network. The parser runs with
+libxml2's ``huge_tree`` option: without it libxml2 stops reading at nesting depth 256 and
+silently drops the rest of the page, so our own ``max_depth`` bound could never fire. Memory
+stays bounded by ``max_bytes`` (checked before parsing; ``huge_tree`` lifts libxml2's depth
+and single-text-node limits, not the input size) and libxml2's own hard depth cap of 2048,
+which is reported as :class:`InputTooLarge` rather than accepted as a truncated page.
+
+:meth:`TagTree.xpath` locates a node in the document :func:`parse_document` returns: lxml's
+HTML parse of the page with comments and processing instructions dropped by the parser and
+``script``/``style``/``noscript`` removed with their text merged (so every ``text()`` node
+there is one ``.text`` or ``.tail`` of lxml). On the page parsed without those removals the
+element steps still hold (removed nodes are never counted by a tag step); a ``text()[k]``
+step may then be off where a comment or script split a text.
 """
 
 from __future__ import annotations
@@ -44,6 +54,8 @@ INLINE_TAGS = frozenset(
 )  # fmt: skip
 # Inline elements that visually separate the text on either side (a space is inserted).
 _SEPARATING_TAGS = frozenset({"br", "img", "input", "wbr", "hr"})
+# A tag name an XPath name test can hold; others (``o:p``, ``fb:like``) need ``*[name()=..]``.
+_PLAIN_TAG = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 _META_CHARSET = re.compile(
     rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.I
 )
@@ -58,6 +70,11 @@ _BOMS = (
 )
 
 IntArray = npt.NDArray[np.int32]
+# Characters lxml refuses to set as text (XML 1.0's Char production excludes them).
+_C0_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_NOT_XML_CHAR = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# libxml2's nesting cap with huge_tree (measured with libxml2 2.14: 2,048 levels)
+_PARSER_MAX_DEPTH = 2_048
 
 
 @dataclass(frozen=True)
@@ -82,6 +99,13 @@ class TagTree:
     postorder: IntArray  # node ids in post-order
     kinds: npt.NDArray[np.int8]  # NODE_ELEMENT, NODE_TEXT or NODE_ALT_TEXT
     texts: tuple[str, ...]  # text of #text leaves (whitespace kept), "" for elements
+    # 1-based position of a NODE_TEXT leaf among its parent's text nodes in the parsed
+    # document, whitespace-only ones included (they are dropped from the tree); 0 otherwise
+    text_position: IntArray
+    # A tree made from another (``block_tree``): the node of ``source`` each node stands for;
+    # xpaths are those of ``source`` so they locate the original page's elements.
+    origin: IntArray | None = None
+    source: TagTree | None = None
     _xpath_cache: dict[int, str] = field(default_factory=dict, repr=False)
 
     @property
@@ -106,31 +130,44 @@ class TagTree:
         return [int(i) for i in np.flatnonzero(self.kinds != NODE_ELEMENT)]
 
     def xpath(self, node: int) -> str:
-        """An XPath locating ``node`` in the parsed page (``text()[k]`` / ``@alt`` for text)."""
+        """An XPath locating ``node`` in the parsed page (``text()[k]`` / ``@alt`` for text).
+
+        Evaluated with lxml on :func:`parse_document` of the same page, it selects the node's
+        element, text node or ``alt`` attribute. A folded tree (:func:`block_tree`) answers
+        with the xpath of the node it stands for in the original page; for a folded ``#text``
+        leaf that is the text node its chunk starts with.
+        """
+        if self.source is not None and self.origin is not None:
+            return self.source.xpath(int(self.origin[node]))
         cached = self._xpath_cache.get(node)
         if cached is not None:
             return cached
-        parent = int(self.parent[node])
-        if parent < 0:
-            path = "/" + self.label(node)
-        else:
-            base = self.xpath(parent)
-            siblings = self.children(parent)
-            if self.kinds[node] == NODE_ALT_TEXT:
-                path = base + "/@alt"
-            elif self.kinds[node] == NODE_TEXT:
-                before = siblings[: _position(siblings, node)]
-                rank = int(np.count_nonzero(self.kinds[before] == NODE_TEXT))
-                path = f"{base}/text()[{rank + 1}]"
-            else:
-                same = siblings[self.labels[siblings] == self.labels[node]]
-                tag = self.label(node)
-                if len(same) == 1:
-                    path = f"{base}/{tag}"
-                else:
-                    path = f"{base}/{tag}[{_position(same, node) + 1}]"
-        self._xpath_cache[node] = path
+        # iterative, nearest cached ancestor first: a page may nest ``max_depth`` (1,000)
+        # elements deep, beyond Python's recursion limit
+        uncached: list[int] = []
+        up = node
+        while up >= 0 and up not in self._xpath_cache:
+            uncached.append(up)
+            up = int(self.parent[up])
+        path = self._xpath_cache[up] if up >= 0 else ""
+        for current in reversed(uncached):
+            path = f"{path}/{self._xpath_step(current)}"
+            self._xpath_cache[current] = path
         return path
+
+    def _xpath_step(self, node: int) -> str:
+        parent = int(self.parent[node])
+        if self.kinds[node] == NODE_ALT_TEXT:
+            return "@alt"
+        if self.kinds[node] == NODE_TEXT:
+            return f"text()[{int(self.text_position[node])}]"
+        tag = self.label(node)
+        test = tag if _PLAIN_TAG.fullmatch(tag) else f"*[name()='{tag}']"
+        if parent < 0:
+            return test
+        siblings = self.children(parent)
+        same = siblings[self.labels[siblings] == self.labels[node]]
+        return test if len(same) == 1 else f"{test}[{_position(same, node) + 1}]"
 
 
 def tree_from_nodes(labels: list[str], parents: list[int], texts: list[str]) -> TagTree:
@@ -151,7 +188,18 @@ def tree_from_nodes(labels: list[str], parents: list[int], texts: list[str]) -> 
     names: dict[str, int] = {}
     ids = [names.setdefault(label, len(names)) for label in labels]
     kinds = [NODE_TEXT if label == TEXT_LABEL else NODE_ELEMENT for label in labels]
-    return _assemble(ids, names, parents, kinds, texts)
+    return _assemble(ids, names, parents, kinds, texts, _sibling_text_positions(parents, kinds))
+
+
+def _sibling_text_positions(parents: list[int], kinds: list[int]) -> list[int]:
+    """Text positions of a tree with no parsed document: the rank among its text siblings."""
+    seen: dict[int, int] = {}
+    positions = []
+    for parent, kind in zip(parents, kinds, strict=True):
+        if kind == NODE_TEXT:
+            seen[parent] = seen.get(parent, 0) + 1
+        positions.append(seen[parent] if kind == NODE_TEXT else 0)
+    return positions
 
 
 def _position(siblings: IntArray, node: int) -> int:
@@ -171,16 +219,55 @@ def parse_html(
     html: bytes | str, *, limits: ParseLimits = ParseLimits(), encoding: str | None = None
 ) -> TagTree:
     """Parse one crawled page into its tag tree; bad or oversized input raises a clear error."""
+    return _build_tree(parse_document(html, limits=limits, encoding=encoding), limits)
+
+
+def parse_document(
+    html: bytes | str, *, limits: ParseLimits = ParseLimits(), encoding: str | None = None
+) -> lxml.html.HtmlElement:
+    """The lxml document the tag tree is read from (and its xpaths are evaluated on).
+
+    Comments, processing instructions, ``script``, ``style`` and ``noscript`` are removed;
+    the text around a removed element is merged into one text node, as lxml's ``.text`` and
+    ``.tail`` already read it.
+    """
     text = _decode(html, limits=limits, encoding=encoding)
     parser = lxml.html.HTMLParser(
-        remove_comments=True, remove_pis=True, no_network=True, encoding="utf-8"
+        remove_comments=True, remove_pis=True, no_network=True, encoding="utf-8", huge_tree=True
     )
     try:
         root = lxml.html.document_fromstring(text.encode("utf-8", "surrogatepass"), parser=parser)
     except (etree.ParserError, ValueError) as exc:
         raise InvalidInput(f"HTML page cannot be parsed: {exc}") from None
-    etree.strip_elements(root, *_REMOVED_TAGS, with_tail=False)
-    return _build_tree(root, limits)
+    if any("Excessive depth" in error.message for error in parser.error_log):
+        # libxml2 stops at its hard depth cap even with huge_tree and drops the rest
+        depth = min(limits.max_depth, _PARSER_MAX_DEPTH)
+        raise InputTooLarge(f"HTML page nests deeper than {depth:,} elements")
+    for element in list(root.iter(*_REMOVED_TAGS)):
+        _drop_keeping_tail(element)
+    return root
+
+
+def _drop_keeping_tail(element: lxml.html.HtmlElement) -> None:
+    # lxml's strip_elements(with_tail=False) leaves the text before and after the element as
+    # two adjacent text nodes, which XPath's text() counts apart while .text/.tail join them
+    parent = element.getparent()
+    if parent is None:
+        return
+    if element.tail:
+        previous = element.getprevious()
+        if previous is None:
+            parent.text = _settable((parent.text or "") + element.tail)
+        else:
+            previous.tail = _settable((previous.tail or "") + element.tail)
+    parent.remove(element)
+
+
+def _settable(text: str) -> str:
+    """``text`` as lxml lets it be set: the parser keeps C0 controls (form feed, NUL from a
+    broken page) that lxml's setters refuse; they become spaces, other non-characters U+FFFD."""
+    text = _C0_CONTROL.sub(" ", text)
+    return _NOT_XML_CHAR.sub("\ufffd", text)
 
 
 def _decode(html: bytes | str, *, limits: ParseLimits, encoding: str | None) -> str:
@@ -213,7 +300,7 @@ def _decode_bytes(data: bytes, encoding: str | None) -> str:
             break
     meta = _META_CHARSET.search(data[:4096])
     if meta:
-        candidates.append(meta.group(1).decode("ascii"))
+        candidates.append(_meta_encoding(meta.group(1).decode("ascii")))
     candidates.append("utf-8")
     for name in candidates:
         try:
@@ -228,23 +315,43 @@ def _decode_bytes(data: bytes, encoding: str | None) -> str:
     return data.decode(best.encoding, errors="replace")
 
 
+def _meta_encoding(name: str) -> str:
+    """The encoding a ``<meta charset>`` declares, read as the WHATWG prescan does.
+
+    A meta tag found by an ASCII scan cannot be in UTF-16 or UTF-32 text, so a page
+    declaring either is ASCII-compatible: WHATWG's "get an encoding" prescan takes a
+    declared UTF-16 as UTF-8 (decoding it as UTF-16 turns an even-length page into CJK
+    garbage); UTF-32 is no WHATWG encoding at all and is read the same way here.
+    """
+    try:
+        canonical = codecs.lookup(name).name
+    except LookupError:
+        return name
+    return "utf-8" if canonical.startswith(("utf-16", "utf-32")) else name
+
+
 def _build_tree(root: lxml.html.HtmlElement, limits: ParseLimits) -> TagTree:
     names: dict[str, int] = {}
     labels: list[int] = []
     parents: list[int] = []
     kinds: list[int] = []
     texts: list[str] = []
+    positions: list[int] = []
 
-    def add(label: str, parent: int, kind: int, text: str) -> int:
+    def add(label: str, parent: int, kind: int, text: str, position: int = 0) -> int:
         if len(labels) >= limits.max_elements:
             raise InputTooLarge(f"HTML page has more than {limits.max_elements:,} nodes")
         labels.append(names.setdefault(label, len(names)))
         parents.append(parent)
         kinds.append(kind)
         texts.append(text)
+        positions.append(position)
         return len(labels) - 1
 
     open_nodes: list[int] = []
+    # text nodes of each open element so far, whitespace-only ones included: the k of the
+    # XPath step text()[k] (each .text and .tail is one text node of parse_document's tree)
+    text_nodes: list[int] = []
     # A dropped whitespace-only text still separates words: "<a>Home</a> <a>News</a>" must
     # read "Home News", so the next text leaf starts with a space.
     spaced = False
@@ -253,10 +360,11 @@ def _build_tree(root: lxml.html.HtmlElement, limits: ParseLimits) -> TagTree:
         nonlocal spaced
         if not text:
             return
+        text_nodes[-1] += 1
         if not text.strip():
             spaced = True
             return
-        add(TEXT_LABEL, parent, NODE_TEXT, (" " + text) if spaced else text)
+        add(TEXT_LABEL, parent, NODE_TEXT, (" " + text) if spaced else text, text_nodes[-1])
         spaced = False
 
     for event, element in etree.iterwalk(root, events=("start", "end")):
@@ -268,19 +376,28 @@ def _build_tree(root: lxml.html.HtmlElement, limits: ParseLimits) -> TagTree:
                 raise InputTooLarge(f"HTML page nests deeper than {limits.max_depth:,} elements")
             node = add(tag.lower(), open_nodes[-1] if open_nodes else -1, NODE_ELEMENT, "")
             open_nodes.append(node)
+            text_nodes.append(0)
             alt = element.get("alt") if tag.lower() in _ALT_TAGS else None
             if alt and alt.strip():
                 add(TEXT_LABEL, node, NODE_ALT_TEXT, alt)
             add_text(node, element.text)
         else:
             open_nodes.pop()
+            text_nodes.pop()
             if open_nodes:
                 add_text(open_nodes[-1], element.tail)
-    return _assemble(labels, names, parents, kinds, texts)
+    return _assemble(labels, names, parents, kinds, texts, positions)
 
 
 def _assemble(
-    labels: list[int], names: dict[str, int], parents: list[int], kinds: list[int], texts: list[str]
+    labels: list[int],
+    names: dict[str, int],
+    parents: list[int],
+    kinds: list[int],
+    texts: list[str],
+    text_positions: list[int],
+    origin: list[int] | None = None,
+    source: TagTree | None = None,
 ) -> TagTree:
     size = len(labels)
     parent = np.asarray(parents, dtype=np.int32)
@@ -308,6 +425,9 @@ def _assemble(
         postorder=postorder,
         kinds=np.asarray(kinds, dtype=np.int8),
         texts=tuple(texts),
+        text_position=np.asarray(text_positions, dtype=np.int32),
+        origin=None if origin is None else np.asarray(origin, dtype=np.int32),
+        source=source,
     )
 
 
@@ -391,11 +511,16 @@ def block_tree(tree: TagTree) -> TagTree:
     ``"Hello world."``. Translations rarely put inline markup at the same places, and the
     one-to-one leaf alignment cannot pair three fragments with one, so the tree alignment runs
     on this tree (measured in benchmarks/tree_align_pages.py).
+
+    Folding moves blocks (``<a><div>..</div></a>`` puts the ``div`` under the link's parent),
+    so the folded tree keeps the node each of its nodes stands for (``origin``: the element
+    itself, or the first leaf of a folded text) and answers xpaths with the original's.
     """
     first_leaf = {chunk.leaves[0]: chunk for chunk in text_chunks(tree)}
     labels: list[str] = []
     parents: list[int] = []
     texts: list[str] = []
+    origin: list[int] = []
     new_id: dict[int, int] = {}
     for node in range(tree.size):
         if tree.kinds[node] == NODE_ELEMENT:
@@ -408,15 +533,18 @@ def block_tree(tree: TagTree) -> TagTree:
             labels.append(tree.label(node))
             parents.append(new_id[up] if node > 0 else -1)
             texts.append("")
+            origin.append(node)
         elif node in first_leaf and first_leaf[node].text:
             chunk = first_leaf[node]
             labels.append(TEXT_LABEL)
             parents.append(new_id[chunk.block])
             texts.append(chunk.text)
+            origin.append(node)
     names: dict[str, int] = {}
     ids = [names.setdefault(label, len(names)) for label in labels]
     kinds = [NODE_TEXT if label == TEXT_LABEL else NODE_ELEMENT for label in labels]
-    return _assemble(ids, names, parents, kinds, texts)
+    positions = _sibling_text_positions(parents, kinds)
+    return _assemble(ids, names, parents, kinds, texts, positions, origin, tree)
 
 
 def page_text(tree: TagTree) -> list[str]:

@@ -39,6 +39,8 @@ UNKNOWN_LABEL = "<unk>"
 TEXT_LABEL = "#text"
 MODEL_FORMAT = "paramine-tree-model/1"
 DEFAULT_MODEL_PATH = Path(__file__).with_name("default_model.json")
+# Deletion probabilities are kept at least this far from 0 and 1 (:func:`clamp_deletion`).
+MIN_PROBABILITY = 1e-12
 # Chosen on the dev document of benchmarks/tree_align_pages.py (two seeds; strict F1 and
 # text-node accuracy): 0 -> 0.511/0.515, 0.69/0.71; 1 -> 0.553/0.566, 0.82/0.85;
 # 4 -> 0.552/0.564, 0.86/0.90; 8 -> 0.552/0.563, 0.87/0.91 but 87 of 89 nodes aligned on the
@@ -246,9 +248,10 @@ class TreeModel:
         payload = {
             "format": MODEL_FORMAT,
             "labels": list(self.labels),
-            "pr_tag": np.exp(self.log_tag).round(10).tolist(),
-            "pr_del_src": np.exp(self.log_del_src).round(10).tolist(),
-            "pr_del_tgt": np.exp(self.log_del_tgt).round(10).tolist(),
+            # full precision: rounded, a small trained probability was read back as 0
+            "pr_tag": np.exp(self.log_tag).tolist(),
+            "pr_del_src": np.exp(self.log_del_src).tolist(),
+            "pr_del_tgt": np.exp(self.log_del_tgt).tolist(),
             "text_model": _describe_text_model(self.text_model),
             "iterations": self.iterations,
             "trained_on": self.trained_on,
@@ -257,35 +260,86 @@ class TreeModel:
 
     @classmethod
     def load(cls, path: Path) -> TreeModel:
-        """Read a model written by :meth:`save`; a malformed file raises ``InvalidInput``."""
+        """Read a model written by :meth:`save`; a malformed file raises ``InvalidInput``.
+
+        Probabilities must be finite and in [0, 1], each Pr_tag row summing to 1; deletion
+        probabilities are then clamped to [``MIN_PROBABILITY``, 1 - ``MIN_PROBABILITY``]
+        (:func:`clamp_deletion`), as training leaves them.
+        """
         try:
             payload = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise InvalidInput(f"cannot read tree model {path}: {exc}") from None
         if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
             raise InvalidInput(f"{path} is not a {MODEL_FORMAT} file")
+        try:
+            return cls._from_payload(payload)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise InvalidInput(
+                f"malformed tree model {path}: {type(exc).__name__}: {exc}"
+            ) from None
+        except InvalidInput as exc:
+            raise InvalidInput(f"malformed tree model {path}: {exc}") from None
+
+    @classmethod
+    def _from_payload(cls, payload: dict[str, object]) -> TreeModel:
+        labels = payload["labels"]
+        if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
+            raise InvalidInput("labels must be a list of strings")
+        if len(set(labels)) != len(labels):
+            raise InvalidInput("labels must be distinct")
+        tag = _probabilities(payload["pr_tag"], "pr_tag", 2)
+        if tag.shape[1:] != (len(labels),) or not np.allclose(tag.sum(axis=1), 1.0, atol=1e-6):
+            raise InvalidInput("each pr_tag row must hold one probability per label, summing to 1")
         text = payload.get("text_model", {})
-        with np.errstate(divide="ignore"):
-            return cls(
-                labels=tuple(str(label) for label in payload["labels"]),
-                log_tag=np.log(np.asarray(payload["pr_tag"], dtype=np.float64)),
-                log_del_src=np.log(np.asarray(payload["pr_del_src"], dtype=np.float64)),
-                log_del_tgt=np.log(np.asarray(payload["pr_del_tgt"], dtype=np.float64)),
-                text_model=LengthTextModel(
-                    ratio=float(text.get("ratio", 1.0)),
-                    variance=float(text.get("variance", 6.8)),
-                    background_mean=(
-                        None
-                        if text.get("background_mean") is None
-                        else float(text["background_mean"])
-                    ),
-                    anchor_weight=float(text.get("anchor_weight", 0.0)),
-                    anchor_rate=float(text.get("anchor_rate", 0.0)),
-                    cognates=bool(text.get("cognates", False)),
-                ),
-                iterations=int(payload.get("iterations", 0)),
-                trained_on=str(payload.get("trained_on", "")),
-            )
+        iterations = payload.get("iterations", 0)
+        if not isinstance(text, dict) or not isinstance(iterations, int):
+            raise InvalidInput("text_model must be an object and iterations an integer")
+        background = text.get("background_mean")
+        with np.errstate(divide="ignore"):  # a tag probability of 0: an impossible pair
+            log_tag = np.log(tag)
+        return cls(
+            labels=tuple(labels),
+            log_tag=log_tag,
+            log_del_src=_log_deletion(payload["pr_del_src"], "pr_del_src"),
+            log_del_tgt=_log_deletion(payload["pr_del_tgt"], "pr_del_tgt"),
+            text_model=LengthTextModel(
+                ratio=float(text.get("ratio", 1.0)),
+                variance=float(text.get("variance", 6.8)),
+                background_mean=None if background is None else float(background),
+                anchor_weight=float(text.get("anchor_weight", 0.0)),
+                anchor_rate=float(text.get("anchor_rate", 0.0)),
+                cognates=bool(text.get("cognates", False)),
+            ),
+            iterations=iterations,
+            trained_on=str(payload.get("trained_on", "")),
+        )
+
+
+def _log_deletion(value: object, name: str) -> FloatArray:
+    with np.errstate(divide="ignore"):  # log 0 = -inf, then clamped
+        return clamp_deletion(np.log(_probabilities(value, name, 1)))
+
+
+def _probabilities(value: object, name: str, dimensions: int) -> FloatArray:
+    """A JSON array of probabilities: finite, in [0, 1], of ``dimensions`` dimensions."""
+    array = np.asarray(value, dtype=np.float64)
+    if array.ndim != dimensions:
+        raise InvalidInput(f"{name} must be a {dimensions}-dimensional array")
+    if not np.all(np.isfinite(array)) or np.any(array < 0.0) or np.any(array > 1.0):
+        raise InvalidInput(f"{name} holds a value that is not a probability in [0, 1]")
+    return array
+
+
+def clamp_deletion(log_del: FloatArray) -> FloatArray:
+    """Deletion log-probabilities kept within [MIN_PROBABILITY, 1 - MIN_PROBABILITY].
+
+    Pr_del 0 makes a node undeletable (cost +inf), and EM drives the deletion probability of
+    always-aligned tags (``html``, ``body``) towards 0 geometrically: at 0 the next E step had
+    inf - inf = NaN costs. Pr_del 1 makes "kept" impossible. 1e-12 is far below any learnt
+    probability that matters (a cost of 27.6 against costs of 0-20 per node pair).
+    """
+    return np.clip(log_del, math.log(MIN_PROBABILITY), math.log1p(-MIN_PROBABILITY))
 
 
 def _describe_text_model(model: TextModel) -> dict[str, object]:

@@ -6,13 +6,16 @@ E step: inside-outside on every page pair gives expected counts
 M step (exact maximiser of the EM auxiliary function for the model of ``model.py``):
     Pr_tag(l'|l)  = c(l, l') / sum_l'' c(l, l'')
     Pr_del_src(l) = c(l, NULL) / (c(l, NULL) + sum_l' c(l, l'))      (targets symmetric)
-Rows without counts keep their previous values. The corpus log-likelihood
+Rows without counts keep their previous values. Deletion probabilities are kept within
+[1e-12, 1 - 1e-12] (``model.clamp_deletion``): the auxiliary function is concave in each, so
+the clamped value is the maximiser on that interval. The corpus log-likelihood
 sum log P(Tf, Te) therefore never decreases; training stops when it gains less than ``tol``.
 Counts are plain sums, so per-pair statistics from many workers merge by addition.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -21,7 +24,8 @@ import numpy.typing as npt
 
 from services.tree_align.decoder import posteriors
 from services.tree_align.html_tree import TagTree
-from services.tree_align.model import TreeModel, initial_model
+from services.tree_align.model import TreeModel, clamp_deletion, initial_model
+from shared.errors import InvalidInput
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -84,8 +88,9 @@ def _deletion(previous: FloatArray, deleted: FloatArray, aligned: FloatArray) ->
     result = previous.copy()
     seen = total > 0
     result[seen] = np.log(deleted[seen] / total[seen])
-    # a probability of exactly 1 would make "kept" impossible: keep it just below 1
-    return np.minimum(result, np.log1p(-1e-12))
+    # EM drives Pr_del of always-aligned tags (html, body) to 0 geometrically, and at 0 the
+    # next E step is NaN; at 1 "kept" is impossible: kept within [1e-12, 1 - 1e-12]
+    return clamp_deletion(result)
 
 
 @dataclass(frozen=True)
@@ -106,8 +111,10 @@ def train(
 ) -> TrainingResult:
     """Run EM from ``model`` (default: the uniform initial model with an identical-tag bonus).
 
-    ``progress`` is called after every E step with the iteration (0-based) and the corpus
-    log-likelihood of the model of that iteration.
+    A corpus log-likelihood that is not finite raises ``InvalidInput`` (a starting model that
+    makes a page pair impossible; EM cannot recover from it). ``progress`` is called after
+    every E step with the iteration (0-based) and the corpus log-likelihood of the model of
+    that iteration.
     """
     if model is None:
         labels = sorted({name for pair in page_pairs for tree in pair for name in tree.label_names})
@@ -120,6 +127,12 @@ def train(
             total = counts if total is None else total + counts
         if total is None:
             break
+        if not math.isfinite(total.log_likelihood):
+            # NaN - x < tol is False: EM would run on, and return, a model of NaN statistics
+            raise InvalidInput(
+                f"EM log-likelihood is not finite ({total.log_likelihood}) at iteration "
+                f"{iteration}: the model gives a page pair no probability"
+            )
         history.append(total.log_likelihood)
         if progress is not None:
             progress(iteration, total.log_likelihood)
@@ -137,6 +150,11 @@ def smooth(model: TreeModel, prior: TreeModel, weight: float) -> TreeModel:
     tag /= tag.sum(axis=1, keepdims=True)
     del_src = (1 - weight) * np.exp(model.log_del_src) + weight * np.exp(prior.log_del_src[ids])
     del_tgt = (1 - weight) * np.exp(model.log_del_tgt) + weight * np.exp(prior.log_del_tgt[ids])
+    with np.errstate(divide="ignore"):  # weight 0: tag pairs unseen in training stay at 0
+        log_tag = np.log(tag)
     return replace(
-        model, log_tag=np.log(tag), log_del_src=np.log(del_src), log_del_tgt=np.log(del_tgt)
+        model,
+        log_tag=log_tag,
+        log_del_src=clamp_deletion(np.log(del_src)),
+        log_del_tgt=clamp_deletion(np.log(del_tgt)),
     )

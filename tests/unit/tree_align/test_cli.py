@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -32,16 +34,22 @@ def pages(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_align_trees_json(pages: Path, tmp_path: Path) -> None:
-    model = tmp_path / "initial.json"
-    initial_model(["html", "body", "div", "p"], deletion=0.1).save(model)
+def _align_trees_report(pages: Path, model: Path) -> dict[str, Any]:
+    """``align-trees --json`` on the pair ``a`` with ``model``, exit code 0 required."""
     result = CliRunner().invoke(
         app,
         ["align-trees", str(pages / "a.de.html"), str(pages / "a.en.html"), "--json",
          "--model", str(model)],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report: dict[str, Any] = json.loads(result.output)
+    return report
+
+
+def test_align_trees_json(pages: Path, tmp_path: Path) -> None:
+    model = tmp_path / "initial.json"
+    initial_model(["html", "body", "div", "p"], deletion=0.1).save(model)
+    report = _align_trees_report(pages, model)
     assert report["src_nodes"] > 0 and report["tgt_nodes"] > 0
     assert report["aligned_pairs"] == len(report["pairs"])
     assert report["aligned_pairs"] + report["deleted_src"] == report["src_nodes"]
@@ -97,3 +105,16 @@ def test_train_progress_reports_every_iteration(pages: Path) -> None:
     result = train(trees, max_iterations=3, tol=-1.0, progress=lambda i, ll: seen.append((i, ll)))
     assert seen == list(enumerate(result.log_likelihoods))
     assert len(seen) == 3
+
+
+def test_a_model_trained_without_smoothing_aligns(pages: Path, tmp_path: Path) -> None:
+    # long EM without smoothing drove Pr_del(html) to 0: saved as 0.0, the decoder met NaN
+    out = tmp_path / "model.json"
+    trained = CliRunner().invoke(
+        app,
+        ["train-tree-model", str(pages), "--out", str(out), "--iterations", "14", "--tol", "-1",
+         "--smoothing", "0", "-q"],
+    )  # fmt: skip
+    assert trained.exit_code == 0, trained.output
+    report = _align_trees_report(pages, out)
+    assert math.isfinite(report["cost"]) and report["aligned_pairs"] > 0

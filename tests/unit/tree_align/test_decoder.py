@@ -8,6 +8,7 @@ sum and the pair marginals must equal what the enumeration gives.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Iterator
@@ -20,7 +21,7 @@ from hypothesis import strategies as st
 from services.tree_align.decoder import align_trees, posteriors
 from services.tree_align.html_tree import TEXT_LABEL, TagTree, parse_html, tree_from_nodes
 from services.tree_align.model import TreeModel, initial_model
-from shared.errors import InputTooLarge
+from shared.errors import InputTooLarge, InvalidInput
 
 Mapping = frozenset[tuple[int, int]]
 TAGS = ("div", "p", TEXT_LABEL)
@@ -159,6 +160,36 @@ def test_decoder_and_inside_outside_equal_enumeration(
     np.testing.assert_allclose(post.pair.sum(axis=0) + post.deleted_tgt, 1.0, atol=1e-9)
 
 
+@given(small_trees(), small_trees(), models(), st.sampled_from(TAGS), st.booleans())
+def test_a_deletion_probability_of_zero_is_decoded_exactly(
+    src: TagTree, tgt: TagTree, model: TreeModel, undeletable: str, both_sides: bool
+) -> None:
+    # EM drives Pr_del of always-aligned tags to 0; subtree deletion costs taken as prefix-sum
+    # differences were then inf - inf = NaN, and the traceback failed
+    index = model.label_index[undeletable]
+    log_del_src, log_del_tgt = model.log_del_src.copy(), model.log_del_tgt.copy()
+    log_del_src[index] = -np.inf
+    if both_sides:
+        log_del_tgt[index] = -np.inf
+    model = dataclasses.replace(model, log_del_src=log_del_src, log_del_tgt=log_del_tgt)
+    costs = {m: alignment_cost(src, tgt, model, m) for m in enumerate_alignments(src, tgt)}
+    best = min(costs.values())
+    if math.isinf(best):  # an undeletable node that nothing can pair with
+        with pytest.raises(InvalidInput, match="probability 0"):
+            align_trees(src, tgt, model)
+        with pytest.raises(InvalidInput, match="probability 0"):
+            posteriors(src, tgt, model)
+        return
+    decoded = align_trees(src, tgt, model)
+    assert math.isclose(decoded.cost, best, rel_tol=1e-9, abs_tol=1e-9)
+    mapping = frozenset((int(a), int(b)) for a, b in decoded.pairs)
+    assert math.isclose(costs[mapping], best, rel_tol=1e-9, abs_tol=1e-9)
+    total = sum(math.exp(-c) for c in costs.values())
+    post = posteriors(src, tgt, model)
+    assert math.isclose(post.log_likelihood, math.log(total), rel_tol=1e-9, abs_tol=1e-9)
+    np.testing.assert_allclose(post.pair.sum(axis=1) + post.deleted_src, 1.0, atol=1e-9)
+
+
 def test_enumeration_counts_a_known_case() -> None:
     # a(b) against c(d): 1 + 4 + (a~c with b,d) ... hand count: pairs possible
     # {}, {a~c}, {a~d}, {b~c}, {b~d}, {a~c, b~d} = 6 distinct alignments
@@ -174,13 +205,16 @@ def test_table_memory_is_bounded_with_a_clear_error() -> None:
         align_trees(tree, tree, model, max_table_bytes=1_000)
 
 
-def test_hundred_thousand_deep_page_aligns_within_bounds() -> None:
-    depth = 100_000
+def test_deep_page_aligns_within_bounds() -> None:
+    depth = 990  # with html and body just under the default max_depth of 1,000
     page = parse_html(b"<div>" * depth + b"deep" + b"</div>" * depth)
+    assert page.texts[page.text_leaves()[-1]] == "deep"  # not cut at libxml2's 256 levels
     model = initial_model(["html", "body", *TAGS], deletion=0.01)
     result = align_trees(page, page, model)
     assert len(result.pairs) == page.size  # identical trees: every node aligned to itself
     assert all(a == b for a, b in result.pairs)
+    with pytest.raises(InputTooLarge, match="deeper"):
+        parse_html(b"<div>" * 100_000 + b"deep" + b"</div>" * 100_000)
 
 
 @given(small_trees(), small_trees(), models(), st.floats(0.0, 1.0))

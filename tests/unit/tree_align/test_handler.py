@@ -8,6 +8,8 @@ import pytest
 
 from services.sentence_align import handler as sentence_handler
 from services.tree_align import handler as tree_handler
+from services.tree_align.align import align_page_texts
+from services.tree_align.html_tree import block_tree, parse_document, parse_html
 from shared.ingest import build_job
 from shared.inputs import pairs_from_html_dir
 from shared.schemas import ChunkPairs, PagePair
@@ -50,3 +52,24 @@ def test_node_pairs_are_stored_once_and_beads_point_into_them(
         src_text, tgt_text = texts[row["chunk"]]
         assert " ".join(row["src_text"].split()) in " ".join(src_text.split())
         assert " ".join(row["tgt_text"].split()) in " ".join(tgt_text.split())
+
+
+def test_chunk_pairs_align_the_folded_trees_and_point_into_the_pages(
+    museum_pair: PagePair,
+) -> None:
+    src, tgt = parse_html(museum_pair.src.html), parse_html(museum_pair.tgt.html)
+    folded = align_page_texts(block_tree(src), block_tree(tgt), fold_inline=False)
+    unfolded = align_page_texts(src, tgt, fold_inline=False)
+    as_tuples = [(p.src_text, p.tgt_text, p.src_xpath, p.tgt_xpath) for p in folded]
+    # on this pair folding changes the result, so the comparison below tells them apart
+    assert as_tuples != [(p.src_text, p.tgt_text, p.src_xpath, p.tgt_xpath) for p in unfolded]
+    chunks = tree_handler.chunk_pairs(museum_pair).chunks
+    assert [(c.src_text, c.tgt_text, c.src_xpath, c.tgt_xpath) for c in chunks] == as_tuples
+    # each xpath names the block in the original page that holds the pair's first text
+    for html, xpath, text in (
+        *((museum_pair.src.html, c.src_xpath, c.src_text) for c in chunks),
+        *((museum_pair.tgt.html, c.tgt_xpath, c.tgt_text) for c in chunks),
+    ):
+        (block,) = parse_document(html).xpath(xpath)
+        block_text = " ".join([block.text_content(), *block.xpath(".//@alt")])
+        assert text.split()[0] in block_text, (xpath, text)

@@ -10,6 +10,7 @@ from services.tree_align.html_tree import (
     ParseLimits,
     block_tree,
     page_text,
+    parse_document,
     parse_html,
     text_chunks,
     tree_from_nodes,
@@ -88,16 +89,29 @@ def test_too_many_bytes() -> None:
         parse_html(b"<p>x</p>" * 100, limits=ParseLimits(max_bytes=500))
 
 
-def test_hundred_thousand_deep_nesting_is_bounded() -> None:
+def test_hundred_thousand_deep_nesting_is_refused_clearly() -> None:
     depth = 100_000
     page = b"<div>" * depth + b"deep" + b"</div>" * depth
-    tree = parse_html(page)  # libxml2 flattens nesting beyond 256 levels by itself
-    depths = np.zeros(tree.size, dtype=np.int64)
-    for node in range(1, tree.size):
-        depths[node] = depths[tree.parent[node]] + 1
-    assert depths.max() <= 300
-    with pytest.raises(InputTooLarge, match="deeper"):
+    # libxml2 would stop at its own depth cap and drop the rest of the page: refused instead
+    with pytest.raises(InputTooLarge, match="deeper than 1,000"):
+        parse_html(page)
+    with pytest.raises(InputTooLarge, match="deeper than 100 "):
         parse_html(page, limits=ParseLimits(max_depth=100))
+    with pytest.raises(InputTooLarge, match="deeper"):
+        parse_html(page, limits=ParseLimits(max_depth=5_000))  # beyond libxml2's cap
+
+
+@pytest.mark.parametrize("depth", [300, 990])
+def test_nesting_deeper_than_256_keeps_the_rest_of_the_page(depth: int) -> None:
+    # without huge_tree libxml2 stopped reading at depth 256: "deep" and "after" vanished
+    page = (
+        b"<html><body><p>before</p>" + b"<font>" * depth + b"deep" + b"</font>" * depth
+        + b"<p>after</p></body></html>"
+    )  # fmt: skip
+    tree = parse_html(page)
+    assert page_text(tree) == ["before", "deep", "after"]
+    deep = tree.text_leaves()[1]
+    assert parse_document(page).xpath(tree.xpath(deep)) == ["deep"]  # no recursion limit
 
 
 def test_million_element_page_is_refused_clearly() -> None:
@@ -128,3 +142,70 @@ def test_tree_from_nodes_rejects_broken_preorder() -> None:
 def test_whitespace_between_inline_elements_separates_words() -> None:
     tree = parse_html(b"<html><body><nav><a>Home</a> <a>News</a>\n<a>FR</a></nav></body></html>")
     assert page_text(tree) == ["Home News FR"]
+
+
+XPATH_PAGE = (
+    b"<html><head><title>T</title><script>x()</script></head><body><div>\n  <p>One</p>\n"
+    b"  Loose tail text\n</div><a href='/x'><div>Linked <b>block</b> text</div></a>"
+    b"<div>Third<script>s()</script> div<!-- c --> end <img src=a.png alt='Logo'></div>"
+    b"<p>a<br>b <o:p>Office</o:p></p></body></html>"
+)
+
+
+def _same_text(found: object, text: str) -> bool:
+    return " ".join(str(found).split()) == " ".join(text.split())
+
+
+def test_xpaths_select_each_node_in_the_parsed_document() -> None:
+    document = parse_document(XPATH_PAGE)
+    tree = parse_html(XPATH_PAGE)
+    for node in range(tree.size):
+        found = document.xpath(tree.xpath(node))
+        assert len(found) == 1, (node, tree.xpath(node))
+        if tree.is_text(node):  # whitespace-only text nodes count in text()[k]
+            assert _same_text(found[0], tree.texts[node]), (tree.xpath(node), found)
+        else:
+            assert found[0].tag == tree.label(node)
+    assert tree.xpath(tree.text_leaves()[2]) == "/html/body/div[1]/text()[2]"
+
+
+def test_folded_xpaths_locate_the_original_elements() -> None:
+    document = parse_document(XPATH_PAGE)
+    tree = parse_html(XPATH_PAGE)
+    folded = block_tree(tree)
+    for node in range(folded.size):
+        (found,) = document.xpath(folded.xpath(node))
+        if not folded.is_text(node):
+            assert found.tag == folded.label(node)
+            continue
+        # a folded leaf: the text node its chunk starts with, inside the leaf's block
+        assert " ".join(folded.texts[node].split()).startswith(" ".join(found.split()))
+        (block,) = document.xpath(folded.xpath(int(folded.parent[node])))
+        assert block is found.getparent() or block in found.getparent().iterancestors()
+    linked = [n for n in folded.text_leaves() if folded.texts[n] == "Linked block text"]
+    # block_tree moved this div under body; its xpath still names the link's child
+    assert [folded.xpath(int(folded.parent[n])) for n in linked] == ["/html/body/a/div"]
+
+
+@pytest.mark.parametrize("declared", ["utf-16", "UTF-16LE", "utf-16be", "utf-32"])
+@pytest.mark.parametrize("padding", ["", " "])
+def test_meta_declared_utf16_on_ascii_bytes_reads_as_utf8(declared: str, padding: str) -> None:
+    # WHATWG: a meta-declared UTF-16 means UTF-8; read as UTF-16, even-length pages were CJK
+    html = (
+        f'<html><head><meta charset="{declared}"></head>'
+        f"<body><p>Hello world{padding}</p></body></html>"
+    )
+    assert page_text(parse_html(html.encode("ascii"))) == ["Hello world"]
+
+
+def test_utf16_page_with_a_byte_order_mark_still_reads_as_utf16() -> None:
+    html = '<html><head><meta charset="utf-16"></head><body><p>Grüße</p></body></html>'
+    assert page_text(parse_html(html.encode("utf-16"))) == ["Grüße"]
+
+
+def test_text_with_control_characters_around_a_removed_script_is_kept() -> None:
+    # merging the text on both sides of a removed <script> set it through lxml, which
+    # refuses C0 controls with a ValueError: the page was lost instead of parsed
+    page = b"<p>" + b"word " * 50 + b"form\x0cfeed<script>x()</script>bell\x07end</p>"
+    (text,) = page_text(parse_html(page))
+    assert text.endswith("form feedbell end")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services.tree_align.model import (
+    MODEL_FORMAT,
     LengthTextModel,
     TreeModel,
     default_model,
@@ -125,3 +127,59 @@ def test_ascii_cognate_anchors_match_the_general_scan(text: str) -> None:
 
     _anchor_tokens.cache_clear()
     assert _anchor_tokens(text, True) == _cognate_anchor_tokens(text)
+
+
+def test_small_probabilities_survive_a_save_and_load(tmp_path: Path) -> None:
+    # rounded to 10 decimals, a trained Pr_del of 3e-11 was saved as 0.0 (a NaN decoder)
+    model = initial_model(["div", "p"])
+    log_del = model.log_del_src.copy()
+    log_del[model.label_index["div"]] = math.log(3e-11)
+    model = TreeModel(model.labels, model.log_tag, log_del, log_del.copy(), model.text_model)
+    path = tmp_path / "model.json"
+    model.save(path)
+    loaded = TreeModel.load(path)
+    assert np.exp(loaded.log_del_src[model.label_index["div"]]) == pytest.approx(3e-11, rel=1e-9)
+
+
+def test_load_clamps_deletion_probabilities_of_zero_and_one(tmp_path: Path) -> None:
+    path = tmp_path / "model.json"
+    payload = {
+        "format": MODEL_FORMAT, "labels": ["div", "<unk>"], "pr_tag": [[1.0, 0.0], [0.5, 0.5]],
+        "pr_del_src": [0.0, 1.0], "pr_del_tgt": [0.3, 0.0],
+    }  # fmt: skip
+    path.write_text(json.dumps(payload))
+    loaded = TreeModel.load(path)
+    np.testing.assert_allclose(np.exp(loaded.log_del_src), [1e-12, 1 - 1e-12], rtol=1e-9)
+    np.testing.assert_allclose(np.exp(loaded.log_del_tgt), [0.3, 1e-12], rtol=1e-9)
+    assert np.isfinite(loaded.pair_cost_matrix()[1, 1])  # Pr_del 1 left "kept" possible
+
+
+_GOOD = {
+    "format": MODEL_FORMAT, "labels": ["<unk>"], "pr_tag": [[1.0]], "pr_del_src": [0.3],
+    "pr_del_tgt": [0.3],
+}  # fmt: skip
+MALFORMED = {
+    "missing pr_tag": {k: v for k, v in _GOOD.items() if k != "pr_tag"},
+    "ragged pr_tag": {
+        **_GOOD, "labels": ["a", "<unk>"], "pr_tag": [[1.0], [0.5, 0.5]],
+        "pr_del_src": [0.3, 0.3], "pr_del_tgt": [0.3, 0.3],
+    },
+    "string probability": {**_GOOD, "pr_tag": [["x"]]},
+    "text_model null": {**_GOOD, "text_model": None},
+    "negative probability": {**_GOOD, "pr_del_src": [-0.3]},
+    "probability above 1": {**_GOOD, "pr_del_tgt": [1.5]},
+    "NaN probability": {**_GOOD, "pr_del_tgt": [float("nan")]},
+    "row not summing to 1": {**_GOOD, "labels": ["a", "<unk>"], "pr_tag": [[0.5, 0.2], [0.5, 0.5]],
+                             "pr_del_src": [0.3, 0.3], "pr_del_tgt": [0.3, 0.3]},
+    "labels not a list": {**_GOOD, "labels": "<unk>"},
+    "wrong shape": {**_GOOD, "pr_del_src": [0.3, 0.3]},
+    "text_model field": {**_GOOD, "text_model": {"ratio": "fast"}},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", MALFORMED)
+def test_load_refuses_malformed_models_with_invalid_input(tmp_path: Path, case: str) -> None:
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(MALFORMED[case]))
+    with pytest.raises(InvalidInput, match="model"):
+        TreeModel.load(path)

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import base64
 import csv
+import dataclasses
 import gzip
 import itertools
+import math
+import random
 
 import numpy as np
+import pytest
 
-from services.tree_align.html_tree import TagTree, parse_html, tree_from_nodes
-from services.tree_align.model import initial_model
-from services.tree_align.train import expected_counts, maximise, train
+from services.tree_align import train as train_module
+from services.tree_align.html_tree import TagTree, block_tree, parse_html, tree_from_nodes
+from services.tree_align.model import TreeModel, initial_model
+from services.tree_align.train import ExpectedCounts, expected_counts, maximise, train
+from shared.errors import InvalidInput
 from tests.conftest import kit_path
 
 
@@ -53,3 +59,45 @@ def test_m_step_formulas_on_hand_counts() -> None:
     np.testing.assert_allclose(np.exp(updated.log_tag[index["p"]]), row / row.sum())
     expected_del = counts.deleted_src[index["p"]] / (counts.deleted_src[index["p"]] + row.sum())
     assert np.isclose(np.exp(updated.log_del_src[index["p"]]), expected_del)
+
+
+def _template_pairs(seed: int) -> list[tuple[TagTree, TagTree]]:
+    rng = random.Random(seed)
+
+    def page(sections: int) -> TagTree:
+        body = "".join(
+            f"<div><h2>T{i}</h2><p>{'w' * rng.randint(5, 80)}</p></div>" for i in range(sections)
+        )
+        return block_tree(
+            parse_html(
+                "<html><head><title>x</title></head><body><ul><li><a>home</a></li><li>news</li>"
+                f"</ul>{body}</body></html>"
+            )
+        )
+
+    return [(page(rng.randint(2, 5)), page(rng.randint(2, 5))) for _ in range(4)]
+
+
+def test_em_keeps_deletion_probabilities_of_always_aligned_tags_above_zero() -> None:
+    # Pr_del(html) falls geometrically to 0.0 (iteration 11 here), and the E step after that
+    # was NaN: train ran on and returned NaN log-likelihoods
+    result = train(_template_pairs(0), max_iterations=14, tol=-1.0)
+    history = result.log_likelihoods
+    assert len(history) == 14 and all(math.isfinite(value) for value in history)
+    assert all(later >= earlier - 1e-6 for earlier, later in itertools.pairwise(history))
+    for log_del in (result.model.log_del_src, result.model.log_del_tgt):
+        assert np.all(log_del >= math.log(1e-12) - 1e-9)
+
+
+def test_training_stops_with_a_clear_error_when_the_likelihood_is_not_finite(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pairs = _template_pairs(1)
+    first = expected_counts(*pairs[0], initial_model(["html", "body"]))
+
+    def nan_counts(src: TagTree, tgt: TagTree, model: TreeModel) -> ExpectedCounts:
+        return dataclasses.replace(first, log_likelihood=math.nan)
+
+    monkeypatch.setattr(train_module, "expected_counts", nan_counts)
+    with pytest.raises(InvalidInput, match="not finite"):
+        train(pairs, max_iterations=5)
