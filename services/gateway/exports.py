@@ -99,7 +99,15 @@ def export_sentence_pairs(
         str | None, Query(max_length=40, description="unix seconds or ISO date")
     ] = None,
 ) -> StreamingResponse:
-    """Every stored sentence pair matching the filters, streamed in the chosen format."""
+    """Every stored sentence pair matching the filters, streamed in the chosen format (the
+    Moses formats need ``src_lang`` and ``tgt_lang``: one file holds one side of one pair)."""
+    moses = format in ("moses-src", "moses-tgt")
+    if moses and not (src_lang and tgt_lang):
+        # Without them every language pair's sentences went into one file.
+        raise HTTPException(
+            status.HTTP_422_UNPROCESSABLE_CONTENT,
+            "a Moses file holds one side of one language pair: give src_lang and tgt_lang",
+        )
     after = _since(since)
     rows = created_since(
         store.iter_sentence_pairs(SentencePairQuery(job, site, src_lang, tgt_lang, min_score)),
@@ -114,7 +122,11 @@ def export_sentence_pairs(
         body = _encoded(tsv_lines(rows))
     else:
         body = _encoded(moses_lines(rows, "src" if format == "moses-src" else "tgt"))
-    filename = f"sentence_pairs.{_SUFFIX[format]}"
+    filename = (
+        f"sentence_pairs.{src_lang}-{tgt_lang}.{_SUFFIX[format]}"
+        if moses
+        else f"sentence_pairs.{_SUFFIX[format]}"
+    )
     return StreamingResponse(
         body,
         media_type=_MEDIA[format],

@@ -43,9 +43,24 @@ def test_jsonl_tsv_and_moses_downloads_round_trip(client: TestClient) -> None:
     tsv = download(client, "/v1/exports/sentence-pairs", format="tsv").decode()
     table = list(csv.reader(io.StringIO(tsv), delimiter="\t", quoting=csv.QUOTE_NONE))
     assert [(r[0], r[1]) for r in table[1:]] == EXPECTED
-    src = download(client, "/v1/exports/sentence-pairs", format="moses-src").decode().splitlines()
-    tgt = download(client, "/v1/exports/sentence-pairs", format="moses-tgt").decode().splitlines()
-    assert list(zip(src, tgt, strict=True)) == EXPECTED
+    pair = {"src_lang": "en", "tgt_lang": "de"}
+    src = download(client, "/v1/exports/sentence-pairs", format="moses-src", **pair)
+    tgt = download(client, "/v1/exports/sentence-pairs", format="moses-tgt", **pair)
+    assert list(zip(src.decode().splitlines(), tgt.decode().splitlines(), strict=True)) == EXPECTED
+
+
+def test_a_moses_download_needs_its_language_pair(client: TestClient) -> None:
+    # Without languages, the sentences of every language pair went into one file.
+    for params in ({}, {"src_lang": "en"}):
+        response = client.get(
+            "/v1/exports/sentence-pairs", params={"format": "moses-src", **params}
+        )
+        assert response.status_code == 422 and "src_lang and tgt_lang" in response.text
+    response = client.get(
+        "/v1/exports/sentence-pairs",
+        params={"format": "moses-tgt", "src_lang": "en", "tgt_lang": "de"},
+    )
+    assert 'filename="sentence_pairs.en-de.tgt.txt"' in response.headers["content-disposition"]
 
 
 def test_filters_by_score_site_language_and_date(client: TestClient, store_url: str) -> None:
