@@ -41,9 +41,7 @@ def mine_endings_command(
 def align_words_command(
     pairs_tsv: Annotated[Path, typer.Argument(help="source<TAB>target whitespace-token lines")],
     train: Annotated[Path | None, typer.Option(help="more pairs to train on")] = None,
-    symmetrize: Annotated[
-        str, typer.Option(help="symmetrisation heuristic")
-    ] = "grow-diag-final-and",
+    symmetrize: Annotated[str, typer.Option(help="symmetrisation heuristic")] = "intersection",
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="no progress bar")] = False,
 ) -> None:
     """Align words of each pair (IBM-1 + HMM both ways); one Pharaoh line of i-j links each.

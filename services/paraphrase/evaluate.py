@@ -98,18 +98,24 @@ def read_jacana(path: Path, possible_path: Path | None = None) -> list[GoldAlign
             possible = sure | parse_links(record.get("possibleAlign", "") or "")
             pair_id = str(record.get("id", n))
             possible = possible | extra.get(pair_id, frozenset())
-            gold.append(
-                GoldAlignment(
-                    tuple(record["source"].split()),
-                    tuple(record["target"].split()),
-                    sure,
-                    frozenset(possible),
-                    pair_id,
-                )
-            )
+            source, target = tuple(record["source"].split()), tuple(record["target"].split())
         except (KeyError, AttributeError) as error:
             raise InvalidInput(f"{path}: record {n} lacks a field: {error}") from None
+        # a link past the end of a sentence failed later, in a scorer, as an IndexError
+        require_links_within(possible, len(source), len(target), f"{path}: record {n}")
+        gold.append(GoldAlignment(source, target, sure, frozenset(possible), pair_id))
     return gold
+
+
+def require_links_within(links: Iterable[Link], rows: int, columns: int, where: str) -> None:
+    """Refuse a link (i, j) outside a ``rows`` x ``columns`` sentence pair (InvalidInput)."""
+    outside = sorted((i, j) for i, j in links if not (0 <= i < rows and 0 <= j < columns))
+    if outside:
+        i, j = outside[0]
+        raise InvalidInput(
+            f"{where}: link {i}-{j} lies outside the sentence pair ({rows} source and "
+            f"{columns} target tokens)"
+        )
 
 
 def _json_list(path: Path) -> list[dict[str, str]]:
@@ -310,6 +316,12 @@ def kappa_c(
         raise InvalidInput("kappa_C needs at least one doubly coded sentence pair")
     if samples < 1:
         raise InvalidInput("samples must be positive")
+    for n, pair in enumerate(pairs):
+        # an empty side has no cells to edit: the edit rate divided by zero
+        if not pair.source or not pair.target:
+            raise InvalidInput(f"kappa_C: coded pair {n} has an empty sentence")
+        for links in (pair.initial, pair.coder_a, pair.coder_b):
+            require_links_within(links, len(pair.source), len(pair.target), f"coded pair {n}")
     observed = float(
         np.mean(
             [

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -229,12 +230,25 @@ def _wlsp_chain(class_number: str) -> list[str]:
     return [head, f"{head}.{digits[0]}", f"{head}.{digits[:2]}", class_number]
 
 
-def _read_koumoku(path: Path, encoding: str) -> dict[str, str]:
+def _read_koumoku(path: Path) -> dict[str, str]:
+    """Class number -> name from a koumoku table: NINJAL ships them in Shift_JIS (cp932), a
+    converted copy is UTF-8; the bytes say which (strict UTF-8 decoding fails on cp932 kana)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InvalidInput(f"cannot read WLSP class table {path}: {exc}") from None
+    for encoding in ("utf-8-sig", "cp932"):
+        try:
+            text = data.decode(encoding)
+            break
+        except UnicodeDecodeError:
+            continue
+    else:
+        raise InvalidInput(f"{path}: a WLSP class table is neither UTF-8 nor Shift_JIS (cp932)")
     names: dict[str, str] = {}
-    with path.open(encoding=encoding, newline="") as handle:
-        for row in csv.reader(handle):
-            if len(row) >= 2 and row[0].strip():
-                names[row[0].strip()] = row[1].strip()
+    for row in csv.reader(io.StringIO(text, newline="")):
+        if len(row) >= 2 and row[0].strip():
+            names[row[0].strip()] = row[1].strip()
     return names
 
 
@@ -281,7 +295,7 @@ def load_wlsp(
     for table in (koumoku2, koumoku1):
         if table is None:
             continue
-        for number, label in _read_koumoku(table, "utf-8").items():
+        for number, label in _read_koumoku(table).items():
             if not number.startswith(wanted):
                 continue
             full = number.ljust(6, "0") if len(number) == 4 else number

@@ -112,6 +112,28 @@ def test_read_jacana_sure_and_possible(tmp_path: Path) -> None:
     assert gold.sure == {(0, 0)} and gold.possible == {(0, 0), (1, 1)}
 
 
+@pytest.mark.parametrize("field,links", [("sureAlign", "0-0 2-1"), ("possibleAlign", "1-2")])
+def test_read_jacana_refuses_a_link_outside_the_pair(
+    tmp_path: Path, field: str, links: str
+) -> None:
+    # read without a check, the gold failed later inside a scorer with an IndexError
+    record = {"id": "x", "source": "a b", "target": "c d", "sureAlign": "0-0", field: links}
+    path = tmp_path / "gold.json"
+    path.write_text(json.dumps([record]))
+    with pytest.raises(InvalidInput, match=r"record 0: link .* outside the sentence pair"):
+        read_jacana(path)
+
+
+def test_kappa_refuses_empty_sentences_and_stray_links() -> None:
+    empty = CodedPair(SOURCE, (), frozenset(), frozenset(), frozenset())
+    with pytest.raises(InvalidInput, match="coded pair 0 has an empty sentence"):
+        kappa_c([empty], samples=2)  # was a ZeroDivisionError
+    stray = frozenset({(len(SOURCE), 0)})
+    pair = CodedPair(SOURCE, TARGET, frozenset(A_SURE), frozenset(A_SURE), stray)
+    with pytest.raises(InvalidInput, match="coded pair 0: link"):
+        kappa_c([pair], samples=2)  # was an IndexError
+
+
 def test_read_edinburgh_pair_of_files() -> None:
     sure = kit_path("edinburgh-plusplus-jacana/gold.test.sure.json")
     both = kit_path("edinburgh-plusplus-jacana/gold.test.sure+poss.json")

@@ -124,3 +124,29 @@ def test_align_words_cli_keeps_stdout_to_links(tmp_path: Path) -> None:
         assert len(lines) == len(CORPUS)
         assert all(re.fullmatch(r"(\d+-\d+( \d+-\d+)*)?", line) for line in lines)
         assert "1-1" in lines[0].split()  # cat - cat
+
+
+def test_the_default_symmetrisation_is_the_intersection() -> None:
+    # ALGORITHMS.md §3b and benchmarks/results/word_align.md: the phrase table of the
+    # pipeline (tables.py, default config) used grow-diag-final-and, lower F1 there
+    trained = WordAligner().fit(CORPUS)
+    differing = 0
+    for source, target in CORPUS:
+        forward, backward = trained.directional(source, target)
+        assert trained.align(source, target) == forward & backward
+        differing += forward != backward
+    assert differing > 0  # the directions disagree somewhere: the check tells methods apart
+
+
+@pytest.mark.parametrize("source,target", [(["cat"], []), ([], ["cat"]), ([], [])])
+def test_an_empty_side_has_no_links_and_zero_posteriors(
+    aligner: WordAligner, source: list[str], target: list[str]
+) -> None:
+    # the compiled Viterbi raised on an empty side and forward-backward crashed the process
+    assert aligner.directional(source, target) == (set(), set())
+    for matrix in (
+        *aligner.directional_posteriors(source, target),
+        aligner.posteriors(source, target),
+    ):
+        assert matrix.shape == (len(source), len(target))
+    assert aligner.align(source, target) == set()

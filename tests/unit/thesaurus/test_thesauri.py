@@ -74,6 +74,19 @@ def test_wlsp_paragraph_leaves_and_koumoku(wlsp_file: Path, tmp_path: Path) -> N
     assert thesaurus.labels[thesaurus.node("1.1010")] == "こそあど・他"
 
 
+def test_wlsp_reads_ninjals_shift_jis_class_tables(wlsp_file: Path) -> None:
+    # NINJAL's koumoku1/2.txt are Shift_JIS: read as UTF-8 they raised UnicodeDecodeError
+    koumoku = kit_path("wlsp-bunrui-goi-hyou-class-tables")
+    thesaurus = load_wlsp(
+        wlsp_file, koumoku1=koumoku / "koumoku1.txt", koumoku2=koumoku / "koumoku2.txt"
+    )
+    assert thesaurus.labels[thesaurus.node("1.1000")] == "事柄"
+    assert thesaurus.labels[thesaurus.node("1.1010")] == "こそあど・他"
+    assert thesaurus.labels[thesaurus.node("1.10")] == "事柄"
+    nominal = [cid for cid in thesaurus.leaf_ids if cid.startswith("1.")]
+    assert len(nominal) > 100  # every 分類項目 of 体の類 in koumoku1 is a leaf
+
+
 def test_wlsp_rejects_a_wrong_layout(tmp_path: Path) -> None:
     path = tmp_path / "bad.txt"
     path.write_text("1.1000,事柄,137\n", encoding="cp932")
