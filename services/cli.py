@@ -32,6 +32,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from typer.core import TyperGroup
 
 from shared.schemas import STAGES
 
@@ -41,7 +42,29 @@ if TYPE_CHECKING:
     from shared.exports import MosesCorpus
     from shared.ingest import Job
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
+
+class _ClearErrors(TyperGroup):
+    """Every command's bad input ends in one line and exit code 2, not a traceback.
+
+    ``InvalidInput`` (a malformed file, a bad option value found late), a file that cannot be
+    read (``OSError``) or decoded (``UnicodeError``) are the user's to fix; anything else is a
+    bug and keeps its traceback.
+    """
+
+    def invoke(self, ctx: Any) -> Any:  # a click Context (typer vendors its own click)
+        from shared.errors import InvalidInput
+
+        try:
+            return super().invoke(ctx)
+        except (InvalidInput, OSError, UnicodeError) as exc:
+            message = str(exc) or type(exc).__name__
+            if isinstance(exc, UnicodeError):
+                message = f"cannot decode the input ({message}): wrong --encoding?"
+            console.print(f"[red]invalid input[/red]: {escape(message)}", soft_wrap=True)
+            raise typer.Exit(2) from None
+
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__, cls=_ClearErrors)
 eval_app = typer.Typer(no_args_is_help=True, help="Score aligner output against gold.")
 dead_letter_app = typer.Typer(no_args_is_help=True, help="Inspect, retry or purge dead letters.")
 app.add_typer(eval_app, name="eval")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,6 +65,17 @@ def analyse_japanese(text: str) -> list[Morpheme]:
         base = feature.orthBase if feature.orthBase and feature.orthBase != "*" else word.surface
         morphemes.append(Morpheme(word.surface, lemma, base, pos))
     return morphemes
+
+
+_HALFWIDTH_KANA = re.compile("[\uff61-\uff9f]+")
+
+
+def normalise_japanese(text: str) -> str:
+    """One spelling for one word: NFC (a decomposed データ composed) and half-width katakana
+    (ﾃﾞｰﾀ) made full-width. Nothing else changes: full-width Latin letters and digits are kept
+    (NFKC would turn them into ASCII, and UniDic and treebank forms keep them)."""
+    text = unicodedata.normalize("NFC", text)
+    return _HALFWIDTH_KANA.sub(lambda run: unicodedata.normalize("NFKC", run.group()), text)
 
 
 def japanese_nouns(text: str) -> list[str]:

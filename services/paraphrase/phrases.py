@@ -145,6 +145,10 @@ def phrase_table(
 ) -> list[PhraseTableEntry]:
     """PPDB-like table over the distinct aligned pairs; only non-identical pairs are listed.
 
+    Identity ignores case: "The" -> "the" or "US" -> "us" is capitalisation (sentence-initial,
+    headline style), not a paraphrase, and the evaluation's "non-identical" (§3c,
+    ``evaluate``) is case-insensitive as well.
+
     p(e|f) = c(f, e) / c(f) and p(f|e) = c(f, e) / c(e), with the marginals counted over all
     extracted pairs (identical ones too), so probabilities are honest relative frequencies.
     """

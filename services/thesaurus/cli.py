@@ -95,12 +95,7 @@ def build(
     from shared.ids import content_id
 
     engine = _engine()
-    names = repository.thesaurus_names(engine)
-    if thesaurus is None:
-        if len(names) != 1:
-            typer.echo(f"choose a thesaurus with --thesaurus (stored: {names})", err=True)
-            raise typer.Exit(2)
-        thesaurus = names[0]
+    thesaurus = _stored_thesaurus(engine, thesaurus)  # before minutes of corpus reading
     for path in corpus:
         observed = (
             (content_id(sentence, prefix="js"), extract_cooccurrences(sentence))
@@ -118,14 +113,42 @@ def build(
     typer.echo(f"snapshot {snapshot_id}: {snapshot.summary}")
 
 
+def _stored_thesaurus(engine: sa.Engine, name: str | None) -> str:
+    """``name`` if such a thesaurus is stored (else exit 2 naming the stored ones); without a
+    name, the only stored thesaurus."""
+    from services.thesaurus import repository
+
+    names = repository.thesaurus_names(engine)
+    if name is None:
+        if len(names) == 1:
+            return names[0]
+        typer.echo(f"choose a thesaurus with --thesaurus (stored: {names})", err=True)
+        raise typer.Exit(2)
+    if name not in names:
+        typer.echo(f"no thesaurus named {name!r} (stored: {names})", err=True)
+        raise typer.Exit(2)
+    return name
+
+
+def _snapshot_thesaurus(engine: sa.Engine, name: str | None) -> str | None:
+    """The thesaurus to answer from: checked when named; exit 1 when it has no snapshot."""
+    from services.thesaurus import repository
+
+    if name is not None:
+        _stored_thesaurus(engine, name)
+    if repository.latest_snapshot_id(engine, name) is None:
+        typer.echo("no similarity snapshot yet: run `paramine thesaurus build`", err=True)
+        raise typer.Exit(1)
+    return name
+
+
 def _similarity_text(first: str, second: str, thesaurus: str | None) -> str:
     from services.thesaurus import repository
 
-    answer = repository.similarity(_engine(), first, second, thesaurus_name=thesaurus)
-    if answer is None:
-        typer.echo("no similarity snapshot yet: run `paramine thesaurus build`", err=True)
-        raise typer.Exit(1)
-    return "" if answer.match is None else f"{answer.match.value:.6g}"
+    engine = _engine()
+    thesaurus = _snapshot_thesaurus(engine, thesaurus)
+    answer = repository.similarity(engine, first, second, thesaurus_name=thesaurus)
+    return "" if answer is None or answer.match is None else f"{answer.match.value:.6g}"
 
 
 @thesaurus_app.command("similarity")
@@ -143,15 +166,20 @@ def score(
     pairs: Path,
     thesaurus: Annotated[str | None, typer.Option(help="Stored thesaurus name.")] = None,
 ) -> None:
-    """Read a CSV of word1,word2 and print it with a similarity column added."""
+    """Read a CSV of word1,word2 and print it with a similarity column added (one output row
+    per input row; a row without two words is refused with its line number)."""
     from services.thesaurus import repository
+    from shared.errors import InvalidInput
 
     engine = _engine()
+    thesaurus = _snapshot_thesaurus(engine, thesaurus)
     writer = csv.writer(sys.stdout, lineterminator="\n")
     with pairs.open(encoding="utf-8", newline="") as handle:
         for number, row in enumerate(csv.reader(handle), start=1):
+            if not row:
+                continue  # a blank line
             if len(row) < 2:
-                continue
+                raise InvalidInput(f"{pairs}:{number}: expected word1,word2, got {row!r}")
             if number == 1 and row[:2] == ["word1", "word2"]:
                 writer.writerow([*row, "similarity"])
                 continue

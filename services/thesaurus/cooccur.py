@@ -51,7 +51,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from shared.text import Morpheme, analyse_japanese
+from shared.text import Morpheme, analyse_japanese, normalise_japanese
 
 _SURU_LEMMA = "為る"
 _DEKIRU_LEMMA = "出来る"  # 保護できる: the potential of the サ変 verb 保護する
@@ -285,8 +285,11 @@ def _predicate(morphemes: list[Morpheme], wo_index: int, max_gap: int) -> str | 
 
 
 def extract_cooccurrences(sentence: str, *, max_gap: int = DEFAULT_MAX_GAP) -> list[Cooccurrence]:
-    """All (noun, を, verb-lemma) cooccurrences of one sentence, in order of their を."""
-    morphemes = analyse_japanese(sentence)
+    """All (noun, を, verb-lemma) cooccurrences of one sentence, in order of their を.
+
+    The sentence is read in ``normalise_japanese`` form (a decomposed を or half-width kana
+    hid the particle or gave nouns no thesaurus lists)."""
+    morphemes = analyse_japanese(normalise_japanese(sentence))
     found: list[Cooccurrence] = []
     for index, morpheme in enumerate(morphemes):
         if not _is_wo(morpheme):

@@ -12,8 +12,9 @@ on until k reaches the root, so round r = 2k − 1 (one-sided) or 2k (pairs). De
 
 * Each process reads only the values defined before it started (so the result does not depend
   on the order of the pairs) and may use values estimated in earlier rounds.
-* The diagonal SIM(C, C) is never estimated (the paper's pairs are of distinct classes), but
-  with ``diagonal=True`` (the default) a defined SIM(C, C) is one of the values averaged, as
+* The rounds never estimate the diagonal SIM(C, C) (the paper's pairs are of distinct
+  classes), but with ``diagonal=True`` (the default) a defined SIM(C, C) is one of the values
+  averaged, as
   the paper's wording has it: for siblings Ca, Cb the brothers Ca_k of Ca include Cb, so the
   1st round's "defined SIM(Ca_k, Cb)" includes SIM(Cb, Cb) (defined whenever f(Cb) > 0, §2.3),
   and the 2nd round's sibling × sibling block includes the seen siblings' SIM(C, C). Without
@@ -23,6 +24,11 @@ on until k reaches the root, so round r = 2k − 1 (one-sided) or 2k (pairs). De
   estimates sit above the corpus values of the closest pairs (benchmarks/results/
   thesaurus_livedoor.md shows both). Leaves shallower than k use the root as their k-th
   ancestor.
+* With ``diagonal=True``, once the rounds are done, an unseen class's own SIM(C, C) is
+  estimated from its nearest relatives' self-similarities: the mean of the corpus-defined
+  SIM(C', C') over C' ∈ G_k(C) for the smallest k that has one, tagged round 2k. Without it
+  two words of one unseen class (synonyms) had no similarity while unrelated words had one
+  (the word similarity is the best SIM over the words' class pairs).
 * Diagnostics (section 3): the coefficient of variation (population std / mean) of the values
   averaged by each 1st-round estimate, averaged over the estimated pairs that used two or more
   values with a positive mean; and the CV of all corpus-defined values (paper: 0.384 vs 2.125).
@@ -270,6 +276,8 @@ def estimate_undefined(
 
     The per-row group sums R[a, g] are computed once (height 1), then kept up to date with
     what each process fills, and merged column-wise when the groups grow one level up.
+    ``diagonal``: defined SIM(C, C) take part in the means, and unseen classes get their own
+    SIM(C, C) estimated after the rounds (module docstring).
     """
     global _KERNELS
     if model.leaf_ids != thesaurus.leaf_ids:
@@ -286,7 +294,7 @@ def estimate_undefined(
     corpus_cv = coefficient_of_variation(values, corpus)
     del corpus
     open_cells = (rounds == UNDEFINED_ROUND).sum(axis=1).astype(np.int64)
-    open_cells -= np.diagonal(rounds) == UNDEFINED_ROUND  # the diagonal is never estimated
+    open_cells -= np.diagonal(rounds) == UNDEFINED_ROUND  # the rounds leave the diagonal alone
     top = thesaurus.max_leaf_depth if max_height is None else max_height
     first_cv, first_pairs = float("nan"), 0
     label, groups = _group_labels(thesaurus, 1)
@@ -296,7 +304,7 @@ def estimate_undefined(
     )
     for height in range(1, top + 1):
         if not open_cells.any():
-            break  # only the diagonal is left, and it is never estimated
+            break  # only the diagonal is left (estimated after the rounds)
         if height > 1:
             coarse, groups = _group_labels(thesaurus, height)
             coarse_of_fine = np.zeros(int(label.max()) + 1, dtype=np.int64)
@@ -327,4 +335,28 @@ def estimate_undefined(
         fill_pairs(
             values, rounds, open_cells, grouping, state, block_sums, block_counts, 2 * height
         )
+    if diagonal:
+        _estimate_diagonal(values, rounds, thesaurus, top)
     return Estimation(values, rounds, first_cv, first_pairs, corpus_cv)
+
+
+def _estimate_diagonal(
+    values: Float32Array, rounds: RoundArray, thesaurus: Thesaurus, top: int
+) -> None:
+    """SIM(C, C) of each unseen class: the mean corpus-defined SIM(C', C') over the nearest
+    G_k(C) holding one (round 2k); in place. Reads corpus values only, so order-free."""
+    index = np.arange(values.shape[0])
+    own = values[index, index].astype(np.float64)
+    seen = rounds[index, index] == CORPUS_ROUND
+    open_leaves = rounds[index, index] == UNDEFINED_ROUND
+    for height in range(1, top + 1):
+        if not open_leaves.any():
+            break
+        ancestor = thesaurus.leaf_ancestors(height)
+        sums = np.bincount(ancestor, weights=np.where(seen, own, 0.0))
+        counts = np.bincount(ancestor, weights=seen.astype(np.float64))
+        fill = open_leaves & (counts[ancestor] > 0)
+        leaves = index[fill]
+        values[leaves, leaves] = sums[ancestor[fill]] / counts[ancestor[fill]]
+        rounds[leaves, leaves] = 2 * height
+        open_leaves &= ~fill

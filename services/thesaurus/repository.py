@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import io
 import json
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -259,7 +260,10 @@ def save_snapshot(
                 thesaurus=thesaurus.name,
                 version=version,
                 created_at=datetime.now(UTC),
-                summary=json.dumps({**summary, "version": version}, ensure_ascii=False),
+                # NaN (a CV of nothing) is no JSON: stored as null
+                summary=json.dumps(
+                    _finite({**summary, "version": version}), ensure_ascii=False, allow_nan=False
+                ),
                 payload=payload,
             )
         )
@@ -306,6 +310,17 @@ def rebuild_snapshot(
         "corpus_cv": estimation.corpus_cv,
     }
     return save_snapshot(engine, final, thesaurus, summary)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every non-finite float (NaN, inf) inside it replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
 
 
 def latest_snapshot_id(engine: sa.Engine, thesaurus_name: str | None = None) -> int | None:

@@ -36,6 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from shared.errors import InvalidInput
+from shared.text import normalise_japanese
 
 IntArray = npt.NDArray[np.int64]
 
@@ -109,7 +110,7 @@ class Thesaurus:
                 raise InvalidInput(f"word {word!r} belongs to an unknown class {cid!r}")
             if cid in children:
                 raise InvalidInput(f"word {word!r} belongs to {cid!r}, which is not a leaf")
-            words.setdefault(word, set()).add(index[cid])
+            words.setdefault(normalise_japanese(word), set()).add(index[cid])
         return cls(
             name=name,
             class_ids=tuple(order),
@@ -157,8 +158,10 @@ class Thesaurus:
         return self._index[class_id]
 
     def word_leaves(self, word: str) -> tuple[int, ...]:
-        """Leaf positions of a word's classes (empty when the word is not in the thesaurus)."""
-        return tuple(int(self.leaf_position[n]) for n in self.words.get(word, ()))
+        """Leaf positions of a word's classes (empty when the word is not in the thesaurus);
+        words are matched in ``normalise_japanese`` form, as they are stored."""
+        found = self.words.get(word) or self.words.get(normalise_japanese(word), ())
+        return tuple(int(self.leaf_position[n]) for n in found)
 
     def leaf_ancestors(self, height: int) -> IntArray:
         """For every leaf, its ancestor ``height`` steps up (clamped at the root)."""

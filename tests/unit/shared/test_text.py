@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 
-from shared.text import analyse_japanese
+from shared.text import analyse_japanese, normalise_japanese
 
 TEXTS = (
     "強い冬型の気圧配置の影響で、東北地方では12日、各地で大雪となった。" * 20,
@@ -20,3 +21,11 @@ def test_concurrent_analyses_equal_the_serial_ones() -> None:
         results = list(pool.map(lambda k: analyse_japanese(TEXTS[k % 2]), range(400)))
     wrong = sum(result != expected[k % 2] for k, result in enumerate(results))
     assert wrong == 0
+
+
+def test_normalise_japanese_composes_and_widens_kana_only() -> None:
+    decomposed = unicodedata.normalize("NFD", "データを集める")
+    assert decomposed != "データを集める"
+    assert normalise_japanese(decomposed) == "データを集める"
+    assert normalise_japanese("ﾃﾞｰﾀを集める") == "データを集める"
+    assert normalise_japanese("ＡＢＣ１２３") == "ＡＢＣ１２３"  # full-width Latin is kept

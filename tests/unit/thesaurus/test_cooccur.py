@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
 from services.thesaurus.cooccur import (
@@ -78,3 +80,11 @@ def test_count_cooccurrences() -> None:
         Cooccurrence("本", "読む"): 2,
         Cooccurrence("水", "飲む"): 1,
     }
+
+
+@pytest.mark.parametrize(
+    "spelling", [unicodedata.normalize("NFD", "彼がデータを集める。"), "彼がﾃﾞｰﾀを集める。"]
+)
+def test_decomposed_or_half_width_text_gives_the_same_pair(spelling: str) -> None:
+    # NFD hid the particle を (nothing found); half-width kana gave a noun no thesaurus lists
+    assert extract_cooccurrences(spelling) == [Cooccurrence("データ", "集める")]

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from services.thesaurus.estimate import coefficient_of_variation, estimate_undefined
-from services.thesaurus.similarity import SimilarityModel
+from services.thesaurus.similarity import SimilarityModel, best_class_pair
 from services.thesaurus.thesauri import Thesaurus
 
 NAN = np.nan
@@ -71,7 +71,25 @@ def test_first_round_averages_the_seen_siblings_self_similarity(tree: Thesaurus)
     assert result.rounds[a3, a1] == 1 and result.values[a3, a1] == pytest.approx((10 + 4) / 2)
     # b1 is the only seen class of {b1, b2}: SIM(b1, b1) estimates SIM(b1, b2) in round 1.
     assert result.rounds[b1, b2] == 1 and result.values[b1, b2] == pytest.approx(10.0)
-    assert result.rounds[a3, a3] == -1  # the diagonal itself is never estimated
+    # an unseen class's own SIM: its seen siblings' self-similarities (a round-2 estimate)
+    assert result.rounds[a3, a3] == 2 and result.values[a3, a3] == pytest.approx(10.0)
+    assert result.rounds[b2, b2] == 2 and result.values[b2, b2] == pytest.approx(10.0)
+
+
+def test_two_words_of_one_unseen_class_are_similar(tree: Thesaurus) -> None:
+    # SIM(a3, a3) stayed undefined: 馬 had no similarity to itself or a synonym in a3, while
+    # 馬 and 犬 (sibling classes) had one
+    values = FIXTURE_VALUES.copy()
+    values[1, 1] = 6.0
+    result = estimate_undefined(_model(tree, values), tree)
+    model = _model(tree, values)
+    estimated = SimilarityModel(
+        model.leaf_ids, result.values, result.rounds, model.class_frequency, model.total
+    )
+    match = best_class_pair(estimated, tree, "馬", "馬")
+    assert match is not None and match.round == 2 and match.value == pytest.approx(8.0)
+    sibling = best_class_pair(estimated, tree, "馬", "犬")
+    assert sibling is not None and match.value >= sibling.value
 
 
 def test_coefficient_of_variation_of_nothing_is_nan() -> None:
@@ -109,6 +127,17 @@ def _brute_force(
                     if used:
                         vals[a, b] = np.mean(used)
                         rounds[a, b] = round_tag
+    if diagonal:  # an unseen class's SIM(C, C): the nearest seen relatives' SIM(C', C')
+        seen = [k for k in range(size) if np.diagonal(values)[k] == np.diagonal(values)[k]]
+        for a in range(size):
+            for height in range(1, thesaurus.max_leaf_depth + 1):
+                if rounds[a, a] != -1:
+                    break
+                ancestor = thesaurus.leaf_ancestors(height)
+                relatives = [k for k in seen if ancestor[k] == ancestor[a]]
+                if relatives:
+                    vals[a, a] = np.mean([values[k, k] for k in relatives])
+                    rounds[a, a] = 2 * height
     return vals, rounds
 
 
@@ -136,8 +165,5 @@ def test_estimation_matches_the_brute_force_rounds(
     thesaurus, values = case
     result = estimate_undefined(_model(thesaurus, values), thesaurus, diagonal=diagonal)
     oracle_values, oracle_rounds = _brute_force(thesaurus, values.astype(np.float32), diagonal)
-    off = ~np.eye(len(values), dtype=bool)
-    np.testing.assert_array_equal(result.rounds[off], oracle_rounds[off])
-    np.testing.assert_allclose(
-        result.values[off], oracle_values[off], rtol=1e-5, atol=1e-5, equal_nan=True
-    )
+    np.testing.assert_array_equal(result.rounds, oracle_rounds)
+    np.testing.assert_allclose(result.values, oracle_values, rtol=1e-5, atol=1e-5, equal_nan=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -67,3 +68,15 @@ def test_snapshots_are_versioned_and_serve_similarities(engine: sa.Engine, tree:
     assert answer.match.round == 0 and answer.match.value > 0
     unknown = repository.similarity(engine, "犬", "未知語")
     assert unknown is not None and unknown.match is None
+
+
+def test_a_snapshot_of_an_empty_store_stores_valid_json(engine: sa.Engine, tree: Thesaurus) -> None:
+    # the CVs of nothing are NaN, and json.dumps wrote the bare token NaN (no JSON)
+    repository.save_thesaurus(engine, tree)
+    snapshot_id = repository.rebuild_snapshot(engine, tree.name)
+    with engine.connect() as connection:
+        stored = connection.execute(
+            sa.text("SELECT summary FROM thesaurus_snapshots WHERE id = :id"), {"id": snapshot_id}
+        ).scalar_one()
+    summary = json.loads(stored, parse_constant=lambda token: pytest.fail(f"{token} in JSON"))
+    assert summary["first_round_cv"] is None and summary["corpus_cv"] is None

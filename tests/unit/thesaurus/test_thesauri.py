@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -142,3 +143,11 @@ def test_wordnet_thesaurus_from_the_kit() -> None:
     # Words only on leaves.
     leaves = set(thesaurus.leaves.tolist())
     assert all(n in leaves for nodes in thesaurus.words.values() for n in nodes)
+
+
+def test_thesaurus_words_match_in_any_spelling() -> None:
+    thesaurus = Thesaurus.build(
+        "t", [("r", None, ""), ("a", "r", "")], [(unicodedata.normalize("NFD", "データ"), "a")]
+    )
+    for query in ("データ", "ﾃﾞｰﾀ", unicodedata.normalize("NFD", "データ")):
+        assert thesaurus.word_leaves(query) == (0,)

@@ -1,0 +1,90 @@
+"""The thesaurus commands on a temp SQLite store: names checked up front, no silent rows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from typer.testing import CliRunner
+
+from services.cli import app
+from services.thesaurus import repository
+from shared.config import get_settings
+from tests.conftest import REPO
+
+SAMPLE = REPO / "services" / "thesaurus" / "sample_thesaurus.csv"
+CORPUS = "猫を飼う。犬を飼う。猫を見る。\n"
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    url = f"sqlite:///{tmp_path / 'thesaurus.db'}"
+    monkeypatch.setenv("PARAMINE_DATABASE_URL", url)
+    monkeypatch.delenv("PARAMINE_REDIS_URL", raising=False)
+    get_settings.cache_clear()
+    imported = CliRunner().invoke(
+        app, ["thesaurus", "import-wlsp", str(SAMPLE), "--encoding", "utf-8", "--name", "wlsp"]
+    )
+    assert imported.exit_code == 0, imported.output
+    yield url
+    get_settings.cache_clear()
+
+
+def _run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result.exit_code, result.output
+
+
+def test_build_refuses_an_unknown_thesaurus_before_reading_the_corpus(
+    store: str, tmp_path: Path
+) -> None:
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(CORPUS, encoding="utf-8")
+    code, output = _run("thesaurus", "build", "--corpus", str(corpus), "--thesaurus", "typo")
+    assert code == 2 and "no thesaurus named 'typo'" in output and "wlsp" in output
+    engine = sa.create_engine(store)
+    repository.ensure_schema(engine)
+    # the corpus was ingested first, then the name failed with a traceback
+    assert not repository.cooccurrence_counts(engine)
+
+
+def test_score_without_a_snapshot_or_with_an_unknown_name_fails(store: str, tmp_path: Path) -> None:
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text("猫,犬\n", encoding="utf-8")
+    code, output = _run("thesaurus", "score", str(pairs))  # exit 0, an empty column, before
+    assert code == 1 and "no similarity snapshot yet" in output
+    code, output = _run("thesaurus", "score", str(pairs), "--thesaurus", "typo")
+    assert code == 2 and "no thesaurus named 'typo'" in output
+    code, output = _run("thesaurus", "similarity", "猫", "犬", "--thesaurus", "typo")
+    assert code == 2 and "no thesaurus named 'typo'" in output
+
+
+def test_score_answers_every_row_or_names_the_bad_line(store: str, tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(CORPUS * 3, encoding="utf-8")
+    code, output = _run("thesaurus", "build", "--corpus", str(corpus), "--min-verb", "1")
+    assert code == 0, output
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text("word1,word2\n猫,犬\n\n猫,未知語\n", encoding="utf-8")
+    code, output = _run("thesaurus", "score", str(pairs))
+    rows = output.splitlines()
+    assert code == 0 and rows[0] == "word1,word2,similarity" and len(rows) == 3
+    assert rows[2] == "猫,未知語,"  # undefined: an empty similarity, the row kept
+    pairs.write_text("猫,犬\n猫\n", encoding="utf-8")  # the one-word row was dropped silently
+    code, output = _run("thesaurus", "score", str(pairs))
+    assert code == 2 and "pairs.csv:2: expected word1,word2" in output
+
+
+def test_bad_input_of_any_command_is_one_line_and_exit_2(store: str, tmp_path: Path) -> None:
+    # InvalidInput, OSError and UnicodeError ended in a rich traceback
+    bad_tsv = tmp_path / "bad.tsv"
+    bad_tsv.write_text("no tab here\n", encoding="utf-8")
+    code, output = _run("mine-endings", str(bad_tsv))
+    assert code == 2 and "invalid input" in output and "Traceback" not in output
+    code, output = _run("thesaurus", "import-wlsp", str(SAMPLE))  # UTF-8 read as cp932
+    assert code == 2 and "wrong --encoding?" in output
+    code, output = _run("cooccurrences", str(tmp_path / "missing.txt"))
+    assert code == 2 and "No such file" in output
