@@ -79,14 +79,15 @@ def list_jobs(store: Store, limit: int = 200) -> list[dict[str, Any]]:
     pair_count = (
         sa.select(sa.func.count()).where(job_pairs.c.job_id == jobs.c.job_id).scalar_subquery()
     )
+    # One join correlated to the outer jobs row (an IN over a nested select took its own
+    # ``jobs`` there and counted every job's pairs for every row).
     sentence_count = (
         sa.select(sa.func.count())
-        .select_from(sentence_pairs)
-        .where(
-            sentence_pairs.c.pair_id.in_(
-                sa.select(job_pairs.c.pair_id).where(job_pairs.c.job_id == jobs.c.job_id)
-            )
+        .select_from(
+            sentence_pairs.join(job_pairs, job_pairs.c.pair_id == sentence_pairs.c.pair_id)
         )
+        .where(job_pairs.c.job_id == jobs.c.job_id)
+        .correlate(jobs)
         .scalar_subquery()
     )
     statement = (

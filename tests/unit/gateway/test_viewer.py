@@ -49,6 +49,19 @@ def test_jobs_page_lists_the_job_with_counts_and_escapes_its_source(client: Test
     assert client.get("/ui", follow_redirects=False).headers["location"] == "/ui/"
 
 
+def test_each_job_row_counts_its_own_sentence_pairs(client: TestClient, store_url: str) -> None:
+    # every row showed the sentence pairs of the whole store (the count's subquery was not
+    # correlated to its job)
+    store = Store(store_url)
+    store.record_job("job-other", [(OTHER_PAIR, "https://e.org/en/x", "https://e.org/de/x")], "x")
+    page = client.get("/ui/").text
+    counts = {
+        job: re.findall(r'class="num">(\d+)<', page.split(f">{job}</a>", 1)[1].split("</tr>")[0])
+        for job in (JOB, "job-other")
+    }
+    assert counts == {JOB: ["2", "3"], "job-other": ["1", "0"]}
+
+
 def test_job_page_lists_page_pairs(client: TestClient) -> None:
     page = client.get(f"/ui/jobs/{JOB}")
     assert page.status_code == 200
