@@ -56,10 +56,14 @@ class _ClearErrors(TyperGroup):
 
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:
+            # the reader went away (| head): quiet, as Unix tools are; no flush into the pipe
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(141) from None
         except (InvalidInput, OSError, UnicodeError) as exc:
             message = str(exc) or type(exc).__name__
             if isinstance(exc, UnicodeError):
-                message = f"cannot decode the input ({message}): wrong --encoding?"
+                message = f"cannot decode the input ({message}): not in the encoding expected"
             console.print(f"[red]invalid input[/red]: {escape(message)}", soft_wrap=True)
             raise typer.Exit(2) from None
 
@@ -87,12 +91,29 @@ InputPaths = Annotated[
 ]
 SrcLang = Annotated[str, typer.Option("--src-lang", help="source language of .lett/WARC pairing")]
 TgtLang = Annotated[str, typer.Option("--tgt-lang", help="target language of .lett/WARC pairing")]
+
+
+def _url_key(value: str | None) -> str | None:
+    """``--url-key``: a regex that compiles (a bad one failed late, with a traceback)."""
+    if value is not None:
+        try:
+            re.compile(value)
+        except re.error as error:
+            raise typer.BadParameter(f"not a regular expression: {error}") from None
+    return value
+
+
 UrlKey = Annotated[
     str | None,
-    typer.Option("--url-key", help="regex whose group 'key' (or 1) pairs URLs across languages"),
+    typer.Option(
+        "--url-key",
+        help="regex whose group 'key' (or 1) pairs URLs across languages",
+        callback=_url_key,
+    ),
 ]
 PairsFile = Annotated[
-    Path | None, typer.Option("--pairs-file", help="TSV of src_url tgt_url pairs")
+    Path | None,
+    typer.Option("--pairs-file", help="TSV of src_url tgt_url pairs", exists=True, dir_okay=False),
 ]
 
 
@@ -128,7 +149,11 @@ def process(
     as_json: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="no progress bar or table")] = False,
 ) -> None:
-    """Run every stage in-process on INPUTS against PARAMINE_DATABASE_URL (no Redis needed)."""
+    """Run every stage in-process on INPUTS against PARAMINE_DATABASE_URL (no Redis needed).
+
+    Exit code 0 when every input was read and processed; 1 when no page pair was read or
+    anything failed (the rest is still processed and exported; the failures are listed).
+    """
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from services.registry import all_handlers
@@ -165,6 +190,9 @@ def process(
         runner = LocalRunner(all_handlers(), store, stage_metrics(), on_message=advance)
         runner.run("tree_align", (pair.model_dump(mode="json") for pair in job.pairs), summary)
     out.mkdir(parents=True, exist_ok=True)
+    for stale in out.glob("sentence_pairs.*"):  # an earlier run's Moses files of other pairs
+        if stale.is_file():
+            stale.unlink()
     query = SentencePairQuery(job_id=job.job_id)
     written = write_lines(
         jsonl_lines(store.iter_sentence_pairs(query)), out / "sentence_pairs.jsonl"
@@ -194,6 +222,11 @@ def process(
         typer.echo(json.dumps(report, ensure_ascii=False, indent=2))
     elif not quiet:
         _print_summary(report)
+    if not job.pairs or summary.failures:
+        # a typo in a path "succeeded" with nothing done: `process ... && export` went on
+        problem = f"{len(summary.failures)} failed" if summary.failures else "no page pair read"
+        console.print(f"[red]job {escape(job.job_id)}[/red]: {escape(problem)}", soft_wrap=True)
+        raise typer.Exit(1)
 
 
 def _print_summary(report: dict[str, Any]) -> None:
@@ -615,6 +648,8 @@ def align_pages(
                     {"src": pair.src, "tgt": pair.tgt, "score": pair.score}, ensure_ascii=False
                 )
             )
+    except BrokenPipeError:
+        raise  # the reader went away: not invalid input (the root group exits quietly)
     except (InvalidInput, ValidationError, OSError) as exc:
         # A bad --src-lang or --kind fails the message's schema; a page file may be unreadable.
         console.print(f"[red]invalid input[/red]: {escape(str(exc))}")

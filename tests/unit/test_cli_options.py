@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,3 +35,54 @@ def test_align_pages_refuses_a_bad_option_without_a_traceback(option: list[str])
     result = CliRunner().invoke(app, ["align-pages", *pages, *option])
     assert result.exit_code == 2 and "invalid input" in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+@pytest.fixture
+def embedded_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("PARAMINE_DATABASE_URL", f"sqlite:///{tmp_path / 'cli.db'}")
+    monkeypatch.delenv("PARAMINE_REDIS_URL", raising=False)
+    get_settings.cache_clear()
+    yield tmp_path
+    get_settings.cache_clear()
+
+
+def test_process_fails_when_an_input_is_refused_or_nothing_was_read(embedded_cli: Path) -> None:
+    # a typo in the path exited 0 after doing nothing, so `process ... && export` went on
+    result = CliRunner().invoke(app, ["process", str(embedded_cli / "nope"), "-q"])
+    assert result.exit_code == 1 and "1 failed" in result.output
+    empty = embedded_cli / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    result = CliRunner().invoke(app, ["process", str(empty), "-q"])
+    assert result.exit_code == 1 and "no page pair read" in result.output
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [(["--pairs-file", "nope.tsv"], "does not exist"), (["--url-key", "("], "regular expression")],
+)
+def test_process_checks_pairing_options_up_front(
+    embedded_cli: Path, option: list[str], message: str
+) -> None:
+    # a missing --pairs-file was blamed on the crawl file; a bad regex ended in a traceback
+    result = CliRunner().invoke(app, ["process", str(SAMPLES), "-q", *option])
+    assert result.exit_code == 2 and message in result.output
+    assert not (embedded_cli / "cli.db").exists()
+
+
+def test_process_out_holds_only_this_runs_moses_files(embedded_cli: Path) -> None:
+    out = embedded_cli / "out"
+    for name in ("rail", "museum"):  # en-fr, then en-de
+        pages = embedded_cli / name
+        pages.mkdir()
+        for page in SAMPLES.glob(f"{name}.*"):
+            (pages / page.name).write_bytes(page.read_bytes())
+        result = CliRunner().invoke(app, ["process", str(pages), "--out", str(out), "-q"])
+        assert result.exit_code == 0, result.output
+    names = sorted(path.name for path in out.iterdir())
+    # the en-fr files of the first run stayed beside the second run's corpus
+    assert names == [
+        "sentence_pairs.de",
+        "sentence_pairs.en",
+        "sentence_pairs.jsonl",
+        "sentence_pairs.tsv",
+    ]

@@ -85,6 +85,6 @@ def test_bad_input_of_any_command_is_one_line_and_exit_2(store: str, tmp_path: P
     code, output = _run("mine-endings", str(bad_tsv))
     assert code == 2 and "invalid input" in output and "Traceback" not in output
     code, output = _run("thesaurus", "import-wlsp", str(SAMPLE))  # UTF-8 read as cp932
-    assert code == 2 and "wrong --encoding?" in output
+    assert code == 2 and "cannot decode the input" in output
     code, output = _run("cooccurrences", str(tmp_path / "missing.txt"))
     assert code == 2 and "No such file" in output
