@@ -7,6 +7,7 @@ retried, dead-lettered with the validation errors as the reason).
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -139,6 +140,17 @@ class ArticleBatch(Message):
     web: list[ArticleIn] = Field(max_length=20_000)
     mobile: list[ArticleIn] = Field(max_length=20_000)
     lang: str = "ja"
+
+    @field_validator("web", "mobile")
+    @classmethod
+    def _unique_ids(cls, articles: list[ArticleIn]) -> list[ArticleIn]:
+        # pairs name articles by id: a repeated id lost one article and could give a pair
+        # scored on one article the sentences of the other
+        counts = Counter(article.id for article in articles)
+        repeated = sorted(key for key, count in counts.items() if count > 1)
+        if repeated:
+            raise ValueError(f"article ids must be unique within a side; repeated: {repeated[:5]}")
+        return articles
 
     @property
     def batch_id(self) -> str:

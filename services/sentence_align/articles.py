@@ -96,6 +96,13 @@ def _title_and_body_nouns(article: Article) -> tuple[list[str], list[str]]:
     return japanese_nouns(article.title), japanese_nouns(article.body)
 
 
+def _own_keywords(article: Article) -> tuple[str, ...]:
+    """The article's keywords, stripped, without empty ones and repeats: K counts keywords
+    found in the mobile text, "" is in every text, and a repeated keyword counted again (12
+    empty keywords paired unrelated articles)."""
+    return tuple(dict.fromkeys(k.strip() for k in article.keywords if k.strip()))
+
+
 def _keywords(
     articles: Sequence[Article], noun_lists: Sequence[Sequence[str]], per_article: int
 ) -> list[tuple[str, ...]]:
@@ -105,8 +112,9 @@ def _keywords(
     batch_size = len(articles)
     keywords: list[tuple[str, ...]] = []
     for article, nouns in zip(articles, noun_lists, strict=True):
-        if article.keywords:
-            keywords.append(article.keywords)
+        own = _own_keywords(article)
+        if own:
+            keywords.append(own)
             continue
         term_frequency = Counter(nouns)
         first_seen = {noun: k for k, noun in reversed(list(enumerate(nouns)))}
@@ -163,7 +171,7 @@ def sim_article(
     """SimArticle(W, M) = a*K + b*T + NN with W's own keywords (none: K = 0)."""
     _check_weights(a, b, 0.0)
     title, body = _title_and_body_nouns(web)
-    web_features = _WebFeatures(web.keywords, frozenset(title), frozenset(body))
+    web_features = _WebFeatures(_own_keywords(web), frozenset(title), frozenset(body))
     return _score(web.id, web_features, mobile.id, _mobile_features(mobile), a, b)
 
 
@@ -185,6 +193,12 @@ def pair_articles(
     Ties go to the Web article given first. Pairs come in the order of ``mobile``.
     """
     _check_weights(a, b, threshold)
+    for side, articles in (("Web", web), ("mobile", mobile)):
+        # pairs name articles by id: with a repeated id, a pair scored on one article got
+        # the sentences of the other
+        repeated = [key for key, count in Counter(x.id for x in articles).items() if count > 1]
+        if repeated:
+            raise InvalidInput(f"{side} article ids must be unique; repeated: {repeated[:5]}")
     web_by_day: defaultdict[str, list[Article]] = defaultdict(list)
     for article in web:
         web_by_day[day_of(article)].append(article)

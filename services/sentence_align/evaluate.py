@@ -205,6 +205,12 @@ def _resampled_f1(
     blocks = np.concatenate(
         [block_counts(gold, [test[d] for test in tests]) for d, gold in enumerate(golds)]
     )
+    # Blocks without a bead (block_counts' last block, after the end point every path
+    # reaches) are not units of the document: resampled, they only dilute the samples (a
+    # perfect single-block alignment got the interval [0, 1]).
+    blocks = blocks[blocks.reshape(len(blocks), -1).any(axis=1)]
+    if len(blocks) == 0:
+        return np.zeros(len(tests)), np.zeros((samples, len(tests)))
     rng = np.random.default_rng(seed)
     chosen = rng.integers(0, len(blocks), size=(samples, len(blocks)))
     resampled = np.stack([blocks[row].sum(axis=0) for row in chosen])

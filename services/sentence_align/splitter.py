@@ -68,6 +68,13 @@ def _previous_token(text: str, end: int) -> str:
     return text[start:end]
 
 
+def _is_day_and_month(parts: list[str]) -> bool:
+    """``["24", "12"]``: a day 1-31 and a month 1-12 of at most two digits each."""
+    if len(parts) != 2 or not all(part.isdigit() and len(part) <= 2 for part in parts):
+        return False
+    return 1 <= int(parts[0]) <= 31 and 1 <= int(parts[1]) <= 12
+
+
 def _is_european_boundary(text: str, match: re.Match[str]) -> bool:
     # matched in place (no copy of the rest of the text: a copy per candidate boundary made
     # splitting quadratic in the length of a long block)
@@ -85,8 +92,12 @@ def _is_european_boundary(text: str, match: re.Match[str]) -> bool:
         return False
     if len(token) == 1 and token.isalpha():
         return False  # an initial: "J. Smith"
-    if "." in token and all(len(part) <= 2 for part in token.split(".")):
+    parts = token.split(".")
+    if "." in token and all(len(part) <= 2 and not part.isdigit() for part in parts):
         return False  # "z.B.", "U.S."
+    if _is_day_and_month(parts):
+        return False  # a German date "am 24.12. Abends": the period ends the month
+    # other numbers ("$3.50.", "Version 2.0.", "3.14.") end the sentence like any word
     if token.isdigit() and len(token) <= 2:
         # German ordinals ("am 3. Mai", "der 2. Weltkrieg"): a short number + period before
         # a month name or a capitalised word is read as an ordinal, not a sentence end.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from services.sentence_align.articles import (
     Article,
@@ -16,6 +17,7 @@ from services.sentence_align.articles import (
     sim_article,
 )
 from shared.errors import InvalidInput
+from shared.schemas import ArticleBatch
 
 # Title nouns {東京, 大雨, 交通, 影響}; body nouns {気象, 東京, 都心, 大雨, 鉄道, 運行, 影響, 発表}.
 WEB = Article(
@@ -57,6 +59,28 @@ def test_pair_articles_threshold_and_ties() -> None:
     assert pair_articles([twin, WEB], [MOBILE], threshold=15.0)[0].web_id == "w1b"
     assert pair_articles([WEB], [MOBILE], threshold=15.5) == []
     assert pair_articles([WEB], [MOBILE]) == []  # paper threshold 35 is far above this pair
+
+
+def test_empty_and_repeated_keywords_count_once_or_not_at_all() -> None:
+    # "" is in every text and a repeated keyword counted again: 12 empty keywords gave an
+    # unrelated article K = 12, a SimArticle of 36, and a pair
+    messy = Article(WEB.id, WEB.date, WEB.title, WEB.body, ("大雨", "大雨", "", " 鉄道 ", "台風"))
+    assert sim_article(messy, MOBILE) == sim_article(WEB, MOBILE)
+    cat = Article("w9", MOBILE.date, "猫の話", "猫が庭で昼寝をしていた。", ("",) * 12)
+    assert sim_article(cat, MOBILE).k == 0
+    assert pair_articles([cat], [MOBILE]) == []
+
+
+def test_repeated_article_ids_are_refused() -> None:
+    # a pair scored on one article with a repeated id got the sentences of the other
+    other = Article(WEB.id, WEB.date, "大阪で祭り", "大阪で祭りが開かれた。")
+    with pytest.raises(InvalidInput, match="Web article ids must be unique"):
+        pair_articles([WEB, other], [MOBILE])
+    with pytest.raises(InvalidInput, match="mobile article ids must be unique"):
+        pair_articles([WEB], [MOBILE, MOBILE])
+    record = {"id": "a", "date": "d", "title": "", "body": "x"}
+    with pytest.raises(ValidationError, match="repeated"):
+        ArticleBatch(job_id="j", web=[record, record], mobile=[])
 
 
 def test_batch_keywords_tf_idf_within_the_day() -> None:

@@ -118,6 +118,9 @@ def test_blocks_end_where_both_paths_meet() -> None:
 
 def test_bootstrap_of_a_perfect_alignment_is_one() -> None:
     assert bootstrap_f1_strict([GOLD, GOLD], [GOLD, GOLD]) == Interval(1.0, 1.0, 1.0)
+    # one bead: one real block and the empty one after the end, resampled alike, gave [0, 1]
+    single = parse_beads(["[0, 1]:[0]"])
+    assert bootstrap_f1_strict([single], [single]) == Interval(1.0, 1.0, 1.0)
 
 
 def test_bootstrap_estimate_is_the_score_and_the_interval_is_reproducible() -> None:

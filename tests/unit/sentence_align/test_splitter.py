@@ -62,3 +62,16 @@ def test_newlines_are_not_boundaries_unless_configured() -> None:
 def test_empty_text_gives_no_sentences() -> None:
     assert split_sentences("  \n ", "fr") == []
     assert split_sentences("", "ja") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["It costs $3.50. That is cheap.", "Version 2.0. It works.", "Pi is 3.14. Next one."],
+)
+def test_a_decimal_number_before_the_period_ends_the_sentence(text: str) -> None:
+    # "3.50" was taken for an abbreviation like "U.S.": two sentences stayed one
+    assert len(split_sentences(text, "en")) == 2
+
+
+def test_a_german_day_and_month_does_not_end_the_sentence() -> None:
+    assert split_sentences("Am 24.12. Abends kam er.", "de") == ["Am 24.12. Abends kam er."]
