@@ -601,6 +601,20 @@ def _moses_written(corpus: MosesCorpus) -> str:
     return f"{corpus.pairs}{languages} pairs → {corpus.src}, {corpus.tgt}"
 
 
+class PageMethod(StrEnum):
+    """``align-pages --method``: the sentence aligners of ``services.sentence_align``."""
+
+    length = "length"
+    lexicon = "lexicon"
+    hybrid = "hybrid"
+    anchors = "anchors"
+
+
+class PageKind(StrEnum):
+    translation = "translation"
+    pc_mobile = "pc-mobile"
+
+
 @app.command("align-pages")
 def align_pages(
     src: Annotated[Path, typer.Argument(help="source page HTML")],
@@ -608,12 +622,12 @@ def align_pages(
     src_lang: Annotated[str, typer.Option("--src-lang")] = "en",
     tgt_lang: Annotated[str, typer.Option("--tgt-lang")] = "de",
     method: Annotated[
-        str, typer.Option(help="sentence aligner: length, lexicon, hybrid")
-    ] = "hybrid",
+        PageMethod, typer.Option(help="sentence aligner inside the aligned nodes")
+    ] = PageMethod.hybrid,
     flat: Annotated[
         bool, typer.Option(help="align the pages' plain text without the tree (Type I)")
     ] = False,
-    kind: Annotated[str, typer.Option(help="translation or pc-mobile")] = "translation",
+    kind: Annotated[PageKind, typer.Option(help="kind of page pair")] = PageKind.translation,
 ) -> None:
     """Align two pages: tree alignment, then sentences inside aligned nodes; prints JSONL pairs."""
     from pydantic import ValidationError
@@ -628,7 +642,7 @@ def align_pages(
         message = PagePair.model_validate(
             {
                 "job_id": "cli",
-                "kind": kind,
+                "kind": kind.value,
                 "src": {
                     "url": src.resolve().as_uri(),
                     "lang": src_lang,
@@ -641,7 +655,7 @@ def align_pages(
                 },
             }
         )
-        chunks = chunk_pairs(message, flat=flat).model_copy(update={"method": method})
+        chunks = chunk_pairs(message, flat=flat).model_copy(update={"method": method.value})
         for pair in sentence_pairs(chunks):
             typer.echo(
                 json.dumps(
@@ -682,7 +696,9 @@ def dead_letters_retry(
 
     result = retry_dead_letters(Store(get_settings().database_url), ids or None)
     typer.echo(json.dumps(result))
-    if result["failed"]:
+    if result["unknown"]:
+        console.print(f"no dead letter {escape(', '.join(result['unknown']))}", soft_wrap=True)
+    if result["failed"] or result["unknown"]:
         # The letter that could not be sent, and those after it, are still dead letters.
         raise typer.Exit(code=1)
 

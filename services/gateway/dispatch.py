@@ -49,13 +49,17 @@ def retry_dead_letters(store: Store, ids: Sequence[str] | None) -> dict[str, Any
     """Send dead letters back to their stage; what cannot be sent stays a dead letter.
 
     Ingest refusals, and letters whose payload is not a JSON object (e.g. a task's raw
-    string argument), cannot be retried: they stay and are counted as ``skipped`` (as are
-    ``ids`` not found). Each letter is deleted before it is sent, since a fast worker that
-    fails it again records it under the same id; if the send fails (broker down), the
-    letter is put back as it was and retrying stops there (``failed``, ``error``)."""
+    string argument), cannot be retried: they stay and are counted as ``skipped``; ``ids``
+    that name no dead letter are listed as ``unknown``. Each letter is deleted before it is
+    sent, since a fast worker that fails it again records it under the same id; if the send
+    fails (broker down), the letter is put back as it was and retrying stops there
+    (``failed``, ``error``)."""
+    stored = store.list_dead_letters(limit=1_000_000)
+    known = {letter["id"] for letter in stored}
+    unknown = [] if ids is None else [i for i in dict.fromkeys(ids) if i not in known]
     letters = [
         letter
-        for letter in store.list_dead_letters(limit=1_000_000)
+        for letter in stored
         if (ids is None or letter["id"] in ids) and letter["stage"] != "ingest"
     ]
     retried = unreadable = 0
@@ -83,8 +87,9 @@ def retry_dead_letters(store: Store, ids: Sequence[str] | None) -> dict[str, Any
                 store.restore_dead_letters([letter])
                 return {
                     "retried": retried,
-                    "skipped": (len(ids) - retried - 1) if ids else unreadable,
+                    "skipped": (len(ids) - len(unknown) - retried - 1) if ids else unreadable,
                     "failed": 1,
+                    "unknown": unknown,
                     "error": f"{type(error).__name__}: {error}",
                 }
         else:
@@ -94,6 +99,7 @@ def retry_dead_letters(store: Store, ids: Sequence[str] | None) -> dict[str, Any
         retried += 1
     return {
         "retried": retried,
-        "skipped": (len(ids) - retried) if ids else unreadable,
+        "skipped": (len(ids) - len(unknown) - retried) if ids else unreadable,
         "failed": 0,
+        "unknown": unknown,
     }

@@ -325,6 +325,10 @@ def load_wlsp(
             word = _wlsp_word(row)
             if word is not None:
                 members.append((word, chain[-1]))
+    if not members:
+        # stored, an empty thesaurus answered nothing and made `build` ask which to use
+        kind = "体の類 (1.xxxx) " if nominal_only else ""
+        raise InvalidInput(f"{path}: no {kind}words in this WLSP file")
     classes = [(cid, parent, labels.get(cid, "") or cid) for cid, parent in parent_of.items()]
     return Thesaurus.build(name, classes, members)
 

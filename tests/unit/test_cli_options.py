@@ -29,12 +29,29 @@ def test_a_job_id_the_gateway_would_refuse_is_refused_up_front(
     get_settings.cache_clear()
 
 
-@pytest.mark.parametrize("option", [["--src-lang", "english"], ["--kind", "pc"]])
-def test_align_pages_refuses_a_bad_option_without_a_traceback(option: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--src-lang", "english"], "invalid input"),
+        # a bad --kind or --method dumped pydantic's whole validation error: now choices
+        (["--kind", "pc"], "'pc' is not one of"),
+        (["--method", "neural"], "'neural' is not one of"),
+    ],
+)
+def test_align_pages_refuses_a_bad_option_without_a_traceback(
+    option: list[str], message: str
+) -> None:
     pages = [str(SAMPLES / "rail.en.html"), str(SAMPLES / "rail.fr.html")]
     result = CliRunner().invoke(app, ["align-pages", *pages, *option])
-    assert result.exit_code == 2 and "invalid input" in result.output
+    assert result.exit_code == 2 and message in " ".join(result.output.split())
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_align_pages_takes_every_sentence_method() -> None:
+    pages = [str(SAMPLES / "museum.en.html"), str(SAMPLES / "museum.de.html")]
+    for method in ("length", "lexicon", "hybrid", "anchors"):
+        result = CliRunner().invoke(app, ["align-pages", *pages, "--method", method])
+        assert result.exit_code == 0 and result.output.count('"src"') > 0, (method, result.output)
 
 
 @pytest.fixture

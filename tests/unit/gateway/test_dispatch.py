@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from typer.testing import CliRunner
 
+from services.cli import app
 from services.gateway.dispatch import retry_dead_letters
 from shared.config import get_settings
 from shared.store import Store
@@ -55,3 +57,12 @@ def test_an_unreadable_letter_does_not_block_the_others(store: Store) -> None:
     result = retry_dead_letters(store, None)
     assert (result["retried"], result["skipped"], result["failed"]) == (1, 1, 0)
     assert [letter["id"] for letter in store.list_dead_letters()] == [raw]
+
+
+def test_an_id_that_names_no_letter_is_reported(store: Store) -> None:
+    # retry of an unknown id said {"skipped": 1} and exited 0, as if it were unreadable
+    letter = _letter(store, PAYLOAD)
+    result = retry_dead_letters(store, [letter, "dl-nope"])
+    assert (result["retried"], result["skipped"], result["unknown"]) == (1, 0, ["dl-nope"])
+    outcome = CliRunner().invoke(app, ["dead-letters", "retry", "dl-nope"])
+    assert outcome.exit_code == 1 and "no dead letter dl-nope" in outcome.output

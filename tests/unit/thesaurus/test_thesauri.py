@@ -151,3 +151,11 @@ def test_thesaurus_words_match_in_any_spelling() -> None:
     )
     for query in ("データ", "ﾃﾞｰﾀ", unicodedata.normalize("NFD", "データ")):
         assert thesaurus.word_leaves(query) == (0,)
+
+
+def test_a_wlsp_file_without_words_is_refused(tmp_path: Path) -> None:
+    # an empty file was stored as a one-class thesaurus of no words
+    path = tmp_path / "empty.csv"
+    path.write_text("", encoding="cp932")
+    with pytest.raises(InvalidInput, match=r"no 体の類 .*words"):
+        load_wlsp(path)
