@@ -171,6 +171,9 @@ def process(
     )
     register_job(store, job, source=",".join(str(p) for p in inputs))
     summary = RunSummary()
+    # ingest: the inputs read (page pairs and refusals) in, the page pairs sent on out
+    summary.received["ingest"] = len(job.pairs) + len(job.refused)
+    summary.emitted["ingest"] = len(job.pairs)
     summary.failed["ingest"] = len(job.refused)
     summary.failures.extend(("ingest", str(error)) for error in job.refused)
     with Progress(
@@ -532,7 +535,10 @@ def export(
     site: Annotated[str | None, typer.Option(help="only pairs from this host")] = None,
     src_lang: Annotated[str | None, typer.Option("--src-lang")] = None,
     tgt_lang: Annotated[str | None, typer.Option("--tgt-lang")] = None,
-    min_score: Annotated[float | None, typer.Option(help="only pairs scoring this or more")] = None,
+    min_score: Annotated[
+        float | None,
+        typer.Option(help="only pairs scoring this or more (scores lie in [0, 1])", min=0, max=1),
+    ] = None,
     since: Annotated[
         str | None, typer.Option(help="only pairs stored since (unix seconds or ISO date)")
     ] = None,
@@ -542,6 +548,8 @@ def export(
 ) -> None:
     """Export stored sentence pairs, paraphrases or similarities from PARAMINE_DATABASE_URL."""
     from services.gateway.exports import created_since, parse_since
+
+    out.parent.mkdir(parents=True, exist_ok=True)  # as process does for its --out
     from shared.config import get_settings
     from shared.exports import jsonl_lines, tsv_lines, write_lines, write_moses, write_tmx
     from shared.store import SentencePairQuery, Store
@@ -589,8 +597,9 @@ def export(
         console.print(f"{count} translation units → {escape(str(out))}")
     else:
         lines = jsonl_lines(rows) if format is ExportFormat.jsonl else tsv_lines(rows)
-        count = write_lines(lines, out)
-        console.print(f"{count} lines → {escape(str(out))}")
+        header = 1 if format is ExportFormat.tsv else 0  # the TSV's column line is no pair
+        count = write_lines(lines, out) - header
+        console.print(f"{count} sentence pairs → {escape(str(out))}")
 
 
 def _moses_written(corpus: MosesCorpus) -> str:

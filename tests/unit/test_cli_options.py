@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -103,3 +104,21 @@ def test_process_out_holds_only_this_runs_moses_files(embedded_cli: Path) -> Non
         "sentence_pairs.jsonl",
         "sentence_pairs.tsv",
     ]
+
+
+def test_process_and_export_report_what_they_did(embedded_cli: Path) -> None:
+    result = CliRunner().invoke(app, ["process", str(SAMPLES), "--json", "-q"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["stages"]["ingest"] == {  # was in 0 out 0 whatever was read
+        "in": report["page_pairs"], "out": report["page_pairs"], "failed": 0,
+        "seconds": report["stages"]["ingest"]["seconds"],
+    }  # fmt: skip
+    out = embedded_cli / "new" / "pairs.tsv"  # a missing parent directory: FileNotFoundError
+    result = CliRunner().invoke(app, ["export", "--format", "tsv", "--out", str(out)])
+    pairs = len(out.read_text(encoding="utf-8").splitlines()) - 1
+    assert result.exit_code == 0 and f"{pairs} sentence pairs" in result.output  # not the header
+    result = CliRunner().invoke(
+        app, ["export", "--format", "tsv", "--out", str(out), "--min-score", "2"]
+    )
+    assert result.exit_code == 2  # scores lie in [0, 1]: 2 matched nothing, silently
