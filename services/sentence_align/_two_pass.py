@@ -100,7 +100,9 @@ def confident_pairs(beads: Sequence[Bead], share: float, limit: int) -> list[tup
 
 def anchor_cuts(beads: Sequence[Bead], window: int) -> list[tuple[int, int]]:
     """Cut points (i, j) after anchor beads: cheap 1-1 beads following a 1-1 bead, one per
-    ``window`` source sentences; always starts with (0, 0) and ends with (n, m)."""
+    ``window`` sentences a side (2 * ``window`` on both sides together, so that swapping the
+    sides swaps the cuts: counted on the source side alone, they moved, and the beads of a
+    long document did not mirror); always starts with (0, 0) and ends with (n, m)."""
     one_to_one_costs = [bead.cost for bead in beads if bead.shape == (1, 1)]
     threshold = float(np.median(one_to_one_costs)) if one_to_one_costs else 0.0
     cuts = [(0, 0)]
@@ -110,7 +112,7 @@ def anchor_cuts(beads: Sequence[Bead], window: int) -> list[tuple[int, int]]:
         i += len(bead.src)
         j += len(bead.tgt)
         anchor = bead.shape == (1, 1) == previous_shape and bead.cost <= threshold
-        if anchor and i - cuts[-1][0] >= window:
+        if anchor and (i - cuts[-1][0]) + (j - cuts[-1][1]) >= 2 * window:
             cuts.append((i, j))
         previous_shape = bead.shape
     if cuts[-1] != (i, j):

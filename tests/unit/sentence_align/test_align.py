@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from services.sentence_align._two_pass import anchor_cuts
 from services.sentence_align.align import METHODS, align_segments, align_sentences
 from services.sentence_align.beads import Bead, check_coverage
 from shared.errors import InvalidInput
+from tests.conftest import kit_path
 
 VOCABULARY = "der die das haus berg gipfel 1956 la le maison montagne sommet , . ( ) zürich"
 words = st.sampled_from(VOCABULARY.split())
@@ -98,3 +100,40 @@ def test_length_segments_equal_separate_calls() -> None:
     segments = [(["Der Berg ist hoch.", "Ja."], ["La montagne est haute."]), (["Gut."], ["Bon."])]
     expected = [align_sentences(src, tgt, method="length") for src, tgt in segments]
     assert align_segments(segments, method="length") == expected
+
+
+@settings(max_examples=200)
+@example(  # three deletions first: the source side reached the window two beads earlier
+    shapes=[(1, 0)] * 3 + [(1, 1)] * 6, costs=[0, 0, 0, 5, 1, 5, 1, 5, 1] + [0.0] * 51, window=3
+)
+@given(
+    shapes=st.lists(
+        st.sampled_from([(1, 1), (1, 1), (1, 1), (1, 3), (3, 1), (1, 0), (0, 1)]), max_size=60
+    ),
+    costs=st.lists(st.floats(0, 10), min_size=60, max_size=60),
+    window=st.integers(1, 8),
+)
+def test_window_cuts_of_mirrored_beads_are_mirrored(
+    shapes: list[tuple[int, int]], costs: list[float], window: int
+) -> None:
+    # counted on the source side alone, swapping the sides moved the cuts
+    beads, i, j = [], 0, 0
+    for (x, y), cost in zip(shapes, costs, strict=False):
+        beads.append(Bead(tuple(range(i, i + x)), tuple(range(j, j + y)), cost))
+        i, j = i + x, j + y
+    forward = anchor_cuts(beads, window)
+    backward = anchor_cuts([bead.mirrored() for bead in beads], window)
+    assert [(b, a) for a, b in backward] == forward
+
+
+def test_swapping_the_sides_of_a_long_document_mirrors_the_beads() -> None:
+    # Over 2,000 sentences the lexical passes run in windows between anchor beads; with
+    # cuts placed on the source side alone, Text+Berg dev and test twice (2,918 x 3,130)
+    # gave 3 beads (lexicon) and 37 (hybrid) that did not mirror.
+    folder = kit_path("textberg-bleualign-de-fr")
+    names = ["dev", *(f"test{k}" for k in range(7))] * 2
+    de = [s for name in names for s in (folder / f"{name}.de").read_text().splitlines()]
+    fr = [s for name in names for s in (folder / f"{name}.fr").read_text().splitlines()]
+    forward = align_sentences(de, fr, method="lexicon", src_lang="de", tgt_lang="fr")
+    backward = align_sentences(fr, de, method="lexicon", src_lang="fr", tgt_lang="de")
+    assert _links([bead.mirrored() for bead in backward]) == _links(forward)
