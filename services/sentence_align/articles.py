@@ -37,7 +37,7 @@ FIRST_PARAGRAPH_SENTENCES = 3
 LANG = "ja"
 
 _DATE_PREFIX = re.compile(r"\d{4}-\d{2}-\d{2}")
-_BLANK_LINE = re.compile(r"\n[ \t\u3000]*\n")
+_BLANK_LINE = re.compile(r"\n[ \t\r\u3000]*\n")  # \r: a CRLF text's blank line is \n\r\n
 
 
 @dataclass(frozen=True)

@@ -33,20 +33,35 @@ _MONTH_LIST = """
 _MONTHS = frozenset(_MONTH_LIST.split())
 
 # A candidate boundary: terminator run, optional closing quotes/brackets, then whitespace.
-_EURO_BOUNDARY = re.compile(r"([.!?…]+)([\"'»”’)\]]*)(\s+)")
+# French sets a space (often no-break) before a closing guillemet: « Bonjour. » Il partit.
+# German closes with “ and ‘ („Ja.“ Dann ...); before a word they open, and need no rule.
+_EURO_BOUNDARY = re.compile(r"([.!?…]+)((?:[ \u00a0\u202f]?[\"'»”’“‘)\]])*)(\s+)")
 _SENTENCE_START = re.compile(r"(?:[\"'«“‘(\[¿¡]\s?)*\w")
 _WORD = re.compile(r"\w+")
 _LINE_BREAK = re.compile(r"\s*\n\s*")
 
 
+def _unclosed_brackets(text: str) -> set[int]:
+    """Positions of opening brackets that nothing closes: read as literal characters, else an
+    unclosed 「 kept every later sentence of the block in one."""
+    open_positions: list[int] = []
+    for index, char in enumerate(text):
+        if char in _CJK_OPEN:
+            open_positions.append(index)
+        elif char in _CJK_CLOSE and open_positions:
+            open_positions.pop()
+    return set(open_positions)
+
+
 def _split_cjk(text: str) -> list[str]:
     sentences: list[str] = []
+    literal = _unclosed_brackets(text)
     depth = 0
     start = 0
     index = 0
     while index < len(text):
         char = text[index]
-        if char in _CJK_OPEN:
+        if char in _CJK_OPEN and index not in literal:
             depth += 1
         elif char in _CJK_CLOSE:
             depth = max(0, depth - 1)

@@ -151,3 +151,8 @@ def test_pair_articles_without_keywords_uses_batch_tf_idf_keywords() -> None:
     assert pair.web_id == "w1"
     assert pair.k == sum(1 for keyword in keywords if keyword in MOBILE.body)
     assert pair.score == 3.0 * pair.k + 3.0 * pair.t + pair.nn
+
+
+def test_first_paragraph_of_a_crlf_text() -> None:
+    # "\r\n\r\n" is no blank line to "\n[ \t]*\n": paragraph 2 leaked into paragraph 1
+    assert first_paragraph_sentences("最初の文。\r\n\r\n第二段落。") == ["最初の文。"]

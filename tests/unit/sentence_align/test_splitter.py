@@ -40,7 +40,29 @@ def test_european_initials_and_quotes() -> None:
     assert split_sentences(text, "en") == [
         'J. Smith said "Stop."',
         "Then he left.",
-        "« Non ! » Il part.",
+        "« Non ! »",  # the space before » kept this and the next sentence together
+        "Il part.",
+    ]
+
+
+def test_german_closing_quotes_and_unclosed_cjk_brackets() -> None:
+    assert split_sentences("Er sagte: „Ja.“ Dann ging er.", "de") == [
+        "Er sagte: „Ja.“",
+        "Dann ging er.",
+    ]
+    assert split_sentences("He left. “Hello,” she said.", "en") == [
+        "He left.",
+        "“Hello,” she said.",
+    ]
+    # an unclosed 「 kept every later sentence of the block in one
+    assert split_sentences("閉じない「括弧。その後の文。さらに文。", "ja") == [
+        "閉じない「括弧。",
+        "その後の文。",
+        "さらに文。",
+    ]
+    assert split_sentences("彼は「行く。戻る。」と言った。次の文。", "ja") == [
+        "彼は「行く。戻る。」と言った。",
+        "次の文。",
     ]
 
 
