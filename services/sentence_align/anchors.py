@@ -37,7 +37,9 @@ DEFAULT_SIMILARITY_THRESHOLD = 0.5
 # length. The paper only says lambda must shrink as the texts grow; this is our reading.
 LAMBDA_SCALE = 2.0
 # The score matrix is dense (m*n cells of 8 bytes, a few temporaries); the paper works on
-# chapters of fewer than 500 sentences. Longer texts belong to the windowed long-document path.
+# chapters of fewer than 500 sentences. Texts past MAX_CELLS (about 3,162 sentences a side)
+# are refused with InputTooLarge: the anchors method has no windowed path; "lexicon" and
+# "hybrid" handle long documents (anchor windows, benchmarks/results/sentence_align.md).
 MAX_CELLS = 10_000_000
 
 
