@@ -133,6 +133,17 @@ class ArticleIn(BaseModel):
     url: str = Field(default="", max_length=4_096)
 
 
+def unique_article_ids(articles: list[ArticleIn]) -> list[ArticleIn]:
+    """``articles`` if no id repeats (ValueError otherwise): pairs name articles by id, so a
+    repeated id lost one article and could give a pair scored on one article the sentences
+    of the other."""
+    counts = Counter(article.id for article in articles)
+    repeated = sorted(key for key, count in counts.items() if count > 1)
+    if repeated:
+        raise ValueError(f"article ids must be unique within a side; repeated: {repeated[:5]}")
+    return articles
+
+
 class ArticleBatch(Message):
     """A day batch of Web and mobile articles: sentence_align pairs articles, then sentences."""
 
@@ -144,13 +155,7 @@ class ArticleBatch(Message):
     @field_validator("web", "mobile")
     @classmethod
     def _unique_ids(cls, articles: list[ArticleIn]) -> list[ArticleIn]:
-        # pairs name articles by id: a repeated id lost one article and could give a pair
-        # scored on one article the sentences of the other
-        counts = Counter(article.id for article in articles)
-        repeated = sorted(key for key, count in counts.items() if count > 1)
-        if repeated:
-            raise ValueError(f"article ids must be unique within a side; repeated: {repeated[:5]}")
-        return articles
+        return unique_article_ids(articles)
 
     @property
     def batch_id(self) -> str:

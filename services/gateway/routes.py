@@ -7,7 +7,7 @@ from dataclasses import asdict
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response, status
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from services.gateway.deps import AdminKey, IngestKey, SettingsDep, StoreDep
 from shared.errors import InvalidInput
@@ -15,7 +15,14 @@ from shared.ids import content_id
 from shared.ingest import build_job
 from shared.inputs import PairSource, decode_html
 from shared.metrics import CONTENT_TYPE_LATEST, metrics_payload, stage_metrics
-from shared.schemas import JOB_ID_PATTERN, MAX_INGEST_PAIRS, ArticleBatch, ArticleIn, Page
+from shared.schemas import (
+    JOB_ID_PATTERN,
+    MAX_INGEST_PAIRS,
+    ArticleBatch,
+    ArticleIn,
+    Page,
+    unique_article_ids,
+)
 from shared.store import SentencePairQuery
 
 router = APIRouter()
@@ -196,6 +203,11 @@ class ArticleBatchIn(BaseModel):
     job_id: str | None = Field(default=None, pattern=JOB_ID_PATTERN)
     web: list[ArticleIn] = Field(min_length=1, max_length=20_000)
     mobile: list[ArticleIn] = Field(min_length=1, max_length=20_000)
+
+    @field_validator("web", "mobile")
+    @classmethod
+    def _unique_ids(cls, articles: list[ArticleIn]) -> list[ArticleIn]:
+        return unique_article_ids(articles)  # a 422 here, not a 500 building the message
 
 
 class ArticleBatchAccepted(BaseModel):

@@ -87,6 +87,13 @@ def test_articles_need_both_sides(client: TestClient) -> None:
     assert client.post("/v1/articles", json={"web": [], "mobile": []}).status_code == 422
 
 
+def test_articles_with_a_repeated_id_are_refused(client: TestClient) -> None:
+    # pairs name articles by id; building the queue message refused them with a 500
+    article = {"id": "a1", "date": "2010-05-22", "title": "", "body": "大雨"}
+    response = client.post("/v1/articles", json={"web": [article], "mobile": [article, article]})
+    assert response.status_code == 422 and "unique" in response.text
+
+
 def test_dead_letters_are_paged_past_the_first_hundred(client: TestClient) -> None:
     store = Store(get_settings().database_url)
     for k in range(150):
