@@ -584,8 +584,16 @@ def export(
         from services.paraphrase import tables
         from services.paraphrase.phrases import format_ppdb
 
+        # The tables are built from every stored pair of a language; the sentence-pair
+        # filters were silently ignored here
+        ignored = {"--job": job, "--site": site, "--min-score": min_score, "--since": since}
+        given = [name for name, value in ignored.items() if value is not None]
+        if given:
+            raise typer.BadParameter(
+                f"{', '.join(given)} do not apply to ppdb (--src-lang chooses a language)"
+            )
         observations = tables.stored_observations(store.paraphrase_observations())
-        table = format_ppdb(tables.phrase_paraphrases(observations))
+        table = format_ppdb(tables.phrase_paraphrases(observations, lang=src_lang))
         count = write_lines((line + "\n" for line in table), out)
         console.print(f"{count} paraphrase pairs → {escape(str(out))}")
         return

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import re
+import sys
 import threading
 import unicodedata
 from dataclasses import dataclass
@@ -10,7 +12,6 @@ from typing import Any
 
 import fugashi
 
-_WORD_RE = re.compile(r"\w+(?:[-'’]\w+)*|[^\w\s]", re.UNICODE)
 _JAPANESE_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 
@@ -83,9 +84,33 @@ def japanese_nouns(text: str) -> list[str]:
     return [m.surface for m in analyse_japanese(text) if m.is_noun]
 
 
+@functools.cache
+def _word_re() -> re.Pattern[str]:
+    # A word: \w (letters, digits, _) and combining marks (Unicode category M), which \w
+    # leaves out, so Devanagari "किताब" or Thai fell apart into letters and signs; joined by
+    # - ' ’ inside. The marks' ranges are read from unicodedata once, on first use.
+    ranges: list[str] = []
+    first = previous = -2
+    for code in range(sys.maxunicode + 1):
+        if unicodedata.category(chr(code)).startswith("M"):
+            if code != previous + 1:
+                if first >= 0:
+                    ranges.append(f"{re.escape(chr(first))}-{re.escape(chr(previous))}")
+                first = code
+            previous = code
+    ranges.append(f"{re.escape(chr(first))}-{re.escape(chr(previous))}")
+    word = rf"[\w{''.join(ranges)}]"
+    return re.compile(rf"{word}+(?:[-'’]{word}+)*|(?:(?!{word})[^\s])")
+
+
 def tokenize_words(text: str) -> list[str]:
-    """Unicode word/punctuation tokens for space-separated languages."""
-    return _WORD_RE.findall(text)
+    """Unicode word/punctuation tokens for space-separated languages (text read as NFC)."""
+    return _word_re().findall(unicodedata.normalize("NFC", text))
+
+
+def base_lang(lang: str) -> str:
+    """The language of a tag: ``ja_JP``, ``ja-JP`` and ``JA`` are all ``ja``."""
+    return lang.replace("_", "-").split("-")[0].lower()
 
 
 def looks_japanese(text: str) -> bool:

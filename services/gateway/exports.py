@@ -135,13 +135,18 @@ def export_sentence_pairs(
 
 
 @router.get("/paraphrases.ppdb")
-def export_ppdb(store: StoreDep) -> StreamingResponse:
-    """The PPDB-style phrase paraphrase table of every stored monolingual pair."""
+def export_ppdb(
+    store: StoreDep,
+    lang: Annotated[str | None, Query(max_length=16, description="one language's table")] = None,
+) -> StreamingResponse:
+    """The PPDB-style phrase paraphrase tables of the stored monolingual pairs, one per
+    language (``lang=xx`` ends each line's features)."""
     from services.paraphrase import tables
     from services.paraphrase.phrases import format_ppdb
 
     observations = tables.stored_observations(store.paraphrase_observations())
-    lines = (line + "\n" for line in format_ppdb(tables.phrase_paraphrases(observations)))
+    entries = tables.phrase_paraphrases(observations, lang=lang)
+    lines = (line + "\n" for line in format_ppdb(entries))
     return StreamingResponse(
         _encoded(lines),
         media_type="text/plain; charset=utf-8",

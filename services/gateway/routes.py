@@ -272,11 +272,12 @@ def phrase_paraphrases(
     store: StoreDep,
     q: Annotated[str | None, Query(max_length=256)] = None,
     limit: Annotated[int, Query(ge=1, le=1_000)] = 50,
+    lang: Annotated[str | None, Query(max_length=16, description="one language's table")] = None,
 ) -> list[dict[str, Any]]:
-    """PPDB-style phrase paraphrases (phrase, paraphrase, count, p(e|f), p(f|e))."""
+    """PPDB-style phrase paraphrases (phrase, paraphrase, count, p(e|f), p(f|e), lang)."""
     from services.paraphrase import tables
 
-    entries = tables.phrase_paraphrases(_observations(store))
+    entries = tables.phrase_paraphrases(_observations(store), lang=lang)
     if q:
         entries = [e for e in entries if q in (e.phrase, e.paraphrase)]
     return [asdict(entry) for entry in entries[:limit]]

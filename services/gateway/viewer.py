@@ -47,6 +47,8 @@ def bead_type(bead: str) -> str:
     return "-".join(str(size) for size in sizes)
 
 
+PHRASES_SHOWN = 1_000  # phrase pairs listed on /ui/paraphrases (after the search)
+
 @dataclass(frozen=True)
 class BeadRow:
     """One stored sentence pair as the pair view shows it."""
@@ -251,16 +253,22 @@ def paraphrases_page(
     top: Annotated[int, Query(ge=1, le=100)] = 10,
 ) -> HTMLResponse:
     """Ending paraphrases per action noun and the phrase table, filtered by a search string."""
-    from services.gateway.routes import ending_paraphrases, phrase_paraphrases
+    from services.gateway.routes import _observations, ending_paraphrases
+    from services.paraphrase import tables
 
     endings = ending_paraphrases(store, None, top, unit)
-    phrases = phrase_paraphrases(store, None, 1_000)
+    # searched over the whole table, then cut for display (cut first, a search missed most)
+    matching = [
+        asdict(entry)
+        for entry in tables.phrase_paraphrases(_observations(store))
+        if not q or q in entry.phrase or q in entry.paraphrase
+    ]
     if q:
         endings = {noun: cands for noun, cands in endings.items() if q in noun}
-        phrases = [e for e in phrases if q in e["phrase"] or q in e["paraphrase"]]
     return _page(
-        request, "paraphrases.html", q=q, unit=unit, top=top, endings=endings, phrases=phrases
-    )
+        request, "paraphrases.html", q=q, unit=unit, top=top, endings=endings,
+        phrases=matching[:PHRASES_SHOWN], phrases_found=len(matching),
+    )  # fmt: skip
 
 
 @router.get("/ui/thesaurus", response_class=HTMLResponse)

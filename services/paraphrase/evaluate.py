@@ -97,6 +97,11 @@ def read_jacana(path: Path, possible_path: Path | None = None) -> list[GoldAlign
             sure = parse_links(record["sureAlign"])
             possible = sure | parse_links(record.get("possibleAlign", "") or "")
             pair_id = str(record.get("id", n))
+            if possible_path is not None and pair_id not in extra:
+                # the wrong file (train for test) was read as no possible links at all
+                raise InvalidInput(
+                    f"{possible_path} has no record {pair_id!r} of {path}: not its sure+poss file"
+                )
             possible = possible | extra.get(pair_id, frozenset())
             source, target = tuple(record["source"].split()), tuple(record["target"].split())
         except (KeyError, AttributeError) as error:

@@ -136,6 +136,7 @@ class PhraseTableEntry:
     count: int
     p_e_given_f: float
     p_f_given_e: float
+    lang: str = ""  # the language of the pairs the table was built from ("" when unknown)
 
 
 def phrase_table(
@@ -177,7 +178,11 @@ def phrase_table(
 
 
 def format_ppdb(entries: Iterable[PhraseTableEntry]) -> Iterator[str]:
-    """PPDB-style lines: ``[X] ||| phrase ||| paraphrase ||| features ||| count``."""
+    """PPDB-style lines: ``[X] ||| phrase ||| paraphrase ||| features ||| count``; the
+    features end with ``lang=xx`` when the entry's language is known (one file may hold
+    several languages' tables)."""
     for entry in entries:
         features = f"p(e|f)={entry.p_e_given_f:.6g} p(f|e)={entry.p_f_given_e:.6g}"
+        if entry.lang:
+            features += f" lang={entry.lang}"
         yield f"[X] ||| {entry.phrase} ||| {entry.paraphrase} ||| {features} ||| {entry.count}"

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from services.paraphrase.endings import EndingCandidate, Unit, mine_endings
 from services.paraphrase.phrases import PhraseTableEntry, phrase_table
 from services.paraphrase.word_align import WordAligner
-from shared.text import analyse_japanese, tokenize_words
+from shared.text import analyse_japanese, base_lang, tokenize_words
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ def stored_observations(rows: Iterable[Mapping[str, Any]]) -> list[Observation]:
 
 def tokens(text: str, lang: str) -> list[str]:
     """Words of a sentence: UniDic morphemes for Japanese, word tokens otherwise."""
-    if lang.split("-")[0].lower() == "ja":
+    if base_lang(lang) == "ja":
         return [m.surface for m in analyse_japanese(text) if not m.surface.isspace()]
     return tokenize_words(text)
 
@@ -46,22 +46,48 @@ def ending_paraphrases(
     pairs = [
         (obs.src, obs.tgt)
         for obs in observations
-        if obs.kind == "pc-mobile" and obs.lang.split("-")[0].lower() == "ja"
+        if obs.kind == "pc-mobile" and base_lang(obs.lang) == "ja"
     ]
     return mine_endings(pairs, unit=unit, top=top)
 
 
-def phrase_paraphrases(observations: Sequence[Observation]) -> list[PhraseTableEntry]:
-    """PPDB-style table: word-align every distinct pair (model trained on them all) (§3b)."""
-    return _phrase_table(tuple(sorted({(obs.lang, obs.src, obs.tgt) for obs in observations})))
+# Pairs longer than this (tokens a side) or this unbalanced are left out of the phrase table,
+# as Moses' clean-corpus-n does: the HMM's E step is cubic in the sentence length (one pair
+# of 1,500 tokens took 195 s), and such pairs are rarely paraphrases.
+MAX_TOKENS = 100
+MAX_LENGTH_RATIO = 9.0
 
 
-@functools.lru_cache(maxsize=4)
+def phrase_paraphrases(
+    observations: Sequence[Observation], *, lang: str | None = None
+) -> list[PhraseTableEntry]:
+    """PPDB-style tables (§3b), one per language: each word-aligns its distinct pairs with a
+    model trained on them alone (one model over all languages let German's "die" ~ "die"
+    pull the English "die" ~ "perish" away, and summed the counts behind p(e|f) across
+    languages). Entries carry their language; ``lang`` keeps one language's table."""
+    by_language: dict[str, set[tuple[str, str, str]]] = {}
+    for obs in observations:
+        language = base_lang(obs.lang)
+        if lang is None or language == base_lang(lang):
+            by_language.setdefault(language, set()).add((obs.lang, obs.src, obs.tgt))
+    return [
+        replace(entry, lang=language)
+        for language in sorted(by_language)
+        for entry in _phrase_table(tuple(sorted(by_language[language])))
+    ]
+
+
+def _usable(src: list[str], tgt: list[str]) -> bool:
+    shorter, longer = sorted((len(src), len(tgt)))
+    return shorter > 0 and longer <= MAX_TOKENS and longer <= MAX_LENGTH_RATIO * shorter
+
+
+@functools.lru_cache(maxsize=8)
 def _phrase_table(distinct: tuple[tuple[str, str, str], ...]) -> list[PhraseTableEntry]:
     # Training the word aligner is the expensive part: the same set of pairs (every query
     # between two ingests) reuses the table instead of retraining.
     tokenised = [(tokens(src, lang), tokens(tgt, lang)) for lang, src, tgt in distinct]
-    tokenised = [(s, t) for s, t in tokenised if s and t]
+    tokenised = [(s, t) for s, t in tokenised if _usable(s, t)]
     if not tokenised:
         return []
     aligner = WordAligner().fit(tokenised)

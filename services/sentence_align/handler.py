@@ -20,15 +20,12 @@ from shared.schemas import (
     SentencePairs,
 )
 from shared.store import Store, site_of
+from shared.text import base_lang
 
 if TYPE_CHECKING:
     from services.sentence_align.beads import Bead
 
 _NO_SPACE_LANGS = {"ja", "zh", "th"}
-
-
-def base_lang(lang: str) -> str:
-    return lang.replace("_", "-").split("-")[0].lower()
 
 
 def sentence_separator(lang: str) -> str:

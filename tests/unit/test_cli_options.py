@@ -122,3 +122,14 @@ def test_process_and_export_report_what_they_did(embedded_cli: Path) -> None:
         app, ["export", "--format", "tsv", "--out", str(out), "--min-score", "2"]
     )
     assert result.exit_code == 2  # scores lie in [0, 1]: 2 matched nothing, silently
+
+
+def test_ppdb_export_refuses_sentence_pair_filters(embedded_cli: Path) -> None:
+    # --job, --site, --min-score and --since were silently ignored: the whole table came out
+    out = embedded_cli / "p.ppdb"
+    result = CliRunner().invoke(
+        app, ["export", "--format", "ppdb", "--out", str(out), "--job", "j"]
+    )
+    assert result.exit_code == 2 and "do not apply to ppdb" in " ".join(result.output.split())
+    result = CliRunner().invoke(app, ["export", "--format", "ppdb", "--out", str(out)])
+    assert result.exit_code == 0 and out.exists()

@@ -100,8 +100,9 @@ def test_ppdb_download(client: TestClient, store_url: str) -> None:
     Store(store_url).add_paraphrase_observations(BIG_LARGE)
     lines = download(client, "/v1/exports/paraphrases.ppdb").decode().splitlines()
     fields = [line.split(" ||| ") for line in lines]
-    assert all(len(f) == 5 and f[0] == "[X]" for f in fields)
+    assert all(len(f) == 5 and f[0] == "[X]" and f[3].endswith(" lang=en") for f in fields)
     assert ["big", "large"] in [f[1:3] for f in fields]
+    assert download(client, "/v1/exports/paraphrases.ppdb", lang="de") == b""  # one language
 
 
 def test_thesaurus_similarity_downloads(client: TestClient, store_url: str) -> None:

@@ -7,6 +7,7 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
+from services.gateway import viewer
 from services.gateway.viewer import bead_type
 from shared.store import Store
 from tests.unit.gateway.sample_store import (
@@ -130,19 +131,30 @@ def test_static_files_are_a_fixed_list(client: TestClient) -> None:
     assert client.get("/ui/static/app.py").status_code == 404
 
 
+PHRASE_ROW = r"<tr><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td>"
+
+
+def test_the_paraphrase_search_covers_the_whole_table(
+    client: TestClient, store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the page cut the table to its first 1,000 entries (alphabetical), then searched those
+    Store(store_url).add_paraphrase_observations(BIG_LARGE)
+    monkeypatch.setattr(viewer, "PHRASES_SHOWN", 1)
+    page = client.get("/ui/paraphrases", params={"q": "house"}).text
+    found = re.findall(PHRASE_ROW, page.split('id="phrases"', 1)[1])
+    matching = int(re.search(r"1 of (\d+) matching pairs shown", page).group(1))  # type: ignore[union-attr]
+    assert len(found) == 1 and "house" in found[0][1] + found[0][2] and matching > 1
+
+
 def test_paraphrase_page_searches_the_phrase_table(client: TestClient, store_url: str) -> None:
     Store(store_url).add_paraphrase_observations(BIG_LARGE)
     page = client.get("/ui/paraphrases")
     assert page.status_code == 200
-    phrases = re.findall(
-        r"<tr><td>([^<]*)</td><td>([^<]*)</td>", page.text.split('id="phrases"', 1)[1]
-    )
-    assert ("big", "large") in phrases
+    phrases = re.findall(PHRASE_ROW, page.text.split('id="phrases"', 1)[1])
+    assert ("en", "big", "large") in phrases
     searched = client.get("/ui/paraphrases", params={"q": "house"}).text
-    found = re.findall(
-        r"<tr><td>([^<]*)</td><td>([^<]*)</td>", searched.split('id="phrases"', 1)[1]
-    )
-    assert found and all("house" in a or "house" in b for a, b in found)
+    found = re.findall(PHRASE_ROW, searched.split('id="phrases"', 1)[1])
+    assert found and all("house" in a or "house" in b for _, a, b in found)
     none = client.get("/ui/paraphrases", params={"q": HOSTILE}).text
     assert "No phrase paraphrases for" in none and "<script>alert" not in none
 

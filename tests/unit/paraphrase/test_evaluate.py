@@ -142,3 +142,11 @@ def test_read_edinburgh_pair_of_files() -> None:
     assert sum(len(g.sure) for g in gold) == 5766  # SOURCE.md
     assert sum(len(g.possible) for g in gold) == 6637
     assert all(g.sure <= g.possible for g in gold)
+
+
+def test_a_possible_file_of_other_pairs_is_refused() -> None:
+    # the train file given for test matched no id and was read as no possible links
+    sure = kit_path("edinburgh-plusplus-jacana/gold.test.sure.json")
+    other = kit_path("edinburgh-plusplus-jacana/gold.train.sure+poss.json")
+    with pytest.raises(InvalidInput, match="not its sure\\+poss file"):
+        read_jacana(sure, other)

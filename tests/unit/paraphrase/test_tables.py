@@ -61,3 +61,42 @@ def test_feeding_the_same_pairs_twice_changes_no_table(tmp_path: Path) -> None:
     endings, phrases = before
     assert set(endings) == {"発表", "判明"}
     assert phrases  # the aligner found non-identical phrase pairs
+
+
+ENGLISH = tables.Observation(
+    "en", "pc-mobile", "old soldiers never die", "old soldiers never perish"
+)
+GERMAN = [
+    tables.Observation("de", "pc-mobile", f"die Katze schläft {k}", f"die Mieze schläft {k}")
+    for k in range(3)
+]
+
+
+def _pairs(entries: list[PhraseTableEntry]) -> set[tuple[str, str, str]]:
+    return {(entry.lang, entry.phrase, entry.paraphrase) for entry in entries}
+
+
+def test_each_language_gets_its_own_table() -> None:
+    # one aligner over all languages: German's "die" ~ "die" took the English "die" ~
+    # "perish" away, and the counts behind p(e|f) were summed across languages
+    alone = _pairs(tables.phrase_paraphrases([ENGLISH]))
+    assert ("en", "die", "perish") in alone
+    mixed = tables.phrase_paraphrases([ENGLISH, *GERMAN])
+    assert alone <= _pairs(mixed) and ("de", "Katze", "Mieze") in _pairs(mixed)
+    assert {e.lang for e in tables.phrase_paraphrases([ENGLISH, *GERMAN], lang="de")} == {"de"}
+
+
+def test_a_language_tag_with_an_underscore_is_still_japanese() -> None:
+    # ja_JP (accepted at ingest) gave whole unsegmented sentences as tokens
+    sentence = "新幹線の運転を見合わせた。"
+    assert tables.tokens(sentence, "ja_JP") == tables.tokens(sentence, "ja") != [sentence]
+
+
+def test_overlong_or_unbalanced_pairs_stay_out_of_the_phrase_table() -> None:
+    # the HMM is cubic in the length: one 1,500-token pair held every table request 195 s
+    pad = " ".join(f"w{k}" for k in range(110))  # 114 tokens a side with the sentence
+    long = tables.Observation("en", "pc-mobile", f"{ENGLISH.src} {pad}", f"{ENGLISH.tgt} {pad}")
+    tail = " ".join(f"v{k}" for k in range(20))  # 2 tokens against 22
+    unbalanced = tables.Observation("en", "pc-mobile", "never die", f"never perish {tail}")
+    assert tables.phrase_paraphrases([long]) == tables.phrase_paraphrases([unbalanced]) == []
+    assert ("en", "die", "perish") in _pairs(tables.phrase_paraphrases([ENGLISH]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 
-from shared.text import analyse_japanese, normalise_japanese
+from shared.text import analyse_japanese, normalise_japanese, tokenize_words
 
 TEXTS = (
     "強い冬型の気圧配置の影響で、東北地方では12日、各地で大雪となった。" * 20,
@@ -29,3 +29,10 @@ def test_normalise_japanese_composes_and_widens_kana_only() -> None:
     assert normalise_japanese(decomposed) == "データを集める"
     assert normalise_japanese("ﾃﾞｰﾀを集める") == "データを集める"
     assert normalise_japanese("ＡＢＣ１２３") == "ＡＢＣ１２３"  # full-width Latin is kept
+
+
+def test_words_keep_their_combining_marks() -> None:
+    # \w leaves combining marks out: Devanagari words fell apart into letters and signs
+    assert tokenize_words("मैंने किताब खरीदी।") == ["मैंने", "किताब", "खरीदी", "।"]
+    decomposed = unicodedata.normalize("NFD", "Grüße aus Köln, well-known!")
+    assert tokenize_words(decomposed) == ["Grüße", "aus", "Köln", ",", "well-known", "!"]
