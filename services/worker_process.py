@@ -12,6 +12,11 @@ from celery.signals import task_rejected, worker_process_shutdown, worker_ready
 from shared.celery_app import get_celery, queue_name
 
 log = logging.getLogger(__name__)
+# Error types a worker dead-letters for reasons other than a bug (shared/worker.py).
+DEAD_LETTER_CAUSES = (
+    "InvalidInput", "InputTooLarge", "TransientError", "TimeLimitExceeded",
+    "SoftTimeLimitExceeded",
+)  # fmt: skip
 
 
 @worker_process_shutdown.connect  # type: ignore[untyped-decorator]
@@ -60,6 +65,10 @@ def watch_consumer(stage: str) -> None:
 
     def ready(**_: Any) -> None:
         stage_metrics().worker_ready.labels(stage).set(1)
+        # The failure counters of the usual causes start at 0: a series that first appears at
+        # 1 has no increase() and the dead-letter alert missed each cause's first letter.
+        for error in DEAD_LETTER_CAUSES:
+            stage_metrics().messages_failed.labels(stage, error)
         log.info("%s worker consumes %s", stage, queue_name(stage))
         if stage == "tree_align":
             # The first stage's consumers also resend page pairs whose message was lost

@@ -7,6 +7,7 @@ them on the stages' Redis queues (distributed mode). Nothing else differs betwee
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping
@@ -29,10 +30,17 @@ class Sender(Protocol):
 
 
 def run_stage(
-    stage: str, payload: Any, handler: Handler, store: Store, metrics: StageMetrics
+    stage: str,
+    payload: Any,
+    handler: Handler,
+    store: Store,
+    metrics: StageMetrics,
+    *,
+    observed: bool = False,
 ) -> list[Outgoing]:
-    """Validate ``payload`` for ``stage``, run its handler, count what goes in and out."""
-    with metrics.observe(stage):
+    """Validate ``payload`` for ``stage``, run its handler, count what goes in and out
+    (``observed``: the caller already counts it in, inside its ``metrics.observe``)."""
+    with contextlib.nullcontext() if observed else metrics.observe(stage):
         message = parse_message(stage, payload)
         outgoing = handler(message, store)
     metrics.messages_out.labels(stage).inc(len(outgoing))

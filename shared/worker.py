@@ -73,6 +73,8 @@ class StageRequest(Request):  # type: ignore[misc]
 
     def on_timeout(self, soft: bool, timeout: float) -> None:
         super().on_timeout(soft, timeout)
+        if not soft:
+            _forget_killed_process(self.worker_pid)
         if soft or not self.args:
             return
         stage = str(getattr(self.task, "stage", "unknown"))
@@ -81,6 +83,15 @@ class StageRequest(Request):  # type: ignore[misc]
             _dead_letter(worker_store(), stage, self.args[0], TimeLimitExceeded(timeout), attempts)
         except Exception:  # the message is acked either way: say so loudly
             log.exception("%s: could not dead-letter a message killed at the hard limit", stage)
+
+
+def _forget_killed_process(pid: int | None) -> None:
+    """The pool process killed at the hard limit never runs its shutdown hook: its live
+    gauges (``paramine_in_flight``) stayed counted until the worker restarted."""
+    if pid and os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]
 
 
 def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
@@ -99,9 +110,20 @@ def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
         Request=StageRequest,
         stage=stage,
     )
-    def process(self: Any, payload: Any) -> int:
+    def process(self: Any, *args: Any, **kwargs: Any) -> int:
         store = worker_store()
         metrics = stage_metrics()
+        # A message is one JSON payload; any other envelope (no argument, two, keywords)
+        # failed in Celery's call with a TypeError, acked and lost: dead-lettered instead.
+        payload: Any = args[0] if len(args) == 1 and not kwargs else {"args": args, **kwargs}
+        malformed = (
+            None
+            if len(args) == 1 and not kwargs
+            else InvalidInput(
+                f"a {stage} message carries exactly one payload; got {len(args)} positional and "
+                f"{len(kwargs)} keyword arguments"
+            )
+        )
         attempts = int(self.request.retries) + 1
         countdown = retry_countdown(self.request.retries, queue_settings.retry_backoff_max)
 
@@ -120,8 +142,15 @@ def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
         # writes through a second connection would wait for this transaction's file lock.)
         postgres = store.engine.dialect.name == "postgresql"
         try:
-            with store.one_transaction() if postgres else contextlib.nullcontext():
-                outgoing = run_stage(stage, payload, handler, store, metrics)
+            # counted in before the transaction opens (with the database down, a message
+            # that never reached the handler was not counted at all)
+            with (
+                metrics.observe(stage),
+                store.one_transaction() if postgres else contextlib.nullcontext(),
+            ):
+                if malformed is not None:
+                    raise malformed
+                outgoing = run_stage(stage, payload, handler, store, metrics, observed=True)
         except Exception as exc:
             if self.request.retries >= retries_allowed(exc, queue_settings):
                 if not isinstance(exc, InvalidInput | TransientError):
@@ -158,7 +187,6 @@ def _dead_letter(store: Store, stage: str, payload: Any, exc: BaseException, att
         reason = f"TimeLimitExceeded: killed at the hard time limit ({exc.args[0]} s)"
     else:
         reason = describe_error(exc)
-    stage_metrics().messages_failed.labels(stage, exc.__class__.__name__).inc()
     # If the store itself is down this raises TransientError and the broker redelivers.
     store.record_dead_letter(
         stage=stage,
@@ -167,3 +195,6 @@ def _dead_letter(store: Store, stage: str, payload: Any, exc: BaseException, att
         reason=reason,
         attempts=attempts,
     )
+    # counted once the dead letter is written (counted before, a store that was down made
+    # the alert fire for messages still being retried)
+    stage_metrics().messages_failed.labels(stage, exc.__class__.__name__).inc()

@@ -49,6 +49,7 @@ def bead_type(bead: str) -> str:
 
 PHRASES_SHOWN = 1_000  # phrase pairs listed on /ui/paraphrases (after the search)
 
+
 @dataclass(frozen=True)
 class BeadRow:
     """One stored sentence pair as the pair view shows it."""

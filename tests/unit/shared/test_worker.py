@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 from celery.exceptions import SoftTimeLimitExceeded
+from prometheus_client import REGISTRY
 
+from shared import worker as worker_module
 from shared.celery_app import make_celery
 from shared.config import QueueSettings, Settings, get_settings
 from shared.errors import InputTooLarge, InvalidInput, TransientError
@@ -36,6 +38,7 @@ def worker_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
     monkeypatch.setenv("PARAMINE_DATABASE_URL", f"sqlite:///{tmp_path / 'store.db'}")
     monkeypatch.setenv("PARAMINE_QUEUE__FAILURE_RETRIES", "2")
     monkeypatch.setenv("PARAMINE_QUEUE__RETRY_BACKOFF_MAX", "0")
+    monkeypatch.setattr(worker_module, "_stores", {})  # the process store of this test's URL
     get_settings.cache_clear()
     yield get_settings()
     get_settings.cache_clear()
@@ -73,3 +76,57 @@ def test_the_real_task_retries_a_bug_then_dead_letters_it(worker_settings: Setti
     assert letters["RuntimeError"]["attempts"] == 3
     assert letters["RuntimeError"]["reason"] == "RuntimeError: boom"
     assert letters["InvalidInput"]["attempts"] == 1
+
+
+def test_a_message_without_exactly_one_payload_is_dead_lettered(
+    worker_settings: Settings,
+) -> None:
+    # no argument or two: Celery's call failed with a TypeError, acked, and nothing was kept
+    app = make_celery(worker_settings)
+    app.conf.task_always_eager = True
+    process = define_stage_task(app, "paraphrase", lambda message, store: [])
+    process.apply(args=[])
+    process.apply(args=[{"a": 1}, {"b": 2}])
+    letters = Store(worker_settings.database_url).list_dead_letters()
+    assert len(letters) == 2
+    assert all(
+        letter["error_type"] == "InvalidInput" and "exactly one payload" in letter["reason"]
+        for letter in letters
+    )
+
+
+def test_failures_are_counted_once_the_dead_letter_is_written(
+    worker_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # counted before the write: with the store down the alert fired for a message that was
+    # still being retried, and never dead-lettered
+    labels = {"stage": "thesaurus", "error": "InvalidInput"}
+
+    def failed() -> float:
+        value = REGISTRY.get_sample_value("paramine_messages_failed_total", labels)
+        return value or 0.0
+
+    def store_down(*args: object, **kwargs: object) -> str:
+        raise TransientError("database unavailable")
+
+    store = Store(worker_settings.database_url)
+    before = failed()
+    monkeypatch.setattr(store, "record_dead_letter", store_down)
+    with pytest.raises(TransientError):
+        worker_module._dead_letter(store, "thesaurus", {}, InvalidInput("bad"), 1)
+    assert failed() == before
+    monkeypatch.delattr(store, "record_dead_letter")
+    worker_module._dead_letter(store, "thesaurus", {}, InvalidInput("bad"), 1)
+    assert failed() == before + 1
+
+
+def test_a_process_killed_at_the_hard_limit_leaves_no_live_gauge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the killed pool process never ran its shutdown hook, so its paramine_in_flight file
+    # stayed summed in until the worker restarted
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    live = tmp_path / "gauge_livesum_424242.db"
+    live.write_bytes(b"")
+    worker_module._forget_killed_process(424242)
+    assert not live.exists()
