@@ -13,9 +13,21 @@ if (
     and sys.argv[1] in {"worker", "serve"}
     and "PROMETHEUS_MULTIPROC_DIR" not in os.environ
 ):
-    _metrics_dir = os.environ.get("PARAMINE_METRICS_DIR") or tempfile.mkdtemp(
-        prefix="paramine-metrics-"
-    )
+    _metrics_dir = os.environ.get("PARAMINE_METRICS_DIR")
+    if _metrics_dir is None:
+        # our own temp directory: removed when this process exits (each start left one
+        # behind); forked pool processes inherit the hook, so it checks the pid
+        import atexit
+        import shutil
+
+        _own_dir = _metrics_dir = tempfile.mkdtemp(prefix="paramine-metrics-")
+        _creator = os.getpid()
+
+        def _remove_own_metrics_dir() -> None:
+            if os.getpid() == _creator:
+                shutil.rmtree(_own_dir, ignore_errors=True)
+
+        atexit.register(_remove_own_metrics_dir)
     os.makedirs(_metrics_dir, exist_ok=True)
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir
 
@@ -358,7 +370,8 @@ def submit(
     )
 
 
-# A rate-limited (429) ingest request is sent again up to this many times, after the gateway's
+# A rate-limited (429) or unavailable (503: store or broker briefly unreachable) ingest
+# request is sent again up to this many times, after the gateway's
 # Retry-After or else a doubling wait (1 s, 2 s, ... at most _SUBMIT_BACKOFF_MAX); a Retry-After
 # beyond _RETRY_AFTER_MAX is cut to it so a wrong header cannot stall submit for hours.
 _SUBMIT_RETRIES = 8
@@ -439,10 +452,11 @@ def _retry_after(response: httpx.Response) -> float | None:
 def _post_ingest(
     client: httpx.Client, url: str, body: bytes, headers: dict[str, str]
 ) -> httpx.Response:
-    """POST one ingest body, sending it again while the gateway answers 429."""
+    """POST one ingest body, sending it again while the gateway answers 429 or 503 (the job
+    id is derived from the content, so a resent body lands in the same job)."""
     response = client.post(url, content=body, headers=headers)
     for attempt in range(_SUBMIT_RETRIES):
-        if response.status_code != 429:
+        if response.status_code not in (429, 503):
             break
         delay = _retry_after(response)
         _wait(min(2.0**attempt, _SUBMIT_BACKOFF_MAX) if delay is None else delay)

@@ -409,6 +409,17 @@ class Store:
         with self._guard(), self.begin() as conn:
             conn.execute(statement)
 
+    def track_dead_again(self, pair_id: str) -> None:
+        """Undo :meth:`track_again` when the retried send failed: the pair is a dead letter
+        again, not pending (the reconciler would otherwise send it anyway)."""
+        statement = (
+            sa.update(job_pairs)
+            .where(job_pairs.c.pair_id == pair_id, job_pairs.c.state == PENDING)
+            .values(state=DEAD)
+        )
+        with self._guard(), self.begin() as conn:
+            conn.execute(statement)
+
     def tracked_states(self, job_id: str) -> dict[str, tuple[str | None, int]]:
         """pair_id → (state, times sent) of a job's pairs."""
         statement = sa.select(job_pairs.c.pair_id, job_pairs.c.state, job_pairs.c.enqueues).where(

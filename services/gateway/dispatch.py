@@ -85,6 +85,8 @@ def retry_dead_letters(store: Store, ids: Sequence[str] | None) -> dict[str, Any
                 )
             except Exception as error:  # any broker failure: the letter is kept
                 store.restore_dead_letters([letter])
+                if pair_id is not None:
+                    store.track_dead_again(pair_id)  # not resent by the reconciler either
                 return {
                     "retried": retried,
                     "skipped": (len(ids) - len(unknown) - retried - 1) if ids else unreadable,

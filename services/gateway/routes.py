@@ -382,7 +382,22 @@ def list_dead_letters(
 
 @router.get("/healthz")
 def healthz(store: StoreDep, settings: SettingsDep) -> dict[str, str]:
-    """Liveness and the reachability of the store and the broker."""
+    """Liveness (always 200 while the process answers) and the reachability of the store
+    and the broker; ``/readyz`` answers 503 when either is unreachable."""
+    return _health(store, settings)
+
+
+@router.get("/readyz", responses={503: {"description": "the store or the broker is unreachable"}})
+def readyz(store: StoreDep, settings: SettingsDep, response: Response) -> dict[str, str]:
+    """Readiness: 200 when the store and the broker answer, else 503 (a readiness probe takes
+    the gateway out of service instead of letting it answer 503s)."""
+    health = _health(store, settings)
+    if health["status"] != "ok":
+        response.status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    return health
+
+
+def _health(store: Any, settings: Any) -> dict[str, str]:
     health = {"status": "ok", "database": "ok", "broker": "embedded"}
     try:
         store.count_jobs()

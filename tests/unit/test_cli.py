@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +16,7 @@ from services.cli import _print_summary, app
 from shared.config import get_settings
 from shared.schemas import STAGES
 from shared.store import Store
+from tests.conftest import REPO
 
 
 def test_job_summary_prints_failure_reasons_as_written(
@@ -135,3 +139,19 @@ def test_empty_moses_export_is_named_after_the_asked_languages(mixed_store: Path
     assert result.exit_code == 0, result.output
     assert sorted(path.name for path in mixed_store.iterdir()) == ["empty.en", "empty.nl"]
     assert "0 en-nl pairs → empty.en, empty.nl" in result.output
+
+
+def test_a_temporary_metrics_directory_is_removed_at_exit(tmp_path: Path) -> None:
+    # every worker or gateway start without PARAMINE_METRICS_DIR left one in /tmp
+    script = (
+        "import os, sys; sys.argv = ['paramine', 'serve']; import services.cli; "
+        "print(os.environ['PROMETHEUS_MULTIPROC_DIR'])"
+    )
+    unset = {"PARAMINE_METRICS_DIR", "PROMETHEUS_MULTIPROC_DIR"}
+    env = {key: value for key, value in os.environ.items() if key not in unset}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, cwd=REPO, capture_output=True, text=True,
+        check=True, timeout=120,
+    )  # fmt: skip
+    created = Path(done.stdout.strip())
+    assert created.name.startswith("paramine-metrics-") and not created.exists()

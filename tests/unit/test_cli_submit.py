@@ -57,6 +57,7 @@ class IngestRecorder:
     app: ASGIApp
     too_many: list[str | None] = field(default_factory=list)
     requests: list[tuple[int, int]] = field(default_factory=list)
+    status: int = 429  # of the canned answers (503: store or broker unreachable)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] != "/v1/page-pairs":
@@ -67,9 +68,9 @@ class IngestRecorder:
         if self.too_many:
             retry_after = self.too_many.pop(0)
             headers = [] if retry_after is None else [(b"retry-after", retry_after.encode())]
-            await send({"type": "http.response.start", "status": 429, "headers": headers})
+            await send({"type": "http.response.start", "status": self.status, "headers": headers})
             await send({"type": "http.response.body", "body": b'{"detail":"slow down"}'})
-            self.requests.append((429, size))
+            self.requests.append((self.status, size))
             return
 
         async def recording_send(message: Message) -> None:
@@ -155,19 +156,29 @@ def test_submit_halves_requests_a_gateway_with_a_lower_limit_refuses(
     assert_one_job_of_every_pair(store_url, answer)
 
 
-def test_submit_waits_as_the_gateway_asks_when_rate_limited(
+@pytest.mark.parametrize(
+    ("status", "retry_after", "waits_expected"),
+    [
+        (429, ["3", None], [3.0, 2.0]),  # rate limited: Retry-After, else 1 s, 2 s, ...
+        (503, ["5"], [5.0]),  # database or Redis briefly away
+    ],
+)
+def test_submit_waits_as_the_gateway_asks(
     tmp_path: Path,
     store_url: str,
     serve: Callable[[ASGIApp], str],
     monkeypatch: pytest.MonkeyPatch,
+    status: int,
+    retry_after: list[str | None],
+    waits_expected: list[float],
 ) -> None:
-    # A 429 ended the submit; now it waits Retry-After (else 1 s, 2 s, ...) and sends again.
+    # A 429 or a 503 ended the submit; now it waits and sends again.
     waits: list[float] = []
     monkeypatch.setattr(cli, "_wait", waits.append)
-    recorder = IngestRecorder(create_app(Settings()), too_many=["3", None])
+    recorder = IngestRecorder(create_app(Settings()), too_many=list(retry_after), status=status)
     answer = submit(manifest(tmp_path / "crawl.jsonl"), serve(recorder))
-    assert waits == [3.0, 2.0]
-    assert [status for status, _ in recorder.requests] == [429, 429, 202]
+    assert waits == waits_expected
+    assert [code for code, _ in recorder.requests] == [status] * len(retry_after) + [202]
     assert answer["requests"] == 1
     assert_one_job_of_every_pair(store_url, answer)
 

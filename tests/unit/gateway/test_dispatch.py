@@ -40,12 +40,16 @@ def test_a_letter_the_broker_cannot_take_stays(
     # was deleted before the send and is lost unless it is put back.
     monkeypatch.setenv("PARAMINE_REDIS_URL", "redis://127.0.0.1:1/0")
     get_settings.cache_clear()
+    store.record_job("j1", [("pp1", "", "")], "test", stage="paraphrase", payloads={"pp1": "{}"})
     _letter(store, PAYLOAD)
+    assert store.tracked_states("j1")["pp1"][0] == "dead"
     before = store.list_dead_letters()
     result = retry_dead_letters(store, None)
     assert (result["retried"], result["failed"]) == (0, 1)
     assert "127.0.0.1:1" in result["error"]
     assert store.list_dead_letters() == before
+    # still dead, not pending: the reconciler sent a letter the command said it kept
+    assert store.tracked_states("j1")["pp1"][0] == "dead"
 
 
 def test_an_unreadable_letter_does_not_block_the_others(store: Store) -> None:

@@ -112,3 +112,21 @@ def test_the_openapi_schema_lists_the_export_endpoints(client: TestClient) -> No
     paths = client.get("/openapi.json").json()["paths"]
     assert "/v1/exports/sentence-pairs" in paths
     assert not any(path.startswith("/ui") for path in paths)
+
+
+def test_an_unreachable_store_is_503_with_retry_after_and_not_ready(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a TransientError of the store answered 500 with a traceback in the log
+    monkeypatch.setenv("PARAMINE_DATABASE_URL", "postgresql://postgres@127.0.0.1:1/none")
+    monkeypatch.delenv("PARAMINE_REDIS_URL", raising=False)
+    monkeypatch.delenv("PARAMINE_API_KEY", raising=False)
+    get_settings.cache_clear()
+    with TestClient(create_app(Settings())) as client:
+        page = {"url": "https://e.org/a", "lang": "en", "html": "<p>Hallo.</p>"}
+        response = client.post("/v1/page-pairs", json={"pairs": [{"src": page, "tgt": page}]})
+        assert response.status_code == 503 and response.headers["retry-after"] == "5"
+        assert client.get("/healthz").status_code == 200  # alive: no restart for this
+        ready = client.get("/readyz")
+        assert ready.status_code == 503 and ready.json()["database"].startswith("error")
+    get_settings.cache_clear()

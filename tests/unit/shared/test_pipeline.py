@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from prometheus_client import CollectorRegistry
 
 from shared.errors import InvalidInput, TransientError
@@ -99,3 +100,32 @@ def test_task_messages_show_the_job_not_the_page() -> None:
 
     assert args_label({"job_id": "j1", "src": {"html": "x" * 10_000}}) == "(<message of job j1>,)"
     assert args_label({"context": {"job_id": "j2"}, "chunks": []}) == "(<message of job j2>,)"
+
+
+class _FlakyBroker:
+    """send_task fails with kombu's OperationalError ``failures`` times, then succeeds."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.calls = 0
+
+    def send_task(self, *args: object, **kwargs: object) -> None:
+        from kombu.exceptions import OperationalError
+
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+
+def test_a_send_outlasts_a_broker_restart(monkeypatch: pytest.MonkeyPatch) -> None:
+    # opening the connection gave up after about 6 s; the README promises about a minute
+    from shared import pipeline
+
+    pauses: list[float] = []
+    monkeypatch.setattr(pipeline, "_pause", pauses.append)
+    broker = _FlakyBroker(failures=4)
+    pipeline.CelerySender(broker).send_payload("tree_align", {"job_id": "j"})
+    assert broker.calls == 5 and pauses == [0.5, 1.0, 2.0, 4.0]
+    monkeypatch.setattr(pipeline, "PUBLISH_PATIENCE", 0.0)  # past its patience: the error
+    with pytest.raises(Exception, match="Connection refused"):
+        pipeline.CelerySender(_FlakyBroker(failures=1)).send_payload("tree_align", {})
