@@ -290,20 +290,20 @@ def similarity_csv_rows(
 
     ``round`` is 0 when the corpus defined the value, k > 0 for estimation round k.
     """
-    size = len(class_ids)
-    rows, cols = np.triu_indices(size)
-    for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
-        value = float(values[i, j])
-        if np.isnan(value):
-            continue
-        yield (
-            class_ids[i],
-            class_ids[j],
-            labels[i],
-            labels[j],
-            repr(value),
-            str(int(rounds[i, j])),
-        )
+    # Row by row: all upper-triangle indices at once were two Python lists of L(L+1)/2 ints
+    # (WordNet's 10,381 leaves: 17.5 GB and 3 minutes before the first row).
+    for i in range(len(class_ids)):
+        row = values[i, i:]
+        for offset in np.flatnonzero(~np.isnan(row)).tolist():
+            j = i + offset
+            yield (
+                class_ids[i],
+                class_ids[j],
+                labels[i],
+                labels[j],
+                repr(float(row[offset])),
+                str(int(rounds[i, j])),
+            )
 
 
 def similarity_npz_bytes(

@@ -296,7 +296,7 @@ def thesaurus_similarity(
     store: StoreDep,
     a: Annotated[str, Query(min_length=1, max_length=64)],
     b: Annotated[str, Query(min_length=1, max_length=64)],
-    thesaurus: Annotated[str | None, Query(max_length=64)] = None,
+    thesaurus: Annotated[str | None, Query(max_length=100)] = None,
 ) -> dict[str, Any]:
     """Similarity of two words: max over their classes, from the newest similarity snapshot
     (``match`` is null when a word is in no class of the thesaurus or no similarity of their
@@ -308,7 +308,9 @@ def thesaurus_similarity(
     answer = repository.similarity(store.engine, a, b, thesaurus_name=thesaurus)
     if answer is None:
         raise HTTPException(
-            status.HTTP_404_NOT_FOUND, "no similarity snapshot yet; run the recompute"
+            status.HTTP_404_NOT_FOUND,
+            "no similarity snapshot yet: the scheduler computes one periodically, or run "
+            "`paramine thesaurus recompute` (or `paramine thesaurus build`)",
         )
     match = None if answer.match is None else asdict(answer.match)
     return {

@@ -181,12 +181,17 @@ def _store_and_route(
     ]
     store.add_sentence_pairs(rows, pair_id=context.pair_id, stage=stage)
     outgoing: list[Outgoing] = []
-    if pairs and base_lang(context.src_lang) == base_lang(context.tgt_lang):
+    monolingual = base_lang(context.src_lang) == base_lang(context.tgt_lang)
+    if pairs and monolingual:
         outgoing.append(("paraphrase", SentencePairs(context=context, pairs=pairs)))
+    # A monolingual pair's target is a rewrite of its source (a mobile version): both sides
+    # counted one article's cooccurrences twice, past the "seen once" filter. Its source only.
     japanese = [
         text
         for pair in pairs
-        for lang, text in ((context.src_lang, pair.src), (context.tgt_lang, pair.tgt))
+        for lang, text in ((context.src_lang, pair.src), (context.tgt_lang, pair.tgt))[
+            : 1 if monolingual else 2
+        ]
         if base_lang(lang) == "ja"
     ]
     if japanese:

@@ -27,12 +27,19 @@ def handle(message: JapaneseSentences, store: Store) -> list[Outgoing]:
 
 
 def recompute_snapshots(store: Store) -> list[int]:
-    """A new versioned similarity snapshot per imported thesaurus (the periodic task's work)."""
+    """A new versioned similarity snapshot per imported thesaurus whose observations changed
+    (the periodic task's work), built with the parameters of its newest snapshot; the id of
+    the newest snapshot for each thesaurus."""
     from services.thesaurus import repository
 
     store.ensure_schema()
     repository.ensure_schema(store.engine)
     return [
-        repository.rebuild_snapshot(store.engine, name)
+        repository.rebuild_snapshot(
+            store.engine,
+            name,
+            unless_unchanged=True,
+            **repository.snapshot_parameters(store.engine, name),
+        )
         for name in repository.thesaurus_names(store.engine)
     ]

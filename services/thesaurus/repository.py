@@ -243,34 +243,77 @@ def _unpack(payload: bytes) -> tuple[SimilarityModel, Thesaurus]:
     return model, thesaurus
 
 
+# Snapshots kept per thesaurus (older ones are deleted when a new one is stored): one of the
+# WordNet thesaurus is about 270 MB, and the hourly recompute stored one each time.
+KEEP_SNAPSHOTS = 3
+_SAVE_ATTEMPTS = 10
+
+
 def save_snapshot(
     engine: sa.Engine, model: SimilarityModel, thesaurus: Thesaurus, summary: dict[str, Any]
 ) -> int:
-    """Store a model as the next version for its thesaurus; returns the snapshot id."""
+    """Store a model as the next version for its thesaurus (keeping the newest
+    ``KEEP_SNAPSHOTS``); returns the snapshot id. Two saves at once both land: the one that
+    loses the race for a version number takes the next (it failed on the unique version)."""
     payload = _pack(model, thesaurus)
+    for attempt in range(_SAVE_ATTEMPTS):
+        try:
+            return _insert_snapshot(engine, thesaurus.name, summary, payload)
+        except sa.exc.IntegrityError:
+            if attempt == _SAVE_ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _insert_snapshot(engine: sa.Engine, name: str, summary: dict[str, Any], payload: bytes) -> int:
+    # The version is computed inside the INSERT (one statement: SQLite's write lock covers it;
+    # PostgreSQL may still see two equal versions, and the unique index refuses the second,
+    # which save_snapshot sends again). Read first, inserted after, two saves took one number.
+    next_version = (
+        sa.select(sa.func.coalesce(sa.func.max(thesaurus_snapshots.c.version), 0) + 1)
+        .where(thesaurus_snapshots.c.thesaurus == name)
+        .scalar_subquery()
+    )
     with engine.begin() as connection:
-        latest = connection.execute(
-            sa.select(sa.func.max(thesaurus_snapshots.c.version)).where(
-                thesaurus_snapshots.c.thesaurus == thesaurus.name
-            )
-        ).scalar()
-        version = int(latest or 0) + 1
-        result = connection.execute(
-            thesaurus_snapshots.insert().values(
-                thesaurus=thesaurus.name,
-                version=version,
+        row = connection.execute(
+            thesaurus_snapshots.insert()
+            .values(
+                thesaurus=name,
+                version=next_version,
                 created_at=datetime.now(UTC),
-                # NaN (a CV of nothing) is no JSON: stored as null
-                summary=json.dumps(
-                    _finite({**summary, "version": version}), ensure_ascii=False, allow_nan=False
-                ),
+                # NaN (a CV of nothing) is no JSON: stored as null; the version is the column's
+                summary=json.dumps(_finite(summary), ensure_ascii=False, allow_nan=False),
                 payload=payload,
             )
+            .returning(thesaurus_snapshots.c.id, thesaurus_snapshots.c.version)
+        ).one()
+        connection.execute(
+            sa.delete(thesaurus_snapshots).where(
+                thesaurus_snapshots.c.thesaurus == name,
+                thesaurus_snapshots.c.version <= row.version - KEEP_SNAPSHOTS,
+            )
         )
-        key = result.inserted_primary_key
-    if key is None:  # pragma: no cover - every supported back end returns the key
-        raise RuntimeError("the database did not return the snapshot id")
-    return int(key[0])
+    return int(row.id)
+
+
+DEFAULT_SNAPSHOT_PARAMETERS: dict[str, Any] = {
+    "min_pair": 2, "min_verb": 21, "polysemy": "verb", "diagonal": True,
+}  # fmt: skip
+
+
+def snapshot_parameters(engine: sa.Engine, thesaurus_name: str) -> dict[str, Any]:
+    """The build parameters of the thesaurus' newest snapshot (defaults without one): the
+    periodic recompute keeps what ``paramine thesaurus build`` was told (it replaced them with
+    the defaults, and a user's snapshot with another answer)."""
+    snapshot_id = latest_snapshot_id(engine, thesaurus_name)
+    if snapshot_id is None:
+        return dict(DEFAULT_SNAPSHOT_PARAMETERS)
+    with engine.connect() as connection:
+        summary = connection.execute(
+            sa.select(thesaurus_snapshots.c.summary).where(thesaurus_snapshots.c.id == snapshot_id)
+        ).scalar_one()
+    stored = json.loads(summary).get("parameters", {})
+    return {key: stored.get(key, value) for key, value in DEFAULT_SNAPSHOT_PARAMETERS.items()}
 
 
 def rebuild_snapshot(
@@ -281,10 +324,37 @@ def rebuild_snapshot(
     min_verb: int = 21,
     polysemy: str = "verb",
     diagonal: bool = True,
+    unless_unchanged: bool = False,
 ) -> int:
-    """Recompute the similarity model from all stored observations (§4 steps 1–4); snapshot id."""
+    """Recompute the similarity model from all stored observations (§4 steps 1–4); snapshot id.
+
+    ``unless_unchanged``: when the newest snapshot of the thesaurus was built from as many
+    observations of as many types with the same parameters over as many leaves (observations
+    are only ever added), return its id instead of storing an identical one."""
     thesaurus = load_thesaurus(engine, thesaurus_name)
     observed = cooccurrence_counts(engine)
+    parameters = {
+        "min_pair": min_pair, "min_verb": min_verb, "polysemy": polysemy, "diagonal": diagonal,
+    }  # fmt: skip
+    if unless_unchanged:
+        latest = latest_snapshot_id(engine, thesaurus_name)
+        if latest is not None:
+            with engine.connect() as connection:
+                summary = json.loads(
+                    connection.execute(
+                        sa.select(thesaurus_snapshots.c.summary).where(
+                            thesaurus_snapshots.c.id == latest
+                        )
+                    ).scalar_one()
+                )
+            same = (
+                summary.get("parameters") == parameters
+                and summary.get("observations") == sum(observed.values())
+                and summary.get("observed_types") == len(observed)
+                and summary.get("leaves") == len(thesaurus.leaf_ids)
+            )
+            if same:
+                return latest
     kept = filter_counts(observed, min_pair=min_pair, min_verb=min_verb)
     model = build_model(kept, thesaurus, polysemy=polysemy)
     estimation = estimate_undefined(model, thesaurus, diagonal=diagonal)
@@ -293,13 +363,9 @@ def rebuild_snapshot(
         model.leaf_ids, estimation.values, estimation.rounds, model.class_frequency, model.total
     )
     summary = {
-        "parameters": {
-            "min_pair": min_pair,
-            "min_verb": min_verb,
-            "polysemy": polysemy,
-            "diagonal": diagonal,
-        },
+        "parameters": parameters,
         "observations": sum(observed.values()),
+        "observed_types": len(observed),
         "kept_observations": sum(kept.values()),
         "kept_types": len(kept),
         "generalised_total": model.total,
@@ -343,7 +409,7 @@ def load_snapshot(engine: sa.Engine, snapshot_id: int) -> Snapshot:
     if row is None:
         raise InvalidInput(f"no similarity snapshot with id {snapshot_id}")
     model, thesaurus = _unpack(row.payload)
-    return Snapshot(row.id, thesaurus, model, json.loads(row.summary))
+    return Snapshot(row.id, thesaurus, model, {**json.loads(row.summary), "version": row.version})
 
 
 @dataclass(frozen=True)

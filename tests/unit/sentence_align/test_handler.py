@@ -106,3 +106,23 @@ def test_article_pairs_of_a_batch_get_positions_through_the_batch(tmp_path: Path
     assert set(urls) == {"https://news.example.jp/w1", "https://news.example.jp/w2"}
     assert urls == sorted(urls, key=urls.index)  # each article pair's rows together
     assert [row["position"] for row in rows] == list(range(len(rows)))
+
+
+@pytest.mark.parametrize(
+    ("src_lang", "tgt_lang", "sides"), [("ja", "ja", ["src"]), ("en", "ja", ["tgt"])]
+)
+def test_the_thesaurus_gets_each_japanese_text_once(
+    tmp_path: Path, src_lang: str, tgt_lang: str, sides: list[str]
+) -> None:
+    # a PC/mobile pair sent both sides: one article's cooccurrences counted twice, enough to
+    # pass the filter that drops pairs seen once
+    context = CONTEXT.model_copy(
+        update={"kind": "pc-mobile", "src_lang": src_lang, "tgt_lang": tgt_lang}
+    )
+    src = "積雪は60センチを越えた。" if src_lang == "ja" else "The snow passed 60 cm."
+    chunk = TextChunkPair(src_text=src, tgt_text="積雪が60センチを越えた。")
+    store = Store(f"sqlite:///{tmp_path / 'h.db'}")
+    outgoing = handle(ChunkPairs(context=context, chunks=[chunk]), store)
+    (sentences,) = [message for stage, message in outgoing if stage == "thesaurus"]
+    texts = {"src": chunk.src_text, "tgt": chunk.tgt_text}
+    assert sentences.sentences == [texts[side] for side in sides]  # type: ignore[attr-defined]

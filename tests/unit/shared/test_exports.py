@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import tracemalloc
 from pathlib import Path
 
-from shared.exports import jsonl_lines, tsv_lines, write_moses
+import numpy as np
+
+from shared.exports import jsonl_lines, similarity_csv_rows, tsv_lines, write_moses
 
 ROWS = [
     {
@@ -92,3 +95,30 @@ def test_empty_moses_export_is_named_after_the_filter(tmp_path: Path) -> None:
     assert corpus.src.read_text() == corpus.tgt.read_text() == ""
     (unnamed,) = write_moses([], tmp_path / "none")
     assert (unnamed.src.name, unnamed.tgt.name) == ("none.src", "none.tgt")
+
+
+def test_similarity_csv_rows_are_the_defined_upper_triangle_without_listing_it() -> None:
+    rng = np.random.default_rng(3)
+    values = rng.random((40, 40))
+    values = (values + values.T) / 2
+    values[rng.random((40, 40)) < 0.5] = np.nan
+    values = np.fmin(values, values.T)  # NaN on either side: undefined on both
+    rounds = rng.integers(0, 4, (40, 40))
+    ids = [f"c{k}" for k in range(40)]
+    rows = list(similarity_csv_rows(ids, ids, values, rounds))
+    expected = [
+        (ids[i], ids[j], ids[i], ids[j], repr(float(values[i, j])), str(int(rounds[i, j])))
+        for i in range(40)
+        for j in range(i, 40)
+        if not np.isnan(values[i, j])
+    ]
+    assert rows == expected
+    # The first row comes without the L(L+1)/2 index lists (WordNet: 17.5 GB before it).
+    size = 3_000
+    big = np.full((size, size), np.nan, dtype=np.float32)
+    big[0, 5] = big[5, 0] = 1.0
+    tracemalloc.start()
+    first = next(similarity_csv_rows([str(k) for k in range(size)], [""] * size, big, big))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert first[:2] == ("0", "5") and peak < 20_000_000

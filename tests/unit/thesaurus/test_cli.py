@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from services.cli import app
 from services.thesaurus import repository
+from services.thesaurus.cooccur import extract_cooccurrences
 from shared.config import get_settings
 from tests.conftest import REPO
 
@@ -88,3 +89,17 @@ def test_bad_input_of_any_command_is_one_line_and_exit_2(store: str, tmp_path: P
     assert code == 2 and "cannot decode the input" in output
     code, output = _run("cooccurrences", str(tmp_path / "missing.txt"))
     assert code == 2 and "No such file" in output
+
+
+def test_recompute_builds_from_the_stored_observations(store: str, tmp_path: Path) -> None:
+    # nothing recomputed snapshots but the scheduler: embedded mode never had one
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(CORPUS * 3, encoding="utf-8")
+    code, output = _run("thesaurus", "build", "--corpus", str(corpus), "--min-verb", "1")
+    built = output.strip().splitlines()[-1].split()[1].rstrip(":")
+    code, output = _run("thesaurus", "recompute")
+    assert code == 0 and output.strip() == f"wlsp: snapshot {built}"  # nothing new: kept
+    engine = sa.create_engine(store)
+    repository.record_many(engine, [("s-new", extract_cooccurrences("犬を洗う。"))])
+    code, output = _run("thesaurus", "recompute")
+    assert code == 0 and output.strip() != f"wlsp: snapshot {built}"

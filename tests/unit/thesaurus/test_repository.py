@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -11,9 +12,10 @@ import sqlalchemy as sa
 
 from services.thesaurus import repository
 from services.thesaurus.cooccur import Cooccurrence, extract_cooccurrences
+from services.thesaurus.handler import recompute_snapshots
 from services.thesaurus.thesauri import Thesaurus
 from shared.errors import InvalidInput
-from shared.store import make_engine
+from shared.store import Store, make_engine
 
 SENTENCES = ["犬を飼う。", "猫を飼う。", "車を運転する。", "犬を散歩させる。", "船を運転する。"]
 
@@ -80,3 +82,40 @@ def test_a_snapshot_of_an_empty_store_stores_valid_json(engine: sa.Engine, tree:
         ).scalar_one()
     summary = json.loads(stored, parse_constant=lambda token: pytest.fail(f"{token} in JSON"))
     assert summary["first_round_cv"] is None and summary["corpus_cv"] is None
+
+
+def _versions(engine: sa.Engine) -> list[int]:
+    with engine.connect() as connection:
+        rows = connection.execute(sa.text("SELECT version FROM thesaurus_snapshots")).all()
+    return sorted(row.version for row in rows)
+
+
+def test_concurrent_rebuilds_all_land_and_old_snapshots_go(
+    engine: sa.Engine, tree: Thesaurus
+) -> None:
+    # both read max(version) and one failed on the unique version, losing its recompute
+    repository.save_thesaurus(engine, tree)
+    _feed(engine)
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        ids = list(pool.map(lambda _: repository.rebuild_snapshot(engine, tree.name), range(6)))
+    assert len(set(ids)) == 6
+    # the newest KEEP_SNAPSHOTS stay (each WordNet snapshot is about 270 MB)
+    assert _versions(engine) == [4, 5, 6] and repository.KEEP_SNAPSHOTS == 3
+
+
+def test_the_periodic_recompute_keeps_the_build_parameters_and_skips_no_change(
+    engine: sa.Engine, tree: Thesaurus
+) -> None:
+    # it rebuilt with the defaults (min_verb 21), replacing the user's answer, and stored
+    # an identical snapshot every hour
+    repository.save_thesaurus(engine, tree)
+    _feed(engine)
+    built = repository.rebuild_snapshot(engine, tree.name, min_pair=1, min_verb=1)
+    store = Store(str(engine.url))
+    assert recompute_snapshots(store) == [built]  # nothing new: no new snapshot
+    repository.record_many(engine, [("s-new", extract_cooccurrences("犬を洗う。"))])
+    (again,) = recompute_snapshots(store)
+    snapshot = repository.load_snapshot(engine, again)
+    assert again != built and snapshot.summary["parameters"]["min_verb"] == 1
+    answer = repository.similarity(engine, "犬", "猫")
+    assert answer is not None and answer.match is not None and answer.match.round == 0
