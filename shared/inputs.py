@@ -19,16 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-import charset_normalizer
-
+from shared.encoding import decode_page
 from shared.errors import InvalidInput
 from shared.schemas import Page
 
-_META_CHARSET = re.compile(
-    rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_:.\-]+)""", re.IGNORECASE
-)
 _HTML_LANG = re.compile(r"""<html[^>]*\blang\s*=\s*["']?([A-Za-z]{2,3})""", re.IGNORECASE)
-_BOMS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
 _HTML_FILE = re.compile(r"^(?P<id>.+)\.(?P<variant>[A-Za-z]{2,3}(?:-(?:pc|mobile))?)\.html?$")
 
 
@@ -53,29 +48,12 @@ class PairingOptions:
 
 
 def decode_html(data: bytes, declared: str | None = None) -> str:
-    """Decode crawled HTML bytes: BOM, declared charset, <meta charset>, then detection."""
-    for bom, codec in _BOMS:
-        if data.startswith(bom):
-            return data[len(bom) :].decode(codec, errors="replace")
-    candidates = [declared] if declared else []
-    match = _META_CHARSET.search(data[:4096])
-    if match:
-        meta = match.group(1).decode("ascii", errors="ignore")
-        # A <meta> read as ASCII cannot be in UTF-16 or UTF-32: the HTML standard reads such
-        # a declaration as UTF-8 (decoding the bytes as UTF-16 gave CJK nonsense).
-        candidates.append("utf-8" if meta.lower().startswith(("utf-16", "utf-32")) else meta)
-    for codec in candidates:
-        try:
-            return data.decode(codec.strip().lower())
-        except (LookupError, UnicodeDecodeError):
-            continue
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        best = charset_normalizer.from_bytes(data[:200_000]).best()
-        if best is None:
-            raise InvalidInput("page bytes are not text in any detectable encoding") from None
-        return data.decode(best.encoding, errors="replace")
+    """Decode crawled HTML bytes: BOM, declared charset, <meta charset>, UTF-8, detection
+    (``shared.encoding``)."""
+    text, codec = decode_page(data, declared)
+    if not codec:
+        raise InvalidInput("page bytes are not text in any detectable encoding")
+    return text
 
 
 def html_language(html: str) -> str | None:

@@ -25,7 +25,6 @@ step may then be off where a comment or script split a text.
 
 from __future__ import annotations
 
-import codecs
 import re
 from dataclasses import dataclass, field
 
@@ -34,6 +33,7 @@ import lxml.html  # type: ignore[import-untyped]
 import numpy as np
 import numpy.typing as npt
 
+from shared.encoding import decode_page
 from shared.errors import InputTooLarge, InvalidInput
 
 TEXT_LABEL = "#text"
@@ -41,7 +41,10 @@ NODE_ELEMENT = 0
 NODE_TEXT = 1
 NODE_ALT_TEXT = 2
 
-_REMOVED_TAGS = ("script", "style", "noscript")
+# Elements whose content is no page text: scripts and styles, and the fallbacks a browser does
+# not show (noframes, noembed: libxml2 keeps their markup as raw text, which leaked into the
+# sentence pairs as "<body><p>...").
+_REMOVED_TAGS = ("script", "style", "noscript", "noframes", "noembed", "template")
 _ALT_TAGS = frozenset({"img", "area", "input"})
 # Elements that do not start a new block of text: their text joins the surrounding chunk.
 INLINE_TAGS = frozenset(
@@ -56,18 +59,8 @@ INLINE_TAGS = frozenset(
 _SEPARATING_TAGS = frozenset({"br", "img", "input", "wbr", "hr"})
 # A tag name an XPath name test can hold; others (``o:p``, ``fb:like``) need ``*[name()=..]``.
 _PLAIN_TAG = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
-_META_CHARSET = re.compile(
-    rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.I
-)
 # C0 control characters other than tab, line feed, form feed and carriage return.
 _CONTROLS = re.compile("[\x00-\x08\x0b\x0e-\x1f]")
-_BOMS = (
-    (codecs.BOM_UTF8, "utf-8"),
-    (codecs.BOM_UTF32_LE, "utf-32-le"),
-    (codecs.BOM_UTF32_BE, "utf-32-be"),
-    (codecs.BOM_UTF16_LE, "utf-16-le"),
-    (codecs.BOM_UTF16_BE, "utf-16-be"),
-)
 
 IntArray = npt.NDArray[np.int32]
 # Characters lxml refuses to set as text (XML 1.0's Char production excludes them).
@@ -290,44 +283,11 @@ def _decode(html: bytes | str, *, limits: ParseLimits, encoding: str | None) -> 
 
 
 def _decode_bytes(data: bytes, encoding: str | None) -> str:
-    candidates: list[str] = []
-    if encoding:
-        candidates.append(encoding)
-    for bom, name in _BOMS:
-        if data.startswith(bom):
-            candidates.append(name)
-            data = data[len(bom) :]
-            break
-    meta = _META_CHARSET.search(data[:4096])
-    if meta:
-        candidates.append(_meta_encoding(meta.group(1).decode("ascii")))
-    candidates.append("utf-8")
-    for name in candidates:
-        try:
-            return data.decode(name)
-        except (LookupError, UnicodeDecodeError):
-            continue
-    import charset_normalizer
-
-    best = charset_normalizer.from_bytes(data[:1_000_000]).best()
-    if best is None or best.encoding is None:
+    # an explicit ``encoding`` is the declared one (shared.encoding: BOM, declared, meta, ...)
+    text, codec = decode_page(data, encoding)
+    if not codec:
         raise InvalidInput("HTML page is not text in any recognisable encoding")
-    return data.decode(best.encoding, errors="replace")
-
-
-def _meta_encoding(name: str) -> str:
-    """The encoding a ``<meta charset>`` declares, read as the WHATWG prescan does.
-
-    A meta tag found by an ASCII scan cannot be in UTF-16 or UTF-32 text, so a page
-    declaring either is ASCII-compatible: WHATWG's "get an encoding" prescan takes a
-    declared UTF-16 as UTF-8 (decoding it as UTF-16 turns an even-length page into CJK
-    garbage); UTF-32 is no WHATWG encoding at all and is read the same way here.
-    """
-    try:
-        canonical = codecs.lookup(name).name
-    except LookupError:
-        return name
-    return "utf-8" if canonical.startswith(("utf-16", "utf-32")) else name
+    return text
 
 
 def _build_tree(root: lxml.html.HtmlElement, limits: ParseLimits) -> TagTree:

@@ -293,7 +293,7 @@ class TreeModel:
             raise InvalidInput("each pr_tag row must hold one probability per label, summing to 1")
         text = payload.get("text_model", {})
         iterations = payload.get("iterations", 0)
-        if not isinstance(text, dict) or not isinstance(iterations, int):
+        if not isinstance(text, dict) or type(iterations) is not int:
             raise InvalidInput("text_model must be an object and iterations an integer")
         background = text.get("background_mean")
         with np.errstate(divide="ignore"):  # a tag probability of 0: an impossible pair
@@ -304,16 +304,32 @@ class TreeModel:
             log_del_src=_log_deletion(payload["pr_del_src"], "pr_del_src"),
             log_del_tgt=_log_deletion(payload["pr_del_tgt"], "pr_del_tgt"),
             text_model=LengthTextModel(
-                ratio=float(text.get("ratio", 1.0)),
-                variance=float(text.get("variance", 6.8)),
-                background_mean=None if background is None else float(background),
-                anchor_weight=float(text.get("anchor_weight", 0.0)),
-                anchor_rate=float(text.get("anchor_rate", 0.0)),
+                ratio=_number(text, "ratio", 1.0, positive=True),
+                variance=_number(text, "variance", 6.8, positive=True),
+                background_mean=(
+                    None if background is None else _number(text, "background_mean", positive=True)
+                ),
+                anchor_weight=_number(text, "anchor_weight", 0.0),
+                anchor_rate=_number(text, "anchor_rate", 0.0),
                 cognates=bool(text.get("cognates", False)),
             ),
             iterations=iterations,
             trained_on=str(payload.get("trained_on", "")),
         )
+
+
+def _number(
+    fields: dict[str, object], name: str, default: float = 0.0, *, positive: bool = False
+) -> float:
+    """A finite (and, for ``positive``, > 0) number of the text model: a variance of 0 or a
+    NaN ratio made every alignment impossible, reported as a probability of 0."""
+    value = fields.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidInput(f"text_model.{name} must be a number, not {value!r}")
+    number = float(value)
+    if not math.isfinite(number) or (positive and number <= 0.0) or number < 0.0:
+        raise InvalidInput(f"text_model.{name} must be finite and {'> 0' if positive else '>= 0'}")
+    return number
 
 
 def _log_deletion(value: object, name: str) -> FloatArray:

@@ -7,6 +7,8 @@ import gzip
 import json
 from pathlib import Path
 
+import pytest
+
 from shared.errors import InvalidInput
 from shared.ingest import build_job
 from shared.inputs import (
@@ -146,3 +148,20 @@ def test_batches_whose_pairs_are_all_refused_get_their_own_jobs(tmp_path: Path) 
     assert not first.pairs and not second.pairs
     assert first.job_id != second.job_id
     assert build_job(read_page_pairs([tmp_path / "a.jsonl"])).job_id == first.job_id
+
+
+def test_a_declared_encoding_survives_a_stray_byte() -> None:
+    # strict decoding sent the page to detection, which read all of it as a one-byte codec
+    body = "<p>Über uns: wir sind ein kleiner Verlag in München.</p>" * 5
+    page = f'<meta charset="utf-8">{body}'.encode() + b"\xa0<p>Ende</p>"
+    text = decode_html(page)
+    assert "Verlag in München" in text and "\ufffd" in text
+    assert "Verlag in München" in decode_html(page.replace(b'<meta charset="utf-8">', b""))
+
+
+@pytest.mark.parametrize("label", ["iso-8859-1", "latin1", "us-ascii"])
+def test_latin1_labels_read_as_windows_1252_as_browsers_do(label: str) -> None:
+    # Python's latin-1 turned ’ – € into invisible C1 control characters
+    page = f'<meta charset="{label}"><p>It’s – 5 €</p>'.encode("cp1252")
+    assert "It’s – 5 €" in decode_html(page)
+    assert "It’s – 5 €" in decode_html(page, declared=label)

@@ -209,3 +209,13 @@ def test_text_with_control_characters_around_a_removed_script_is_kept() -> None:
     page = b"<p>" + b"word " * 50 + b"form\x0cfeed<script>x()</script>bell\x07end</p>"
     (text,) = page_text(parse_html(page))
     assert text.endswith("form feedbell end")
+
+
+def test_noframes_fallback_text_is_not_page_text() -> None:
+    # libxml2 keeps noframes content as raw markup, which reached the sentence pairs
+    page = (
+        b"<html><frameset><frame src='a.html'><noframes><body><p>Use frames.</p></body>"
+        b"</noframes></frameset><body><p>Real text.</p></body></html>"
+    )
+    assert all("<" not in text for text in page_text(parse_html(page)))
+    assert not any("Use frames" in text for text in page_text(parse_html(page)))

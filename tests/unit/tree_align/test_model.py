@@ -174,6 +174,12 @@ MALFORMED = {
     "labels not a list": {**_GOOD, "labels": "<unk>"},
     "wrong shape": {**_GOOD, "pr_del_src": [0.3, 0.3]},
     "text_model field": {**_GOOD, "text_model": {"ratio": "fast"}},
+    # accepted, then every alignment was "impossible" for a tag or deletion probability of 0
+    "variance 0": {**_GOOD, "text_model": {"variance": 0}},
+    "negative variance": {**_GOOD, "text_model": {"variance": -2.0}},
+    "NaN ratio": {**_GOOD, "text_model": {"ratio": float("nan")}},
+    "ratio 0": {**_GOOD, "text_model": {"ratio": 0}},
+    "iterations true": {**_GOOD, "iterations": True},
 }  # fmt: skip
 
 

@@ -1,0 +1,75 @@
+"""Decoding crawled page bytes to text, as browsers do (WHATWG "encoding sniffing", reduced).
+
+Order: a byte-order mark; the charset the transport declared (HTTP header, WARC record);
+a ``<meta charset>`` in the first 4 KB; UTF-8; then detection (charset-normalizer). Labels
+are read as the WHATWG label table reads them: ``iso-8859-1``, ``latin1`` and ``us-ascii``
+mean windows-1252 (Python's strict latin-1 turned ’ – € into invisible C1 controls), and a
+``<meta>`` naming UTF-16 or UTF-32 means UTF-8 (a meta found by an ASCII scan cannot be in
+UTF-16 text; decoded as UTF-16 an even-length page became CJK nonsense).
+
+A declared (or meta) encoding that fails on a few stray bytes still wins, with U+FFFD for
+them, as in a browser: strict decoding sent a UTF-8 page with one bad byte to detection,
+which read all of it as a single-byte codec ("Ăśber uns").
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+_BOMS = (  # UTF-32 LE before UTF-16 LE: its mark begins with UTF-16 LE's
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+META_CHARSET = re.compile(
+    rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE
+)
+# WHATWG labels of windows-1252 that Python reads as another (stricter) codec.
+_WINDOWS_1252 = frozenset({"latin-1", "iso8859-1", "ascii"})
+# At most this share of U+FFFD in a declared encoding's lenient decoding: past it the
+# declaration is wrong, not the bytes.
+MAX_REPLACED_SHARE = 0.01
+
+
+def whatwg_codec(label: str, *, from_meta: bool = False) -> str | None:
+    """Python's codec for an encoding label, read as browsers read it (None: unknown)."""
+    try:
+        name = codecs.lookup(label.strip()).name
+    except LookupError:
+        return None
+    if name in _WINDOWS_1252:
+        return "cp1252"
+    if from_meta and name.startswith(("utf-16", "utf-32")):
+        return "utf-8"
+    return name
+
+
+def decode_page(data: bytes, declared: str | None = None) -> tuple[str, str]:
+    """The page's text and the codec it was read with (``"detected:<name>"`` after detection,
+    ``""`` when nothing could read it: the caller refuses the page)."""
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            return data[len(bom) :].decode(codec, errors="replace"), codec
+    candidates = [whatwg_codec(declared)] if declared else []
+    meta = META_CHARSET.search(data[:4096])
+    if meta:
+        candidates.append(whatwg_codec(meta.group(1).decode("ascii"), from_meta=True))
+    named = [codec for codec in dict.fromkeys(candidates) if codec]
+    for codec in [*named, "utf-8"]:
+        try:
+            return data.decode(codec), codec
+        except UnicodeDecodeError:
+            continue
+    for codec in named or ["utf-8"]:
+        text = data.decode(codec, errors="replace")
+        if text.count("\ufffd") <= MAX_REPLACED_SHARE * max(len(text), 1):
+            return text, codec
+    import charset_normalizer
+
+    best = charset_normalizer.from_bytes(data[:1_000_000]).best()
+    if best is None or best.encoding is None:
+        return "", ""
+    return data.decode(best.encoding, errors="replace"), f"detected:{best.encoding}"
