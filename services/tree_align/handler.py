@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import logging
+
 from shared.config import get_settings
 from shared.pipeline import Outgoing
 from shared.schemas import ChunkPairs, PagePair, PairContext, TextChunkPair
 from shared.store import Store
+
+log = logging.getLogger(__name__)
 
 
 def pair_context(message: PagePair) -> PairContext:
@@ -22,9 +26,14 @@ def pair_context(message: PagePair) -> PairContext:
 
 
 def chunk_pairs(message: PagePair, *, flat: bool = False) -> ChunkPairs:
-    """Parse both pages and align their trees (or, ``flat``, take each page's whole text)."""
+    """Parse both pages and align their trees (or, ``flat``, take each page's whole text).
+
+    Pages too wide for the tree alignment's tables (its sibling-range tables grow with the
+    square of the widest node's degree: a 700-row table needed 3.1 GB) are not lost: they
+    fall back to the flat text alignment (Type I), logged, without xpaths."""
     from services.tree_align.align import align_page_texts
     from services.tree_align.html_tree import ParseLimits, page_text, parse_html
+    from shared.errors import InputTooLarge
 
     limits = get_settings().html
     parse_limits = ParseLimits(
@@ -38,17 +47,24 @@ def chunk_pairs(message: PagePair, *, flat: bool = False) -> ChunkPairs:
                 src_text="\n".join(page_text(src_tree)), tgt_text="\n".join(page_text(tgt_tree))
             )
         ]
-    else:
-        chunks = [
-            TextChunkPair(
-                src_text=pair.src_text,
-                tgt_text=pair.tgt_text,
-                src_xpath=pair.src_xpath,
-                tgt_xpath=pair.tgt_xpath,
-                cost=pair.cost,
-            )
-            for pair in align_page_texts(src_tree, tgt_tree)
-        ]
+        return ChunkPairs(context=pair_context(message), chunks=chunks)
+    try:
+        aligned = align_page_texts(src_tree, tgt_tree)
+    except InputTooLarge as too_wide:
+        log.warning(
+            "%s: tree alignment refused (%s); aligning the flat text", message.pair_id, too_wide
+        )
+        return chunk_pairs(message, flat=True)
+    chunks = [
+        TextChunkPair(
+            src_text=pair.src_text,
+            tgt_text=pair.tgt_text,
+            src_xpath=pair.src_xpath,
+            tgt_xpath=pair.tgt_xpath,
+            cost=pair.cost,
+        )
+        for pair in aligned
+    ]
     return ChunkPairs(context=pair_context(message), chunks=chunks)
 
 

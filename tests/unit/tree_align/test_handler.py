@@ -73,3 +73,15 @@ def test_chunk_pairs_align_the_folded_trees_and_point_into_the_pages(
         (block,) = parse_document(html).xpath(xpath)
         block_text = " ".join([block.text_content(), *block.xpath(".//@alt")])
         assert text.split()[0] in block_text, (xpath, text)
+
+
+def test_a_page_too_wide_for_the_tree_tables_falls_back_to_flat_text() -> None:
+    # an 800-row table needs 4.5 GB of tables: the pair was refused and lost
+    rows = "".join(f"<tr><td>Item {k}</td><td>{k} EUR</td></tr>" for k in range(800))
+    html = f"<html><body><p>Prices of the shop.</p><table>{rows}</table></body></html>"
+    pages = {
+        side: {"url": f"https://e.org/{lang}", "lang": lang, "html": page}
+        for side, lang, page in (("src", "en", html), ("tgt", "de", html.replace("Item", "Teil")))
+    }
+    (chunk,) = tree_handler.chunk_pairs(PagePair.model_validate({"job_id": "j", **pages})).chunks
+    assert chunk.src_xpath == "" and "Item 799" in chunk.src_text and "Teil 0" in chunk.tgt_text
