@@ -280,13 +280,16 @@ def thesaurus_page(
     a: Annotated[str, Query(max_length=64)] = "",
     b: Annotated[str, Query(max_length=64)] = "",
     limit: Annotated[int, Query(ge=1, le=1_000)] = 200,
+    thesaurus: Annotated[str | None, Query(max_length=100)] = None,
 ) -> HTMLResponse:
-    """Words of the newest snapshot's thesaurus with their classes, and a similarity lookup."""
+    """Words of the newest snapshot's thesaurus (``thesaurus``: of that one; else of any) with
+    their classes, and a similarity lookup."""
     from services.thesaurus import repository
 
     store.ensure_schema()
     repository.ensure_schema(store.engine)
-    snapshot_id = repository.latest_snapshot_id(store.engine)
+    names = repository.snapshot_thesauri(store.engine)
+    snapshot_id = repository.latest_snapshot_id(store.engine, thesaurus or None)
     words: list[dict[str, Any]] = []
     answer: dict[str, Any] | None = None
     thesaurus_name = ""
@@ -307,6 +310,7 @@ def thesaurus_page(
         "thesaurus.html",
         snapshot_id=snapshot_id,
         thesaurus=thesaurus_name,
+        thesauri=names,
         q=q,
         a=a,
         b=b,

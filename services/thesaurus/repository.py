@@ -389,6 +389,13 @@ def _finite(value: Any) -> Any:
     return value
 
 
+def snapshot_thesauri(engine: sa.Engine) -> list[str]:
+    """Names of the thesauri that have a similarity snapshot, sorted."""
+    with engine.connect() as connection:
+        rows = connection.execute(sa.select(thesaurus_snapshots.c.thesaurus).distinct()).all()
+    return sorted(row.thesaurus for row in rows)
+
+
 def latest_snapshot_id(engine: sa.Engine, thesaurus_name: str | None = None) -> int | None:
     """Id of the newest snapshot (of that thesaurus, or of any)."""
     query = sa.select(sa.func.max(thesaurus_snapshots.c.id))

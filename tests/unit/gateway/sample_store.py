@@ -98,11 +98,11 @@ def fill(store: Store) -> None:
     store.add_node_pairs(PAIR, NODES)
 
 
-def save_tiny_snapshot(url: str) -> None:
+def save_tiny_snapshot(url: str, name: str = "tiny") -> None:
     engine = Store(url).engine
     repository.ensure_schema(engine)
     tree = Thesaurus.build(
-        "tiny",
+        name,
         [("root", None, "root"), ("a", "root", "animals"), ("v", "root", "vehicles")],
         [("犬", "a"), ("猫", "a"), ("車", "v")],
     )

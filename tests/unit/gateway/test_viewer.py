@@ -159,6 +159,16 @@ def test_paraphrase_page_searches_the_phrase_table(client: TestClient, store_url
     assert "No phrase paraphrases for" in none and "<script>alert" not in none
 
 
+def test_thesaurus_page_shows_the_chosen_thesaurus(client: TestClient, store_url: str) -> None:
+    # it always showed the newest snapshot of any thesaurus, and its downloads too
+    save_tiny_snapshot(store_url)
+    save_tiny_snapshot(store_url, name="zzz")
+    assert "thesaurus <b>zzz</b>" in client.get("/ui/thesaurus").text
+    page = client.get("/ui/thesaurus", params={"thesaurus": "tiny"}).text
+    assert "thesaurus <b>tiny</b>" in page and "format=csv&amp;thesaurus=tiny" in page
+    assert '<option value="tiny" selected>' in page and '<option value="zzz">' in page
+
+
 def test_thesaurus_page_without_and_with_a_snapshot(client: TestClient, store_url: str) -> None:
     assert "No similarity snapshot yet" in client.get("/ui/thesaurus").text
     save_tiny_snapshot(store_url)
