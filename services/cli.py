@@ -58,12 +58,15 @@ if TYPE_CHECKING:
 class _ClearErrors(TyperGroup):
     """Every command's bad input ends in one line and exit code 2, not a traceback.
 
-    ``InvalidInput`` (a malformed file, a bad option value found late), a file that cannot be
-    read (``OSError``) or decoded (``UnicodeError``) are the user's to fix; anything else is a
-    bug and keeps its traceback.
+    ``InvalidInput`` (a malformed file, a bad option value found late), input that fails a
+    message schema (pydantic's ``ValidationError``), a file that cannot be read (``OSError``)
+    or decoded (``UnicodeError``) are the user's to fix; anything else is a bug and keeps its
+    traceback.
     """
 
     def invoke(self, ctx: Any) -> Any:  # a click Context (typer vendors its own click)
+        from pydantic import ValidationError
+
         from shared.errors import InvalidInput
 
         try:
@@ -72,7 +75,7 @@ class _ClearErrors(TyperGroup):
             # the reader went away (| head): quiet, as Unix tools are; no flush into the pipe
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             raise typer.Exit(141) from None
-        except (InvalidInput, OSError, UnicodeError) as exc:
+        except (InvalidInput, ValidationError, OSError, UnicodeError) as exc:
             message = str(exc) or type(exc).__name__
             if isinstance(exc, UnicodeError):
                 message = f"cannot decode the input ({message}): not in the encoding expected"
@@ -660,45 +663,35 @@ def align_pages(
     ] = False,
     kind: Annotated[PageKind, typer.Option(help="kind of page pair")] = PageKind.translation,
 ) -> None:
-    """Align two pages: tree alignment, then sentences inside aligned nodes; prints JSONL pairs."""
-    from pydantic import ValidationError
+    """Align two pages: tree alignment, then sentences inside aligned nodes; prints JSONL pairs.
 
+    A bad ``--src-lang`` fails the message's schema: one line and exit 2 (root group)."""
     from services.sentence_align.handler import sentence_pairs
     from services.tree_align.handler import chunk_pairs
-    from shared.errors import InvalidInput
     from shared.inputs import decode_html
     from shared.schemas import PagePair
 
-    try:
-        message = PagePair.model_validate(
-            {
-                "job_id": "cli",
-                "kind": kind.value,
-                "src": {
-                    "url": src.resolve().as_uri(),
-                    "lang": src_lang,
-                    "html": decode_html(src.read_bytes()),
-                },
-                "tgt": {
-                    "url": tgt.resolve().as_uri(),
-                    "lang": tgt_lang,
-                    "html": decode_html(tgt.read_bytes()),
-                },
-            }
+    message = PagePair.model_validate(
+        {
+            "job_id": "cli",
+            "kind": kind.value,
+            "src": {
+                "url": src.resolve().as_uri(),
+                "lang": src_lang,
+                "html": decode_html(src.read_bytes()),
+            },
+            "tgt": {
+                "url": tgt.resolve().as_uri(),
+                "lang": tgt_lang,
+                "html": decode_html(tgt.read_bytes()),
+            },
+        }
+    )
+    chunks = chunk_pairs(message, flat=flat).model_copy(update={"method": method.value})
+    for pair in sentence_pairs(chunks):
+        typer.echo(
+            json.dumps({"src": pair.src, "tgt": pair.tgt, "score": pair.score}, ensure_ascii=False)
         )
-        chunks = chunk_pairs(message, flat=flat).model_copy(update={"method": method.value})
-        for pair in sentence_pairs(chunks):
-            typer.echo(
-                json.dumps(
-                    {"src": pair.src, "tgt": pair.tgt, "score": pair.score}, ensure_ascii=False
-                )
-            )
-    except BrokenPipeError:
-        raise  # the reader went away: not invalid input (the root group exits quietly)
-    except (InvalidInput, ValidationError, OSError) as exc:
-        # A bad --src-lang or --kind fails the message's schema; a page file may be unreadable.
-        console.print(f"[red]invalid input[/red]: {escape(str(exc))}")
-        raise typer.Exit(2) from None
 
 
 @dead_letter_app.command("list")

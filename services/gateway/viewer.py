@@ -254,14 +254,16 @@ def paraphrases_page(
     top: Annotated[int, Query(ge=1, le=100)] = 10,
 ) -> HTMLResponse:
     """Ending paraphrases per action noun and the phrase table, filtered by a search string."""
-    from services.gateway.routes import _observations, ending_paraphrases
+    from services.gateway.routes import ending_paraphrases
     from services.paraphrase import tables
 
     endings = ending_paraphrases(store, None, top, unit)
     # searched over the whole table, then cut for display (cut first, a search missed most)
     matching = [
         asdict(entry)
-        for entry in tables.phrase_paraphrases(_observations(store))
+        for entry in tables.phrase_paraphrases(
+            tables.stored_observations(store.paraphrase_observations())
+        )
         if not q or q in entry.phrase or q in entry.paraphrase
     ]
     if q:

@@ -305,15 +305,20 @@ def snapshot_parameters(engine: sa.Engine, thesaurus_name: str) -> dict[str, Any
     """The build parameters of the thesaurus' newest snapshot (defaults without one): the
     periodic recompute keeps what ``paramine thesaurus build`` was told (it replaced them with
     the defaults, and a user's snapshot with another answer)."""
-    snapshot_id = latest_snapshot_id(engine, thesaurus_name)
-    if snapshot_id is None:
-        return dict(DEFAULT_SNAPSHOT_PARAMETERS)
+    stored = (_latest_summary(engine, thesaurus_name) or {}).get("parameters", {})
+    return {key: stored.get(key, value) for key, value in DEFAULT_SNAPSHOT_PARAMETERS.items()}
+
+
+def _latest_summary(engine: sa.Engine, thesaurus_name: str) -> dict[str, Any] | None:
+    """The stored summary of the thesaurus' newest snapshot (None without one)."""
     with engine.connect() as connection:
         summary = connection.execute(
-            sa.select(thesaurus_snapshots.c.summary).where(thesaurus_snapshots.c.id == snapshot_id)
-        ).scalar_one()
-    stored = json.loads(summary).get("parameters", {})
-    return {key: stored.get(key, value) for key, value in DEFAULT_SNAPSHOT_PARAMETERS.items()}
+            sa.select(thesaurus_snapshots.c.summary)
+            .where(thesaurus_snapshots.c.thesaurus == thesaurus_name)
+            .order_by(thesaurus_snapshots.c.id.desc())
+            .limit(1)
+        ).scalar()
+    return None if summary is None else dict(json.loads(summary))
 
 
 def rebuild_snapshot(
@@ -338,23 +343,15 @@ def rebuild_snapshot(
     }  # fmt: skip
     if unless_unchanged:
         latest = latest_snapshot_id(engine, thesaurus_name)
-        if latest is not None:
-            with engine.connect() as connection:
-                summary = json.loads(
-                    connection.execute(
-                        sa.select(thesaurus_snapshots.c.summary).where(
-                            thesaurus_snapshots.c.id == latest
-                        )
-                    ).scalar_one()
-                )
-            same = (
-                summary.get("parameters") == parameters
-                and summary.get("observations") == sum(observed.values())
-                and summary.get("observed_types") == len(observed)
-                and summary.get("leaves") == len(thesaurus.leaf_ids)
-            )
-            if same:
-                return latest
+        summary = _latest_summary(engine, thesaurus_name) or {}
+        same = (
+            summary.get("parameters") == parameters
+            and summary.get("observations") == sum(observed.values())
+            and summary.get("observed_types") == len(observed)
+            and summary.get("leaves") == len(thesaurus.leaf_ids)
+        )
+        if latest is not None and same:
+            return latest
     kept = filter_counts(observed, min_pair=min_pair, min_verb=min_verb)
     model = build_model(kept, thesaurus, polysemy=polysemy)
     estimation = estimate_undefined(model, thesaurus, diagonal=diagonal)

@@ -41,20 +41,22 @@ def chunk_pairs(message: PagePair, *, flat: bool = False) -> ChunkPairs:
     )
     src_tree = parse_html(message.src.html, limits=parse_limits)
     tgt_tree = parse_html(message.tgt.html, limits=parse_limits)
+
+    def flat_text() -> ChunkPairs:  # the parsed trees' whole texts, one chunk pair
+        chunk = TextChunkPair(
+            src_text="\n".join(page_text(src_tree)), tgt_text="\n".join(page_text(tgt_tree))
+        )
+        return ChunkPairs(context=pair_context(message), chunks=[chunk])
+
     if flat:
-        chunks = [
-            TextChunkPair(
-                src_text="\n".join(page_text(src_tree)), tgt_text="\n".join(page_text(tgt_tree))
-            )
-        ]
-        return ChunkPairs(context=pair_context(message), chunks=chunks)
+        return flat_text()
     try:
         aligned = align_page_texts(src_tree, tgt_tree)
     except InputTooLarge as too_wide:
         log.warning(
             "%s: tree alignment refused (%s); aligning the flat text", message.pair_id, too_wide
         )
-        return chunk_pairs(message, flat=True)
+        return flat_text()
     chunks = [
         TextChunkPair(
             src_text=pair.src_text,
