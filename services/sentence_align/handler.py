@@ -57,8 +57,8 @@ def sentence_pairs(message: ChunkPairs) -> list[SentencePair]:
     context = message.context
     pairs: list[SentencePair] = []
     split = [
-        (index, split_sentences(chunk.src_text, context.src_lang),
-         split_sentences(chunk.tgt_text, context.tgt_lang))
+        (index, split_sentences(chunk.src_text, context.src_lang, newline_is_boundary=True),
+         split_sentences(chunk.tgt_text, context.tgt_lang, newline_is_boundary=True))
         for index, chunk in enumerate(message.chunks)
     ]  # fmt: skip
     split = [(index, src, tgt) for index, src, tgt in split if src and tgt]

@@ -822,8 +822,8 @@ def text_pairs(
         tgt_side = [tgt_chunks[j] for j in component.tgt_chunks]
         result.append(
             TextPair(
-                src_text=" ".join(chunk.text for chunk in src_side),
-                tgt_text=" ".join(chunk.text for chunk in tgt_side),
+                src_text="\n".join(chunk.text for chunk in src_side),
+                tgt_text="\n".join(chunk.text for chunk in tgt_side),
                 src_xpath=src.xpath(src_side[0].block),
                 tgt_xpath=tgt.xpath(tgt_side[0].block),
                 cost=component.cost,

@@ -56,7 +56,13 @@ INLINE_TAGS = frozenset(
     }
 )  # fmt: skip
 # Inline elements that visually separate the text on either side (a space is inserted).
-_SEPARATING_TAGS = frozenset({"br", "img", "input", "wbr", "hr"})
+_SEPARATING_TAGS = frozenset({"img", "input", "wbr"})
+# Elements that end a line: a line break is inserted, and the sentence splitter ends a
+# sentence there (addresses, verse, lists written with <br> have no final punctuation).
+_LINE_BREAK_TAGS = frozenset({"br", "hr"})
+# Elements whose text keeps its line breaks.
+_PREFORMATTED_TAGS = frozenset({"pre", "listing", "plaintext", "textarea", "xmp"})
+_WHITESPACE = re.compile(r"\s+")
 # A tag name an XPath name test can hold; others (``o:p``, ``fb:like``) need ``*[name()=..]``.
 _PLAIN_TAG = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 # C0 control characters other than tab, line feed, form feed and carriage return.
@@ -205,7 +211,7 @@ class TextChunk:
 
     leaves: tuple[int, ...]
     block: int  # nearest ancestor that is not an inline element
-    text: str  # whitespace-normalised text of the run
+    text: str  # the run's text: lines (see join_leaf_texts) with whitespace normalised
 
 
 def parse_html(
@@ -437,29 +443,47 @@ def _block_ancestor(tree: TagTree, leaf: int) -> int:
 
 
 def _make_chunk(tree: TagTree, leaves: list[int], block: int) -> TextChunk:
-    return TextChunk(tuple(leaves), block, " ".join(join_leaf_texts(tree, leaves).split()))
+    lines = (" ".join(line.split()) for line in join_leaf_texts(tree, leaves).split("\n"))
+    return TextChunk(tuple(leaves), block, "\n".join(line for line in lines if line))
 
 
 def join_leaf_texts(tree: TagTree, leaves: list[int]) -> str:
-    """Concatenate leaf texts, with a space where markup such as ``<br>`` separates them."""
+    """Concatenate leaf texts: a line break where ``<br>``, ``<hr>`` or a nested block element
+    separates two leaves, a space where other separating markup (``<img>``) does.
+
+    Line breaks of the HTML source are layout and become spaces, except inside ``<pre>``:
+    the lines of the result are the lines a browser shows.
+    """
     parts: list[str] = []
     previous = -1
     for leaf in leaves:
         if previous >= 0:
-            between = range(previous + 1, leaf)
-            if (
+            between = [
+                tree.label(node)
+                for node in range(previous + 1, leaf)
+                if tree.kinds[node] == NODE_ELEMENT
+            ]
+            if any(label in _LINE_BREAK_TAGS or label not in INLINE_TAGS for label in between):
+                parts.append("\n")
+            elif (
                 tree.kinds[leaf] == NODE_ALT_TEXT
                 or tree.kinds[previous] == NODE_ALT_TEXT
-                or any(
-                    tree.label(node) in _SEPARATING_TAGS or tree.label(node) not in INLINE_TAGS
-                    for node in between
-                    if tree.kinds[node] == NODE_ELEMENT
-                )
+                or any(label in _SEPARATING_TAGS for label in between)
             ):
                 parts.append(" ")
-        parts.append(tree.texts[leaf])
+        text = tree.texts[leaf]
+        parts.append(text if _preformatted(tree, leaf) else _WHITESPACE.sub(" ", text))
         previous = leaf
     return "".join(parts)
+
+
+def _preformatted(tree: TagTree, leaf: int) -> bool:
+    node = int(tree.parent[leaf])
+    while node >= 0:
+        if tree.label(node) in _PREFORMATTED_TAGS:
+            return True
+        node = int(tree.parent[node])
+    return False
 
 
 def block_tree(tree: TagTree) -> TagTree:

@@ -39,6 +39,21 @@ def test_pairs_stay_inside_their_chunk_with_chunk_relative_beads(method: str) ->
     ]
 
 
+def test_chunk_lines_end_sentences() -> None:
+    # a tree-aligned chunk's lines are <br> lines or blocks (a heading over its paragraph):
+    # a line without final punctuation ran into the next one as one sentence
+    chunk = TextChunkPair(
+        src_text="Hotel Adler\nHauptstrasse 3\nWir haben 20 Zimmer.",
+        tgt_text="Hôtel Adler\nHauptstrasse 3\nNous avons 20 chambres.",
+    )
+    pairs = sentence_pairs(ChunkPairs(context=CONTEXT, chunks=[chunk], method="length"))
+    assert [(p.src, p.tgt) for p in pairs] == [
+        ("Hotel Adler", "Hôtel Adler"),
+        ("Hauptstrasse 3", "Hauptstrasse 3"),
+        ("Wir haben 20 Zimmer.", "Nous avons 20 chambres."),
+    ]
+
+
 def test_handler_beads_equal_align_segments() -> None:
     message = ChunkPairs(context=CONTEXT, chunks=[CHUNKS[0], CHUNKS[2]], method="hybrid")
     segments = [

@@ -51,10 +51,27 @@ def test_arrays_describe_the_same_tree() -> None:
 
 def test_chunks_merge_inline_markup_and_keep_blocks_apart() -> None:
     tree = parse_html(PAGE)
-    assert page_text(tree) == ["T", "Hello world. Next", "Intro", "para", "tail Logo"]
+    assert page_text(tree) == ["T", "Hello world.\nNext", "Intro", "para", "tail Logo"]
     chunk = text_chunks(tree)[1]
     assert tree.xpath(chunk.block) == "/html/body/p"
     assert len(chunk.leaves) == 4
+
+
+def test_chunk_lines_are_the_lines_a_browser_shows() -> None:
+    # <br> lines (addresses, verse) were joined with spaces, and a line without final
+    # punctuation ran into the next one as one sentence
+    page = (
+        "<p>Hotel Adler\n   <b>Hauptstrasse</b> 3<br/>\n  8001 Zürich<br><br>Tel. 044</p>"
+        "<div>Fax<hr>Mail</div>"
+        "<pre>line one\n  indented   line\n\nlast</pre>"
+        "<div>Intro<p></p>after an empty block <img src=x alt=Logo>and on</div>"
+    )
+    assert page_text(parse_html(page)) == [
+        "Hotel Adler Hauptstrasse 3\n8001 Zürich\nTel. 044",
+        "Fax\nMail",
+        "line one\nindented line\nlast",
+        "Intro\nafter an empty block Logo and on",
+    ]
 
 
 def test_xpaths_locate_nodes() -> None:
@@ -128,7 +145,7 @@ def test_block_tree_folds_inline_markup_into_one_leaf_per_block() -> None:
         "#text",
     ]  # fmt: skip
     texts = [folded.texts[i] for i in folded.text_leaves()]
-    assert texts == ["T", "Hello world. Next", "Intro", "para", "tail Logo"]
+    assert texts == ["T", "Hello world.\nNext", "Intro", "para", "tail Logo"]
     assert folded.xpath(int(folded.parent[folded.text_leaves()[1]])) == "/html/body/p"
 
 
