@@ -25,6 +25,7 @@ BENCHMARKS = (
     "tree_align_pages",
     "tree_align_speed",
     "tree_align_news",
+    "tree_align_wide",
     "word_align",
     "ending_paraphrases",
     "thesaurus_extraction",

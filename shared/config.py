@@ -17,6 +17,9 @@ class HtmlLimits(BaseModel):
     max_bytes: int = 20_000_000
     max_depth: int = 1_000
     max_elements: int = 300_000
+    # Work of one tree alignment pass (services.tree_align.decoder.DEFAULT_MAX_WORK, about
+    # 6-18 s): wider page pairs are aligned with restricted spans, or as flat text.
+    max_alignment_work: float = 4e8
 
 
 class QueueSettings(BaseModel):

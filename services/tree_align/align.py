@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from services.tree_align.decoder import TreeAlignment, align_trees
+from services.tree_align.decoder import DEFAULT_MAX_WORK, TreeAlignment, align_trees
 from services.tree_align.html_tree import (
     NODE_ELEMENT,
     TagTree,
@@ -174,6 +174,7 @@ def align_page_texts(
     model: TreeModel | None = None,
     lexical: bool = DEFAULT_LEXICAL,
     fold_inline: bool = True,
+    max_work: float | None = DEFAULT_MAX_WORK,
 ) -> list[TextPair]:
     """Aligned text chunk pairs in document order; ``model`` None = the shipped default model.
 
@@ -181,15 +182,16 @@ def align_page_texts(
     benchmarked and the default model was trained on (the full trees scored strict F1 0.742
     against 0.870 folded on the benchmark's test pages); the pairs' xpaths locate the blocks
     in ``src`` and ``tgt``. ``lexical``: align twice, the second time with Model 1 trained on
-    the first pass's confident pairs (:func:`align_two_pass`).
+    the first pass's confident pairs (:func:`align_two_pass`). ``max_work``: see
+    :func:`~services.tree_align.decoder.align_trees` (wide pages get restricted spans).
     """
     if fold_inline:
         src, tgt = block_tree(src), block_tree(tgt)
     model = model or default_model()
     if lexical:
-        alignment, model = align_two_pass(src, tgt, model)
+        alignment, model = align_two_pass(src, tgt, model, max_work=max_work)
     else:
-        alignment = align_trees(src, tgt, model)
+        alignment = align_trees(src, tgt, model, max_work=max_work)
     return text_pairs(src, tgt, alignment, model)
 
 
@@ -204,6 +206,7 @@ def align_two_pass(
     word_offset: float = DEFAULT_WORD_OFFSET,
     refinements: int = DEFAULT_REFINEMENTS,
     refine_cost: float = REFINE_CONFIDENT_COST,
+    max_work: float | None = DEFAULT_MAX_WORK,
 ) -> tuple[TreeAlignment, TreeModel]:
     """Moore's two passes on trees: the alignment with a page-trained lexical Pr_text.
 
@@ -219,7 +222,9 @@ def align_two_pass(
     original = model
     base = dataclasses.replace(model, text_model=_LeafCosts(model.text_model))
     model = base
-    alignment = align_trees(src, tgt, model, band=band)
+    alignment = align_trees(src, tgt, model, band=band, max_work=max_work)
+    # every pass decodes the same trees: the span restriction (if any) is found once
+    max_span = alignment.max_span
     threshold = confident_cost
     for _ in range(1 + refinements):
         confident = _confident_pairs(src, tgt, alignment, model, threshold)
@@ -236,7 +241,7 @@ def align_two_pass(
             word_offset=word_offset,
         )
         model = dataclasses.replace(base, text_model=text_model)
-        alignment = align_trees(src, tgt, model, band=band)
+        alignment = align_trees(src, tgt, model, band=band, max_span=max_span, max_work=None)
         threshold = refine_cost
     return alignment, model
 

@@ -7,6 +7,7 @@ The dynamic programs themselves (canonical derivations, scans over sibling range
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass
@@ -22,6 +23,19 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 # Tables of one alignment (AF, SG, SF and, for posteriors, their adjoints) may not exceed this.
 DEFAULT_MAX_TABLE_BYTES = 1_500_000_000
+# Work of one decoding pass the exact program may take, in scan cells plus NODE_PAIR_WORK per
+# pair of internal nodes (:func:`decoding_work`). Measured on this project's 2-core machine
+# (the pairs of benchmarks/results/tree_align_speed.md and tree_align_wide.md): 14-68 ns a
+# scan cell, ~500 ns a node pair, so 4e8 is about 6-27 s a pass; the ~3,000-element folded
+# benchmark pair needs 2.6e8 and stays exact (its full trees need 5.8e8). A wider pair (a list
+# of 1,000 items needs 1e9: 16 s a pass, a 2,000-item list 225 s for its two passes, past
+# the task's 120 s limit) is decoded with deleted nodes' spans restricted to the widest
+# sibling count that fits (``max_span``, exact decoding of that restricted model), and a pair
+# too wide even for spans of one sibling raises InputTooLarge (the handler aligns flat text).
+DEFAULT_MAX_WORK = 4e8
+NODE_PAIR_WORK = 25
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -34,6 +48,7 @@ class TreeAlignment:
     tgt_size: int
     seconds: float
     pair_costs: FloatArray  # [k] = -log Pr(Nf, Ne) of pairs[k] (Pr_text * Pr_tag), as decoded
+    max_span: int | None = None  # the span restriction decoded with (None: unrestricted)
 
     def deleted_src(self) -> IntArray:
         """Source nodes aligned to NULL."""
@@ -148,6 +163,56 @@ def _span_rows(
     return rows, int(lengths.sum())
 
 
+def _span_cells(degrees: IntArray, max_span: int | None) -> tuple[float, float]:
+    """Sum of the degrees >= 2 and of their span-scan widths sum_{w=1..d} min(w, max_span)."""
+    d = degrees[degrees >= 2].astype(np.float64)
+    k = d if max_span is None else np.minimum(d, float(max_span))
+    return float(d.sum()), float((k * (k + 1) / 2 + (d - k) * k).sum())
+
+
+def decoding_work(src: TagTree, tgt: TagTree, max_span: int | None = None) -> float:
+    """Cells the scans of one decoding pass fill, plus NODE_PAIR_WORK per internal node pair.
+
+    For node pairs (P, Q) with d1, d2 >= 2 children the span scans GT(w) fill d1 rows of
+    min(d2 - w + 1, max_span) cells for w = 1..d2, and FT(w) the transpose; pairs with a
+    one-child side are closed forms. Summed over all pairs this factorises into per-tree sums.
+    """
+    degrees1 = np.append(np.diff(src.child_ptr), 1)  # + the virtual root (counted as a pair)
+    degrees2 = np.append(np.diff(tgt.child_ptr), 1)
+    d1, s1 = _span_cells(degrees1, max_span)
+    d2, s2 = _span_cells(degrees2, max_span)
+    pairs = float((degrees1 > 0).sum()) * float((degrees2 > 0).sum())
+    return d1 * s2 + s1 * d2 + NODE_PAIR_WORK * pairs
+
+
+def affordable_span(src: TagTree, tgt: TagTree, max_work: float) -> int | None:
+    """None when exact decoding fits ``max_work``, else the widest span restriction that does.
+
+    Raises :class:`InputTooLarge` when even spans of one sibling exceed it.
+    """
+    if decoding_work(src, tgt) <= max_work:
+        return None
+    if decoding_work(src, tgt, 1) > max_work:
+        raise InputTooLarge(
+            f"tree alignment of {src.size:,} x {tgt.size:,} nodes needs "
+            f"{decoding_work(src, tgt, 1):.2g} units of work even with spans of one sibling "
+            f"(limit {max_work:.2g})"
+        )
+    low, high = 1, int(max(np.diff(src.child_ptr).max(), np.diff(tgt.child_ptr).max()))
+    while low < high:  # the work grows with the span: the largest span within max_work
+        middle = (low + high + 1) // 2
+        if decoding_work(src, tgt, middle) <= max_work:
+            low = middle
+        else:
+            high = middle - 1
+    log.warning(
+        "tree alignment of %d x %d nodes: exact decoding needs %.2g units of work (limit %.2g); "
+        "deleted nodes' spans restricted to %d siblings",
+        src.size, tgt.size, decoding_work(src, tgt), max_work, low,
+    )  # fmt: skip
+    return low
+
+
 def _context(
     src_tree: TagTree,
     tgt_tree: TagTree,
@@ -230,6 +295,7 @@ def align_trees(
     max_table_bytes: int = DEFAULT_MAX_TABLE_BYTES,
     max_span: int | None = None,
     band: float | None = None,
+    max_work: float | None = DEFAULT_MAX_WORK,
 ) -> TreeAlignment:
     """The most probable alignment of two tag trees (exact Viterbi over configurations 1-6).
 
@@ -238,10 +304,15 @@ def align_trees(
     their relative document positions (pre-order index / tree size) differ by at most
     ``band``; node pairs of subtrees that cannot meet are skipped. Both are exact decoding of
     a restricted model; their loss against the unrestricted decoder is benchmarked.
+    ``max_work`` (None: no limit): with ``max_span`` None, a pair whose exact decoding needs
+    more (:func:`decoding_work`) gets the widest ``max_span`` that fits (logged, recorded in
+    the result), and one that no span fits raises InputTooLarge.
     """
     from services.tree_align import _dp
 
     started = time.perf_counter()
+    if max_span is None and max_work is not None:
+        max_span = affordable_span(src, tgt, max_work)
     context, side1, side2 = _context(
         src,
         tgt,
@@ -268,7 +339,7 @@ def align_trees(
         text1 >= 0, text_cost[np.maximum(text1, 0), np.maximum(text2, 0)], 0.0
     )
     seconds = time.perf_counter() - started
-    return TreeAlignment(found, cost, side1.size, side2.size, seconds, pair_costs)
+    return TreeAlignment(found, cost, side1.size, side2.size, seconds, pair_costs, max_span)
 
 
 def posteriors(
@@ -279,10 +350,15 @@ def posteriors(
     max_table_bytes: int = DEFAULT_MAX_TABLE_BYTES,
     max_span: int | None = None,
     band: float | None = None,
+    max_work: float | None = DEFAULT_MAX_WORK,
 ) -> Posteriors:
-    """Inside and outside probabilities: log P(Tf, Te) and the expected count of every event."""
+    """Inside and outside probabilities: log P(Tf, Te) and the expected count of every event.
+
+    ``max_span``, ``band`` and ``max_work`` as in :func:`align_trees`."""
     from services.tree_align import _dp
 
+    if max_span is None and max_work is not None:
+        max_span = affordable_span(src, tgt, max_work)
     context, side1, side2 = _context(
         src,
         tgt,

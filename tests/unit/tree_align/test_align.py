@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Sequence
 
 import numpy as np
@@ -10,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.tree_align.align import align_page_texts, text_pairs
-from services.tree_align.decoder import align_trees
+from services.tree_align.align import align_page_texts, align_two_pass, text_pairs
+from services.tree_align.decoder import align_trees, decoding_work
 from services.tree_align.html_tree import TextChunk, block_tree, parse_html
-from services.tree_align.model import FloatArray, initial_model
+from services.tree_align.model import FloatArray, default_model, initial_model
 
 SRC = """<html><body><div id=nav><ul><li><a>Startseite</a></li><li><a>Kontakt</a></li></ul></div>
 <div class=main><h1>Die Geschichte</h1>
@@ -449,3 +450,30 @@ def test_repair_reaches_unpaired_chunks_beside_the_window_and_pairs_no_two_of_th
     # two chunks unpaired before are left to the gap filling
     pairs = [ChunkComponent((0,), (0,), 0.0), ChunkComponent((2,), (2,), 0.0)]
     assert _repair_pairs(chunks, list(pairs), model, 2) == pairs
+
+
+def test_every_pass_of_a_wide_pair_decodes_with_the_span_restriction_found_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    de = "Der Hund {k} schläft heute im warmen Garten, während die Kinder in der Schule lernen"
+    fr = "Le chien {k} dort aujourd'hui au jardin pendant que les enfants apprennent à l'école"
+    src = block_tree(
+        parse_html("<ul>" + "".join(f"<li>{de.format(k=k)}</li>" for k in range(80)) + "</ul>")
+    )
+    tgt = block_tree(
+        parse_html(
+            "<ul>"
+            + "".join(f"<li>{fr.format(k=k)}</li>" for k in range(80) if k % 20 != 7)
+            + "</ul>"
+        )
+    )
+    model = default_model()
+    budget = decoding_work(src, tgt, 7)
+    with caplog.at_level(logging.WARNING, logger="services.tree_align.decoder"):
+        alignment, lexical = align_two_pass(src, tgt, model, max_work=budget, confident_cost=0.0)
+    assert lexical is not model  # the lexical pass ran
+    assert alignment.max_span == 7
+    assert sum("restricted to 7 siblings" in r.getMessage() for r in caplog.records) == 1
+    again = align_trees(src, tgt, lexical, max_span=7)
+    assert alignment.cost == again.cost
+    assert np.array_equal(alignment.pairs, again.pairs)

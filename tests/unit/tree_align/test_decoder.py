@@ -18,13 +18,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.tree_align.decoder import align_trees, posteriors
+from services.tree_align.decoder import (
+    NODE_PAIR_WORK,
+    affordable_span,
+    align_trees,
+    decoding_work,
+    posteriors,
+)
 from services.tree_align.html_tree import TEXT_LABEL, TagTree, parse_html, tree_from_nodes
 from services.tree_align.model import TreeModel, initial_model
 from shared.errors import InputTooLarge, InvalidInput
 
 Mapping = frozenset[tuple[int, int]]
 TAGS = ("div", "p", TEXT_LABEL)
+T = TEXT_LABEL
 
 
 @st.composite
@@ -66,8 +73,30 @@ def children(tree: TagTree, node: int) -> tuple[int, ...]:
     return tuple(int(c) for c in tree.children(node))
 
 
-def enumerate_alignments(src: TagTree, tgt: TagTree) -> set[Mapping]:
-    """All distinct node-pair sets realised by some alignment tree of ``src`` and ``tgt``."""
+def enumerate_alignments(src: TagTree, tgt: TagTree, max_span: int | None = None) -> set[Mapping]:
+    """All distinct node-pair sets realised by some alignment tree of ``src`` and ``tgt``.
+
+    ``max_span``: the decoder's restricted model, whose deleted node's children cover at most
+    that many siblings of the other tree in the canonical derivation (_dp.py: rule a, a span
+    is tight, it starts and ends with trees holding aligned nodes; rule c, a deleted g over
+    one deleted f is inside f). Only those derivations are generated then; without
+    ``max_span`` every derivation is, with no canonical order at all.
+    """
+
+    def touches(mapping: Mapping, tree: TagTree, side: int, root: int) -> bool:
+        return any(root <= pair[side] < tree.subtree_end[root] for pair in mapping)
+
+    def span(inner: frozenset[Mapping], over: tuple[int, ...], tree: TagTree, side: int,
+             single_root_kept: bool) -> frozenset[Mapping]:  # fmt: skip
+        if max_span is None or not over:
+            return inner
+        if len(over) > max_span:
+            return frozenset()
+        kept = {m for m in inner if touches(m, tree, side, over[0])}  # rule a
+        kept = {m for m in kept if touches(m, tree, side, over[-1])}
+        if single_root_kept and len(over) == 1:  # rule c
+            kept = {m for m in kept if any(a == over[0] for a, _ in m)}
+        return frozenset(kept)
 
     @functools.cache
     def forests(f: tuple[int, ...], g: tuple[int, ...]) -> frozenset[Mapping]:
@@ -85,10 +114,12 @@ def enumerate_alignments(src: TagTree, tgt: TagTree) -> set[Mapping]:
                     frozenset({(f[0], g[0])}))  # fmt: skip
         if f:  # root (f1, -) over a prefix of g
             for k in range(len(g) + 1):
-                combine(forests(children(src, f[0]), g[:k]), forests(f[1:], g[k:]), frozenset())
+                inner = span(forests(children(src, f[0]), g[:k]), g[:k], tgt, 1, False)
+                combine(inner, forests(f[1:], g[k:]), frozenset())
         if g:  # root (-, g1) over a prefix of f
             for k in range(len(f) + 1):
-                combine(forests(f[:k], children(tgt, g[0])), forests(f[k:], g[1:]), frozenset())
+                inner = span(forests(f[:k], children(tgt, g[0])), f[:k], src, 0, True)
+                combine(inner, forests(f[k:], g[1:]), frozenset())
         return frozenset(found)
 
     return set(forests((0,), (0,)))
@@ -279,7 +310,6 @@ def test_decoded_pairs_cost_what_the_decoder_says_on_wider_trees(
     assert unrestricted <= best.cost + 1e-9  # restricting spans never finds a better alignment
 
 
-T = TEXT_LABEL
 ONE_CHILD_CASES = [
     # a deleted node whose single child is deleted too, its grandchildren over two siblings
     (["div", "div", "p", T, T], [-1, 0, 1, 2, 2], ["", "", "", "xxxx", "yyyyyyy"]),
@@ -300,3 +330,75 @@ def test_one_child_spans_against_enumeration(first: int, second: int, model: Tre
     total = sum(math.exp(-c) for c in costs)
     log_z = posteriors(src, tgt, model).log_likelihood
     assert math.isclose(log_z, math.log(total), rel_tol=1e-9, abs_tol=1e-9)
+
+
+@given(small_trees(), small_trees(), models(), st.integers(1, 3))
+def test_span_restriction_is_exact_on_the_restricted_model(
+    src: TagTree, tgt: TagTree, model: TreeModel, max_span: int
+) -> None:
+    # wide pages are decoded with max_span (affordable_span): it must stay an exact optimum
+    allowed = enumerate_alignments(src, tgt, max_span)
+    best = min(alignment_cost(src, tgt, model, m) for m in allowed)
+    found = align_trees(src, tgt, model, max_span=max_span)
+    assert math.isclose(found.cost, best, rel_tol=1e-9, abs_tol=1e-9)
+    assert frozenset((int(a), int(b)) for a, b in found.pairs) in allowed
+    assert found.max_span == max_span
+
+
+def test_span_restriction_excludes_a_wide_span() -> None:
+    # a wrapper on one side around three paragraphs: its children span 3 target siblings
+    src = tree_from_nodes(["div", "div", T, T, T], [-1, 0, 1, 1, 1], ["", "", "aa", "bbb", "c"])
+    tgt = tree_from_nodes(["div", T, T, T], [-1, 0, 0, 0], ["", "aa", "bbb", "c"])
+    wrapper_deleted = frozenset({(0, 0), (2, 1), (3, 2), (4, 3)})
+    assert wrapper_deleted in enumerate_alignments(src, tgt)
+    assert wrapper_deleted in enumerate_alignments(src, tgt, 3)
+    assert wrapper_deleted not in enumerate_alignments(src, tgt, 2)
+
+
+def brute_force_work(src: TagTree, tgt: TagTree, max_span: int | None) -> float:
+    """The scan cells of every node pair, counted one scan at a time."""
+
+    def degrees(tree: TagTree) -> list[int]:
+        return [len(children(tree, node)) for node in range(tree.size)] + [1]  # virtual root
+
+    k = max_span or 1 << 30
+    cells = 0.0
+    for d1 in degrees(src):
+        for d2 in degrees(tgt):
+            if d1 >= 2 and d2 >= 2:
+                cells += sum(d1 * min(d2 - w, k) for w in range(d2))  # GT(w): d1 rows
+                cells += sum(d2 * min(d1 - w, k) for w in range(d1))  # FT(w): d2 columns
+    pairs = sum(d > 0 for d in degrees(src)) * sum(d > 0 for d in degrees(tgt))
+    return cells + NODE_PAIR_WORK * pairs
+
+
+@given(wide_trees(), wide_trees(), st.sampled_from([None, 1, 2, 5]))
+def test_decoding_work_counts_every_scan_cell(
+    src: TagTree, tgt: TagTree, max_span: int | None
+) -> None:
+    assert math.isclose(decoding_work(src, tgt, max_span), brute_force_work(src, tgt, max_span))
+
+
+def list_page(items: int) -> TagTree:
+    return parse_html("<ul>" + "".join(f"<li>item {k} text</li>" for k in range(items)) + "</ul>")
+
+
+def test_a_pair_too_wide_for_exact_decoding_gets_the_widest_affordable_span() -> None:
+    # a 2,000-item list needed 225 s exact (its two passes); work grows with the span
+    src, tgt = list_page(60), list_page(58)
+    model = initial_model(sorted(set(src.label_names)))
+    exact = decoding_work(src, tgt)
+    assert affordable_span(src, tgt, exact) is None
+    assert align_trees(src, tgt, model, max_work=exact).max_span is None
+    budget = decoding_work(src, tgt, 7)
+    assert affordable_span(src, tgt, budget) == 7
+    assert affordable_span(src, tgt, budget - 1) == 6
+    restricted = align_trees(src, tgt, model, max_work=budget)
+    assert restricted.max_span == 7
+    assert restricted.cost == align_trees(src, tgt, model, max_span=7).cost
+    assert np.array_equal(restricted.pairs, align_trees(src, tgt, model, max_span=7).pairs)
+    assert posteriors(src, tgt, model, max_work=budget).log_likelihood == pytest.approx(
+        posteriors(src, tgt, model, max_span=7).log_likelihood
+    )
+    with pytest.raises(InputTooLarge, match="one sibling"):
+        align_trees(src, tgt, model, max_work=decoding_work(src, tgt, 1) - 1)

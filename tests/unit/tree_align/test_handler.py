@@ -85,3 +85,44 @@ def test_a_page_too_wide_for_the_tree_tables_falls_back_to_flat_text() -> None:
     }
     (chunk,) = tree_handler.chunk_pairs(PagePair.model_validate({"job_id": "j", **pages})).chunks
     assert chunk.src_xpath == "" and "Item 799" in chunk.src_text and "Teil 0" in chunk.tgt_text
+
+
+def test_a_page_too_wide_for_exact_decoding_keeps_its_tree_alignment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a 2,000-item list took 225 s exact, past the task's time limit: its retries ended as a
+    # dead letter. Over PARAMINE_HTML__MAX_ALIGNMENT_WORK it is decoded with restricted spans
+    from services.tree_align.decoder import DEFAULT_MAX_WORK, decoding_work
+    from shared.config import get_settings
+
+    items = [(f"Artikel {k} aus Holz", f"Article {k} en bois") for k in range(80)]
+    pages = {
+        side: {
+            "url": f"https://e.org/{lang}",
+            "lang": lang,
+            "html": "<ul>" + "".join(f"<li>{item[column]}</li>" for item in items) + "</ul>",
+        }
+        for side, lang, column in (("src", "de", 0), ("tgt", "fr", 1))
+    }
+    message = PagePair.model_validate({"job_id": "j", **pages})
+    trees = [block_tree(parse_html(page["html"])) for page in pages.values()]
+    budget = decoding_work(trees[0], trees[1], 5)
+    assert budget < decoding_work(trees[0], trees[1])  # exact decoding does not fit
+    assert get_settings().html.max_alignment_work == DEFAULT_MAX_WORK
+    monkeypatch.setenv("PARAMINE_HTML__MAX_ALIGNMENT_WORK", str(budget))
+    get_settings.cache_clear()
+    try:
+        chunks = tree_handler.chunk_pairs(message).chunks
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+    assert [(chunk.src_text, chunk.tgt_text) for chunk in chunks] == items
+    assert all(chunk.src_xpath.startswith("/html/body/ul/li") for chunk in chunks)
+    monkeypatch.setenv("PARAMINE_HTML__MAX_ALIGNMENT_WORK", "1000")  # not even one sibling
+    get_settings.cache_clear()
+    try:
+        (flat,) = tree_handler.chunk_pairs(message).chunks
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+    assert flat.src_xpath == "" and flat.src_text.splitlines()[-1] == "Artikel 79 aus Holz"
