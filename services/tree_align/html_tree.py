@@ -62,7 +62,6 @@ _SEPARATING_TAGS = frozenset({"img", "input", "wbr"})
 _LINE_BREAK_TAGS = frozenset({"br", "hr"})
 # Elements whose text keeps its line breaks.
 _PREFORMATTED_TAGS = frozenset({"pre", "listing", "plaintext", "textarea", "xmp"})
-_WHITESPACE = re.compile(r"\s+")
 # A tag name an XPath name test can hold; others (``o:p``, ``fb:like``) need ``*[name()=..]``.
 _PLAIN_TAG = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 # C0 control characters other than tab, line feed, form feed and carriage return.
@@ -472,7 +471,9 @@ def join_leaf_texts(tree: TagTree, leaves: list[int]) -> str:
             ):
                 parts.append(" ")
         text = tree.texts[leaf]
-        parts.append(text if _preformatted(tree, leaf) else _WHITESPACE.sub(" ", text))
+        if "\n" in text and not _preformatted(tree, leaf):
+            text = text.replace("\n", " ")  # other whitespace is normalised per line
+        parts.append(text)
         previous = leaf
     return "".join(parts)
 
