@@ -18,8 +18,10 @@ class HtmlLimits(BaseModel):
     max_depth: int = 1_000
     max_elements: int = 300_000
     # Work of one tree alignment pass (services.tree_align.decoder.DEFAULT_MAX_WORK, about
-    # 6-18 s): wider page pairs are aligned with restricted spans, or as flat text.
+    # 6-27 s): wider page pairs are aligned with restricted spans, or as flat text.
     max_alignment_work: float = 4e8
+    # Memory of one tree alignment's tables (decoder.DEFAULT_MAX_TABLE_BYTES); over it, flat text.
+    max_alignment_bytes: int = 1_500_000_000
 
 
 class QueueSettings(BaseModel):

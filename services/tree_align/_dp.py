@@ -38,7 +38,8 @@ after DelF: rule b). Per node pair (P, Q) we run
 Both trees get a virtual super-root so the whole-tree alignment is AF[V1, V2]. Costs are
 negative natural logs; the semiring "plus" is min (Viterbi) or -logaddexp (inside).
 Time is O(|T1||T2|(deg T1 + deg T2)^2); memory is AF over internal node pairs plus SG/SF
-over internal node pairs times the triangular number of sibling ranges.
+over internal node pairs times the sibling ranges a span may cover: all d (d + 1) / 2 of a
+node with d children, or with ``max_span`` k about d k (wide pages: ``decoder.affordable_span``).
 
 Speed note: a compiled call that receives arrays updates their reference counts (atomic
 operations, ~20 ns per array), even for helpers marked ``inline="always"``; inner loops
@@ -92,10 +93,21 @@ def _plus(a: float, b: float, mode: int) -> float:
 
 
 @njit(cache=True, inline="always")
-def _rindex(w, v, n, wide):
-    # position of range [w..v] in a node pair's block: all ranges by end then start, or for a
-    # node whose spans cover one sibling only (``wide`` 0), the single-sibling ranges [v..v]
-    return (v * (v + 1)) // 2 + w if wide else v
+def _rbase(v, k):
+    # position of range [0..v] in a block of the ranges of at most k siblings, by end then
+    # start (range [w..v] is at _rbase(v, k) + w): ends v < k have v + 1 ranges (a triangle),
+    # later ends k (starts v - k + 1 .. v). k >= the sibling count: all d (d + 1) / 2 ranges.
+    if v < k:
+        return (v * (v + 1)) // 2
+    return (k * (k + 1)) // 2 + (v - k) * k - v + k - 1
+
+
+@njit(cache=True, inline="always")
+def _rindex(w, v, k, wide):
+    # position of range [w..v] in a node pair's block: the ranges of at most k (the span
+    # limit, ``max_span``) siblings, or for a node whose spans cover one sibling only
+    # (``wide`` 0), the single-sibling ranges [v..v]
+    return _rbase(v, k) + w if wide else v
 
 
 @njit(cache=True)
@@ -138,23 +150,21 @@ def _pairable(fp, gp, c):
 @njit(cache=True, inline="always")
 def _span_f_unit(f, gp, w, v, c):
     # configs (2)/(5): f deleted, f.CF aligned with gp.CF[w..v] (tight)
-    int1, ptr2, del1, SG, sg_row, sg_off = c[4], c[2], c[14], c[19], c[21], c[22]
+    int1, del1, SG, sg_row, sg_off = c[4], c[14], c[19], c[21], c[22]
     if int1[f] < 0:
         return INF
-    n = ptr2[gp + 1] - ptr2[gp]
     wide = 1 if c[31][f] > 1 else 0
-    return del1[f] + SG[sg_row[f] + sg_off[wide, gp] + _rindex(w, v, n, wide)]
+    return del1[f] + SG[sg_row[f] + sg_off[wide, gp] + _rindex(w, v, c[25], wide)]
 
 
 @njit(cache=True, inline="always")
 def _span_g_unit(g, fp, w, t, c):
     # configs (3)/(6): g deleted, g.CF aligned with fp.CF[w..t] (tight)
-    int2, ptr1, del2, SF, sf_row, sf_off = c[5], c[0], c[15], c[20], c[23], c[24]
+    int2, del2, SF, sf_row, sf_off = c[5], c[15], c[20], c[23], c[24]
     if int2[g] < 0:
         return INF
-    m = ptr1[fp + 1] - ptr1[fp]
     wide = 1 if c[32][g] > 1 else 0
-    return del2[g] + SF[sf_row[g] + sf_off[wide, fp] + _rindex(w, t, m, wide)]
+    return del2[g] + SF[sf_row[g] + sf_off[wide, fp] + _rindex(w, t, c[25], wide)]
 
 
 @njit(cache=True)
@@ -176,7 +186,7 @@ def _scan(mode, fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first,
     ptr1, idx1, ptr2, idx2, int1, int2 = c[0], c[1], c[2], c[3], c[4], c[5]
     del1, del2, sub1, sub2 = c[14], c[15], c[16], c[17]
     SG, SF, sg_row, sg_off, sf_row, sf_off = c[19], c[20], c[21], c[22], c[23], c[24]
-    wide1, wide2 = c[31], c[32]
+    wide1, wide2, span_limit = c[31], c[32], c[25]
     M = f_hi - f_lo
     N = g_hi - g_lo
     # Xf is X as one flat vector (a view made by the caller), cell (state, a, b) at
@@ -213,7 +223,7 @@ def _scan(mode, fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first,
         # G-tight scans: row 0 is +inf past (0, 0), so in row 1 a span can only start at b0 = 1
         first_row = tight_g and a == 1
         f_base = sg_row[_U(f)] + sg_off[1 if f_wide > 1 else 0, gp] + g_lo - 1
-        g_wide_base = sf_off[1, fp] + (t * (t + 1)) // 2 + f_lo - 1
+        g_wide_base = sf_off[1, fp] + _rbase(t, span_limit) + f_lo - 1
         g_single_base = sf_off[0, fp] + t
         here = a * C  # cell (a, 0) within a plane
         up = here - C  # cell (a - 1, 0)
@@ -248,7 +258,7 @@ def _scan(mode, fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first,
             if span_f:  # (5): SpanF(f, G[b0..b])
                 if f_wide > 1:
                     v = g_lo + b - 1
-                    row = f_base + (v * (v + 1)) // 2
+                    row = f_base + _rbase(v, span_limit)
                     b0 = max(1, b - f_wide + 1)
                     b_top = 1 if first_row else b
                     acc0 = INF
@@ -334,16 +344,16 @@ def _gt_single_f(fp, gp, n, mode, c, PU):
         g = idx2[ptr2[gp] + w]
         best = 0.0 + PU[0, w]
         if int1[f] >= 0:  # SpanF(f, G[w..w])
-            best = _plus(best, del1[f] + (0.0 + SG[f_row + _rindex(w, w, n, f_wide)]), mode)
+            best = _plus(best, del1[f] + (0.0 + SG[f_row + _rindex(w, w, c[25], f_wide)]), mode)
         if int2[g] >= 0:  # SpanG(g_w, F[0..0])
             span = SF[sf_row[g] + sf_off[1 if wide2[g] > 1 else 0, fp]]
             best = _plus(best, del2[g] + (0.0 + span), mode)
-        SG[base + _rindex(w, w, n, wide)] = best
+        SG[base + _rindex(w, w, c[25], wide)] = best
         for v in range(w + 1, min(n, w + wide1[fp])):
             value = INF
             if int1[f] >= 0 and f_wide and v - w < wide1[f]:  # SpanF(f, G[w..v])
-                value = del1[f] + (0.0 + SG[f_row + _rindex(w, v, n, 1)])
-            SG[base + _rindex(w, v, n, wide)] = value
+                value = del1[f] + (0.0 + SG[f_row + _rindex(w, v, c[25], 1)])
+            SG[base + _rindex(w, v, c[25], wide)] = value
 
 
 @njit(cache=True)
@@ -364,18 +374,19 @@ def _ft_single_g(fp, gp, m, mode, c, PU):
     for w in range(m):
         best = 0.0 + PU[w, 0]
         if int2[g] >= 0:  # SpanG(g, F[w..w])
-            best = _plus(best, del2[g] + (0.0 + SF[g_row + _rindex(w, w, m, g_wide)]), mode)
-        SF[base + _rindex(w, w, m, wide)] = best
+            best = _plus(best, del2[g] + (0.0 + SF[g_row + _rindex(w, w, c[25], g_wide)]), mode)
+        SF[base + _rindex(w, w, c[25], wide)] = best
         for t in range(w + 1, min(m, w + wide2[gp])):
             value = INF
             if int2[g] >= 0 and g_wide and t - w < wide2[g]:  # SpanG(g, F[w..t])
-                value = del2[g] + (0.0 + SF[g_row + _rindex(w, t, m, 1)])
-            SF[base + _rindex(w, t, m, wide)] = value
+                value = del2[g] + (0.0 + SF[g_row + _rindex(w, t, c[25], 1)])
+            SF[base + _rindex(w, t, c[25], wide)] = value
 
 
 @njit(cache=True)
 def forward(order1, order2, mode, c, X, PU):
     """Fill AF, SG and SF for every internal node pair, children before parents."""
+    limit = c[25]  # the span limit (max_span) of the range blocks
     ptr1, ptr2, int1, int2 = c[0], c[2], c[4], c[5]
     AF, SG, SF, sg_row, sg_off, sf_row, sf_off = c[18], c[19], c[20], c[21], c[22], c[23], c[24]
     wide1, wide2, banded = c[31], c[32], c[26] < INF
@@ -445,7 +456,7 @@ def forward(order1, order2, mode, c, X, PU):
                     else:
                         _scan(INSIDE, fp, gp, zero, m, w, g_hi, no, yes, no, c, X, PU, Xf)
                     for b in range(1, g_hi - w + 1):
-                        SG[base + _rindex(w, w + b - 1, n, wide)] = _plus(
+                        SG[base + _rindex(w, w + b - 1, limit, wide)] = _plus(
                             X[ST_SB, m, b], X[ST_F, m, b], mode
                         )
             if gp != virtual2 and n == 1:
@@ -461,14 +472,15 @@ def forward(order1, order2, mode, c, X, PU):
                         else:
                             _scan(INSIDE, fp, gp, w, f_hi, zero, n, yes, no, no, c, X, PU, Xf)
                     for a in range(2, f_hi - w + 1):
-                        SF[base + _rindex(w, w + a - 1, m, wide)] = _plus(
+                        SF[base + _rindex(w, w + a - 1, limit, wide)] = _plus(
                             X[ST_SB, a, n], X[ST_GSB, a, n], mode
                         )
                     if viterbi:
                         _scan(VITERBI, fp, gp, w, w + 1, zero, n, yes, no, yes, c, X, PU, Xf)
                     else:
                         _scan(INSIDE, fp, gp, w, w + 1, zero, n, yes, no, yes, c, X, PU, Xf)
-                    SF[base + _rindex(w, w, m, wide)] = _plus(X[ST_SB, 1, n], X[ST_GSB, 1, n], mode)
+                    at = base + _rindex(w, w, limit, wide)
+                    SF[at] = _plus(X[ST_SB, 1, n], X[ST_GSB, 1, n], mode)
 
 
 @njit(cache=True, inline="always")
@@ -681,7 +693,6 @@ def _backward_scan(
                     for k in range(ptr2[g], ptr2[g + 1]):
                         g_sub2[idx2[k]] += share
             if not (no_span_first and a == 1) and int1[f] >= 0:
-                n = ptr2[gp + 1] - ptr2[gp]
                 for b0 in range(max(1, b - c[31][f] + 1), b + 1):
                     term = X[ST_TOT, a - 1, b0 - 1] + _span_f_unit(
                         f, gp, g_lo + b0 - 1, g_lo + b - 1, c
@@ -693,10 +704,9 @@ def _backward_scan(
                         g_SG[
                             sg_row[f]
                             + sg_off[1 if c[31][f] > 1 else 0, gp]
-                            + _rindex(g_lo + b0 - 1, g_lo + b - 1, n, 1 if c[31][f] > 1 else 0)
+                            + _rindex(g_lo + b0 - 1, g_lo + b - 1, c[25], 1 if c[31][f] > 1 else 0)
                         ] += share
             if int2[g] >= 0:
-                m = ptr1[fp + 1] - ptr1[fp]
                 for a0 in range(max(1, a - c[32][g] + 1), a + 1):
                     term = X[ST_TOT, a0 - 1, b - 1] + _span_g_unit(
                         g, fp, f_lo + a0 - 1, f_lo + a - 1, c
@@ -708,13 +718,14 @@ def _backward_scan(
                         g_SF[
                             sf_row[g]
                             + sf_off[1 if c[32][g] > 1 else 0, fp]
-                            + _rindex(f_lo + a0 - 1, f_lo + a - 1, m, 1 if c[32][g] > 1 else 0)
+                            + _rindex(f_lo + a0 - 1, f_lo + a - 1, c[25], 1 if c[32][g] > 1 else 0)
                         ] += share
 
 
 @njit(cache=True)
 def outside(order1, order2, c, X, PU, GX, grads):
     """Propagate d logZ / d log(value) from AF[V1, V2] down to every unit (outside pass)."""
+    limit = c[25]  # the span limit (max_span) of the range blocks
     ptr1, ptr2, int1, int2 = c[0], c[2], c[4], c[5]
     SG, SF, sg_row, sg_off, sf_row, sf_off = c[19], c[20], c[21], c[22], c[23], c[24]
     g_AF, g_SG, g_SF = grads[0], grads[1], grads[2]
@@ -748,14 +759,15 @@ def outside(order1, order2, c, X, PU, GX, grads):
                     g_hi = min(n, w + c[31][fp])
                     any_grad = False
                     for b in range(1, g_hi - w + 1):
-                        any_grad = any_grad or g_SG[base + _rindex(w, w + b - 1, n, wide)] != 0.0
+                        at = base + _rindex(w, w + b - 1, limit, wide)
+                        any_grad = any_grad or g_SG[at] != 0.0
                     if not any_grad:
                         continue
                     _scan(INSIDE, fp, gp, zero, m, w, g_hi, no, yes, no, c, X, PU, Xf)
                     GX[:, : m + 1, : g_hi - w + 1] = 0.0
                     for b in range(1, g_hi - w + 1):
-                        gv = g_SG[base + _rindex(w, w + b - 1, n, wide)]
-                        out = SG[base + _rindex(w, w + b - 1, n, wide)]
+                        gv = g_SG[base + _rindex(w, w + b - 1, limit, wide)]
+                        out = SG[base + _rindex(w, w + b - 1, limit, wide)]
                         if gv != 0.0 and out < INF:
                             for s in (ST_SB, ST_F):
                                 if X[s, m, b] < INF:
@@ -768,20 +780,21 @@ def outside(order1, order2, c, X, PU, GX, grads):
                     f_hi = min(m, w + c[32][gp])
                     any_grad = False
                     for a in range(2, f_hi - w + 1):
-                        any_grad = any_grad or g_SF[base + _rindex(w, w + a - 1, m, wide)] != 0.0
+                        at = base + _rindex(w, w + a - 1, limit, wide)
+                        any_grad = any_grad or g_SF[at] != 0.0
                     if any_grad:
                         _scan(INSIDE, fp, gp, w, f_hi, zero, n, yes, no, no, c, X, PU, Xf)
                         GX[:, : f_hi - w + 1, : n + 1] = 0.0
                         for a in range(2, f_hi - w + 1):
-                            gv = g_SF[base + _rindex(w, w + a - 1, m, wide)]
-                            out = SF[base + _rindex(w, w + a - 1, m, wide)]
+                            gv = g_SF[base + _rindex(w, w + a - 1, limit, wide)]
+                            out = SF[base + _rindex(w, w + a - 1, limit, wide)]
                             if gv != 0.0 and out < INF:
                                 for s in (ST_SB, ST_GSB):
                                     if X[s, a, n] < INF:
                                         GX[s, a, n] += gv * math.exp(out - X[s, a, n])
                         _backward_scan(fp, gp, w, f_hi, zero, n, yes, no, no, c, X, PU, GX, grads)
-                    gv = g_SF[base + _rindex(w, w, m, wide)]
-                    out = SF[base + _rindex(w, w, m, wide)]
+                    gv = g_SF[base + _rindex(w, w, limit, wide)]
+                    out = SF[base + _rindex(w, w, limit, wide)]
                     if gv != 0.0 and out < INF:
                         _scan(INSIDE, fp, gp, w, w + 1, zero, n, yes, no, yes, c, X, PU, Xf)
                         GX[:, :2, : n + 1] = 0.0

@@ -23,7 +23,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from services.tree_align.decoder import DEFAULT_MAX_WORK, TreeAlignment, align_trees
+from services.tree_align.decoder import (
+    DEFAULT_MAX_TABLE_BYTES,
+    DEFAULT_MAX_WORK,
+    TreeAlignment,
+    align_trees,
+)
 from services.tree_align.html_tree import (
     NODE_ELEMENT,
     TagTree,
@@ -175,6 +180,7 @@ def align_page_texts(
     lexical: bool = DEFAULT_LEXICAL,
     fold_inline: bool = True,
     max_work: float | None = DEFAULT_MAX_WORK,
+    max_table_bytes: int = DEFAULT_MAX_TABLE_BYTES,
 ) -> list[TextPair]:
     """Aligned text chunk pairs in document order; ``model`` None = the shipped default model.
 
@@ -182,16 +188,19 @@ def align_page_texts(
     benchmarked and the default model was trained on (the full trees scored strict F1 0.742
     against 0.870 folded on the benchmark's test pages); the pairs' xpaths locate the blocks
     in ``src`` and ``tgt``. ``lexical``: align twice, the second time with Model 1 trained on
-    the first pass's confident pairs (:func:`align_two_pass`). ``max_work``: see
-    :func:`~services.tree_align.decoder.align_trees` (wide pages get restricted spans).
+    the first pass's confident pairs (:func:`align_two_pass`). ``max_work``,
+    ``max_table_bytes``: see :func:`~services.tree_align.decoder.align_trees` (wide pages get
+    restricted spans; InputTooLarge when no restriction fits).
     """
     if fold_inline:
         src, tgt = block_tree(src), block_tree(tgt)
     model = model or default_model()
     if lexical:
-        alignment, model = align_two_pass(src, tgt, model, max_work=max_work)
+        alignment, model = align_two_pass(
+            src, tgt, model, max_work=max_work, max_table_bytes=max_table_bytes
+        )
     else:
-        alignment = align_trees(src, tgt, model, max_work=max_work)
+        alignment = align_trees(src, tgt, model, max_work=max_work, max_table_bytes=max_table_bytes)
     return text_pairs(src, tgt, alignment, model)
 
 
@@ -207,6 +216,7 @@ def align_two_pass(
     refinements: int = DEFAULT_REFINEMENTS,
     refine_cost: float = REFINE_CONFIDENT_COST,
     max_work: float | None = DEFAULT_MAX_WORK,
+    max_table_bytes: int = DEFAULT_MAX_TABLE_BYTES,
 ) -> tuple[TreeAlignment, TreeModel]:
     """Moore's two passes on trees: the alignment with a page-trained lexical Pr_text.
 
@@ -222,7 +232,9 @@ def align_two_pass(
     original = model
     base = dataclasses.replace(model, text_model=_LeafCosts(model.text_model))
     model = base
-    alignment = align_trees(src, tgt, model, band=band, max_work=max_work)
+    alignment = align_trees(
+        src, tgt, model, band=band, max_work=max_work, max_table_bytes=max_table_bytes
+    )
     # every pass decodes the same trees: the span restriction (if any) is found once
     max_span = alignment.max_span
     threshold = confident_cost
@@ -241,7 +253,15 @@ def align_two_pass(
             word_offset=word_offset,
         )
         model = dataclasses.replace(base, text_model=text_model)
-        alignment = align_trees(src, tgt, model, band=band, max_span=max_span, max_work=None)
+        alignment = align_trees(
+            src,
+            tgt,
+            model,
+            band=band,
+            max_span=max_span,
+            max_work=None,
+            max_table_bytes=max_table_bytes,
+        )
         threshold = refine_cost
     return alignment, model
 

@@ -91,12 +91,14 @@ class _Side:
     single_offset: npt.NDArray[np.int64]  # offset of its single-sibling ranges block
     position: FloatArray  # pre-order index / size (the virtual root spans [0, 1])
     end: FloatArray  # position of the last node of the subtree
-    ranges: int  # total number of sibling ranges over internal nodes
+    ranges: int  # total number of sibling ranges (of at most max_span) over internal nodes
     singles: int  # total number of single-sibling ranges (child links) over internal nodes
     size: int  # real nodes (without the virtual root)
 
 
-def _side(tree: TagTree, label_ids: npt.NDArray[np.int32], log_del: FloatArray) -> _Side:
+def _side(
+    tree: TagTree, label_ids: npt.NDArray[np.int32], log_del: FloatArray, max_span: int | None
+) -> _Side:
     size = tree.size
     virtual = size
     ptr = np.append(tree.child_ptr, tree.child_ptr[-1] + 1).astype(np.int32)
@@ -111,7 +113,7 @@ def _side(tree: TagTree, label_ids: npt.NDArray[np.int32], log_del: FloatArray) 
     text_index = np.where(is_text, np.cumsum(is_text) - 1, -1).astype(np.int32)
     deletion = np.append(-log_del[label_ids[tree.labels]], 0.0)
     subtree, below = _subtree_sums(deletion[:size], tree.subtree_end)
-    ranges_per_node = np.where(is_internal, degree.astype(np.int64) * (degree + 1) // 2, 0)
+    ranges_per_node = np.where(is_internal, _span_ranges(degree.astype(np.int64), max_span), 0)
     range_offset = np.concatenate(([0], np.cumsum(ranges_per_node)[:-1])).astype(np.int64)
     single_per_node = np.where(is_internal, degree, 0).astype(np.int64)
     single_offset = np.concatenate(([0], np.cumsum(single_per_node)[:-1])).astype(np.int64)
@@ -123,6 +125,13 @@ def _side(tree: TagTree, label_ids: npt.NDArray[np.int32], log_del: FloatArray) 
         int(ranges_per_node.sum()),
         int(single_per_node.sum()), size,
     )  # fmt: skip
+
+
+def _span_ranges(degree: IntArray, max_span: int | None) -> IntArray:
+    """Sibling ranges of at most ``max_span`` children per node (the layout of ``_dp._rbase``)."""
+    k = degree if max_span is None else np.minimum(degree, max_span)
+    ranges: IntArray = k * (k + 1) // 2 + (degree - k) * k
+    return ranges
 
 
 def _subtree_sums(
@@ -223,8 +232,8 @@ def _context(
     max_span: int | None,
     band: float | None,
 ) -> tuple[tuple[object, ...], _Side, _Side]:
-    src = _side(src_tree, model.label_ids(src_tree.label_names), model.log_del_src)
-    tgt = _side(tgt_tree, model.label_ids(tgt_tree.label_names), model.log_del_tgt)
+    src = _side(src_tree, model.label_ids(src_tree.label_names), model.log_del_src, max_span)
+    tgt = _side(tgt_tree, model.label_ids(tgt_tree.label_names), model.log_del_tgt, max_span)
     widest1 = _widest_spans(src, src_tree, max_span)
     widest2 = _widest_spans(tgt, tgt_tree, max_span)
     sg_row, sg_size = _span_rows(src, widest1, tgt)

@@ -29,11 +29,11 @@ def chunk_pairs(message: PagePair, *, flat: bool = False) -> ChunkPairs:
     """Parse both pages and align their trees (or, ``flat``, take each page's whole text).
 
     Wide pages: when exact decoding would exceed ``max_alignment_work`` (a 2,000-item list
-    took 225 s), deleted nodes' spans are restricted to the widest sibling count that fits.
-    Pages too wide even for that, or for the tree alignment's tables (its sibling-range
-    tables grow with the square of the widest node's degree: a 700-row table needed 3.1 GB),
-    are not lost: they fall back to the flat text alignment (Type I), logged, without
-    xpaths."""
+    took 225 s), deleted nodes' spans are restricted to the widest sibling count that fits
+    (which also shrinks the sibling-range tables: an 800-row table needed 4.5 GB exact).
+    Pages too wide even for spans of one sibling, or whose tables exceed
+    ``max_alignment_bytes``, are not lost: they fall back to the flat text alignment
+    (Type I), logged, without xpaths."""
     from services.tree_align.align import align_page_texts
     from services.tree_align.html_tree import ParseLimits, page_text, parse_html
     from shared.errors import InputTooLarge
@@ -54,7 +54,12 @@ def chunk_pairs(message: PagePair, *, flat: bool = False) -> ChunkPairs:
     if flat:
         return flat_text()
     try:
-        aligned = align_page_texts(src_tree, tgt_tree, max_work=limits.max_alignment_work)
+        aligned = align_page_texts(
+            src_tree,
+            tgt_tree,
+            max_work=limits.max_alignment_work,
+            max_table_bytes=limits.max_alignment_bytes,
+        )
     except InputTooLarge as too_wide:
         log.warning(
             "%s: tree alignment refused (%s); aligning the flat text", message.pair_id, too_wide

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from services.tree_align.decoder import (
     NODE_PAIR_WORK,
+    Posteriors,
     affordable_span,
     align_trees,
     decoding_work,
@@ -161,6 +162,17 @@ def alignment_cost(src: TagTree, tgt: TagTree, model: TreeModel, mapping: Mappin
     return float(cost)
 
 
+def assert_posteriors_are_the_enumerations(post: Posteriors, weights: dict[Mapping, float]) -> None:
+    """log Z and the pair posteriors of inside-outside equal the sums over the enumeration."""
+    total = sum(weights.values())
+    assert math.isclose(post.log_likelihood, math.log(total), rel_tol=1e-9, abs_tol=1e-9)
+    expected = np.zeros_like(post.pair)
+    for mapping, weight in weights.items():
+        for a, b in mapping:
+            expected[a, b] += weight / total
+    np.testing.assert_allclose(post.pair, expected, atol=1e-9)
+
+
 @given(small_trees(), small_trees(), models())
 def test_decoder_and_inside_outside_equal_enumeration(
     src: TagTree, tgt: TagTree, model: TreeModel
@@ -178,13 +190,7 @@ def test_decoder_and_inside_outside_equal_enumeration(
     weights = {m: math.exp(-c) for m, c in costs.items()}
     total = sum(weights.values())
     post = posteriors(src, tgt, model)
-    assert math.isclose(post.log_likelihood, math.log(total), rel_tol=1e-9, abs_tol=1e-9)
-
-    expected = np.zeros((src.size, tgt.size))
-    for m, w in weights.items():
-        for a, b in m:
-            expected[a, b] += w / total
-    np.testing.assert_allclose(post.pair, expected, atol=1e-9)
+    assert_posteriors_are_the_enumerations(post, weights)
     expected_pairs = sum(w * len(m) for m, w in weights.items()) / total
     assert math.isclose(post.pair.sum(), expected_pairs, rel_tol=1e-9, abs_tol=1e-9)
     np.testing.assert_allclose(post.pair.sum(axis=1) + post.deleted_src, 1.0, atol=1e-9)
@@ -271,7 +277,7 @@ def test_only_chains_have_single_sibling_spans() -> None:
 
     tree = parse_html("<div><p><b>x</b></p></div><ul><li>a</li><li>b</li></ul>")
     model = initial_model(sorted(set(tree.label_names)))
-    side = _side(tree, model.label_ids(tree.label_names), model.log_del_src)
+    side = _side(tree, model.label_ids(tree.label_names), model.log_del_src, None)
     widest = _widest_spans(side, tree, None)
     by_label = {tree.label(node): int(widest[node]) for node in range(tree.size)}
     assert by_label["div"] == by_label["p"] == by_label["b"] == 1  # div > p > b > #text
@@ -343,6 +349,24 @@ def test_span_restriction_is_exact_on_the_restricted_model(
     assert math.isclose(found.cost, best, rel_tol=1e-9, abs_tol=1e-9)
     assert frozenset((int(a), int(b)) for a, b in found.pairs) in allowed
     assert found.max_span == max_span
+    # inside-outside over the same restricted model (its range tables hold only short spans)
+    weights = {m: math.exp(-alignment_cost(src, tgt, model, m)) for m in allowed}
+    post = posteriors(src, tgt, model, max_span=max_span)
+    assert_posteriors_are_the_enumerations(post, weights)
+
+
+def test_restricted_spans_shrink_the_range_tables() -> None:
+    # an 800-row table needed 4.5 GB of tables exact: ranges of every length under each node
+    labels, parents = ["div"], [-1]
+    for _ in range(60):  # 60 rows of two cells under one node
+        parents += [0, len(parents), len(parents)]
+        labels += ["p", "b", "i"]
+    tree = tree_from_nodes(labels, parents, [""] * len(labels))
+    model = initial_model(TAGS)
+    with pytest.raises(InputTooLarge, match="tables"):
+        align_trees(tree, tree, model, max_table_bytes=1_000_000, max_work=None)
+    found = align_trees(tree, tree, model, max_table_bytes=1_000_000, max_span=5)
+    assert len(found.pairs) == tree.size  # the identity
 
 
 def test_span_restriction_excludes_a_wide_span() -> None:
