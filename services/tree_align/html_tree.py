@@ -41,18 +41,21 @@ NODE_ELEMENT = 0
 NODE_TEXT = 1
 NODE_ALT_TEXT = 2
 
-# Elements whose content is no page text: scripts and styles, and the fallbacks a browser does
+# Elements whose content is no page text: scripts and styles, the fallbacks a browser does
 # not show (noframes, noembed: libxml2 keeps their markup as raw text, which leaked into the
-# sentence pairs as "<body><p>...").
-_REMOVED_TAGS = ("script", "style", "noscript", "noframes", "noembed", "template")
+# sentence pairs as "<body><p>..."), and ruby annotations (the reading above a word:
+# <ruby>漢字<rt>かんじ</rt></ruby> would be the sentence text "漢字かんじ").
+_REMOVED_TAGS = (
+    "script", "style", "noscript", "noframes", "noembed", "template", "rt", "rp", "rtc",
+)  # fmt: skip
 _ALT_TAGS = frozenset({"img", "area", "input"})
 # Elements that do not start a new block of text: their text joins the surrounding chunk.
 INLINE_TAGS = frozenset(
     {
         "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "br", "cite", "code", "data",
-        "dfn", "em", "font", "i", "img", "input", "kbd", "label", "mark", "nobr", "q", "s",
-        "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var",
-        "wbr",
+        "del", "dfn", "em", "font", "i", "img", "input", "ins", "kbd", "label", "mark",
+        "nobr", "q", "rb", "ruby", "s", "samp", "small", "span", "strike", "strong", "sub",
+        "sup", "time", "tt", "u", "var", "wbr",
     }
 )  # fmt: skip
 # Inline elements that visually separate the text on either side (a space is inserted).

@@ -74,6 +74,20 @@ def test_chunk_lines_are_the_lines_a_browser_shows() -> None:
     ]
 
 
+def test_ruby_readings_and_edits_stay_in_their_sentence() -> None:
+    # ruby (Japanese readings) split a sentence into three chunks with the reading inside:
+    # "東京の" / "漢字かんじ" / "を書く。"; <ins>/<del> likewise started blocks of their own
+    page = (
+        "<p>東京の<ruby>漢字<rp>(</rp><rt>かんじ</rt><rp>)</rp></ruby>を書く。</p>"
+        "<p><ruby><rb>明日</rb><rtc><rt>あした</rt></rtc></ruby>は晴れ。</p>"
+        "<p>Price: <del>20 EUR</del> <ins>15 EUR</ins> today.</p>"
+    )
+    tree = parse_html(page)
+    assert page_text(tree) == ["東京の漢字を書く。", "明日は晴れ。", "Price: 20 EUR 15 EUR today."]
+    folded = block_tree(tree)
+    assert [folded.texts[leaf] for leaf in folded.text_leaves()] == page_text(tree)
+
+
 def test_xpaths_locate_nodes() -> None:
     tree = parse_html(b"<html><body><p>a</p><p>b<br>c</p></body></html>")
     paths = [tree.xpath(leaf) for leaf in tree.text_leaves()]
