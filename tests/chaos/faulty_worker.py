@@ -33,8 +33,10 @@ def always_fails(message: PagePair, store: Store) -> list[Outgoing]:
         # Native code runs no Python signal handler: block the soft time limit's signal
         # (billiard's SIG_SOFT_TIMEOUT, SIGUSR1), so only the hard limit ends this. (Catching
         # SoftTimeLimitExceeded around a sleep instead let the exception escape once in a
-        # while, and the message was retried before it was killed.)
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+        # while, and the message was retried before it was killed.) Block SIGTERM too: at the
+        # hard limit billiard sends it before SIGKILL, and its handler would unwind this
+        # Python frame (closing the in-flight gauge) where a native loop unwinds nothing.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1, signal.SIGTERM})
         time.sleep(600)
     raise RuntimeError(f"injected fault: page pair {message.pair_id} always fails")
 

@@ -283,6 +283,21 @@ def paramine(cluster: ChaosCluster, *args: str) -> str:
     return result.stdout
 
 
+def in_flight(metrics_dir: Path) -> float:
+    """``paramine_in_flight`` summed over a worker's live processes (its multiprocess files)."""
+    from prometheus_client import CollectorRegistry
+    from prometheus_client.multiprocess import MultiProcessCollector
+
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry, path=str(metrics_dir))  # type: ignore[no-untyped-call]
+    return sum(
+        sample.value
+        for metric in registry.collect()
+        if metric.name == "paramine_in_flight"
+        for sample in metric.samples
+    )
+
+
 def test_poison_messages_are_dead_lettered_after_their_retries_while_the_rest_complete(
     chaos_cluster: ChaosCluster, tmp_path: Path
 ) -> None:
@@ -307,10 +322,13 @@ def test_poison_messages_are_dead_lettered_after_their_retries_while_the_rest_co
     stuck = PagePair.model_validate({"job_id": "chaos-poison-stuck", **stuck_pair})
 
     faulty_log = cluster.logs / "faulty-worker.log"
+    faulty_metrics = tmp_path / "faulty-metrics"
+    faulty_metrics.mkdir()
     faulty_env = {
         **cluster.env,
         "PARAMINE_QUEUE__SOFT_TIME_LIMIT": "2",
         "PARAMINE_QUEUE__HARD_TIME_LIMIT": "4",
+        "PROMETHEUS_MULTIPROC_DIR": str(faulty_metrics),
     }
     faulty = subprocess.Popen(
         [sys.executable, "-m", "tests.chaos.faulty_worker"], env=faulty_env, cwd=REPO,
@@ -335,6 +353,9 @@ def test_poison_messages_are_dead_lettered_after_their_retries_while_the_rest_co
             }
 
         wait_until(lambda: len(letters()) == 3, 120, "the poison messages dead-lettered")
+        # the pool process killed at the hard limit ran no shutdown hook: its in-flight gauge
+        # must not stay counted while the worker lives on (it did until a restart)
+        assert in_flight(faulty_metrics) == 0
     finally:
         stop(faulty)
     by_job = letters()
