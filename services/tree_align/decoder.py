@@ -185,6 +185,9 @@ def decoding_work(src: TagTree, tgt: TagTree, max_span: int | None = None) -> fl
     For node pairs (P, Q) with d1, d2 >= 2 children the span scans GT(w) fill d1 rows of
     min(d2 - w + 1, max_span) cells for w = 1..d2, and FT(w) the transpose; pairs with a
     one-child side are closed forms. Summed over all pairs this factorises into per-tree sums.
+    An estimate of the time, not an exact count: the full-forest and FT1 scans (d1 d2 cells a
+    pair), the closed forms and the span sums inside a cell are left out (the scans' cells
+    are most of the time; on list pages the cells filled were 1.02-1.18x this count).
     """
     degrees1 = np.append(np.diff(src.child_ptr), 1)  # + the virtual root (counted as a pair)
     degrees2 = np.append(np.diff(tgt.child_ptr), 1)
@@ -194,30 +197,73 @@ def decoding_work(src: TagTree, tgt: TagTree, max_span: int | None = None) -> fl
     return d1 * s2 + s1 * d2 + NODE_PAIR_WORK * pairs
 
 
-def affordable_span(src: TagTree, tgt: TagTree, max_work: float) -> int | None:
-    """None when exact decoding fits ``max_work``, else the widest span restriction that does.
+def table_bytes(
+    src: TagTree, tgt: TagTree, max_span: int | None = None, *, with_adjoints: bool = False
+) -> float:
+    """Bytes of the tables one alignment allocates (AF, SG, SF; posteriors: their adjoints).
 
-    Raises :class:`InputTooLarge` when even spans of one sibling exceed it.
+    AF holds internal node pairs; SG one block per (deleted source node, internal target
+    node): the target node's sibling ranges of at most ``max_span`` children, or its single
+    children when the source node's subtree is a chain (:func:`_widest_spans`); SF the mirror.
     """
-    if decoding_work(src, tgt) <= max_work:
+    degree1, chain1 = _tree_shape(src)
+    degree2, chain2 = _tree_shape(tgt)
+    internal1, internal2 = degree1 > 0, degree2 > 0
+    ranges1 = float(_span_ranges(degree1[internal1], max_span).sum())
+    ranges2 = float(_span_ranges(degree2[internal2], max_span).sum())
+    singles1, singles2 = float(degree1.sum()), float(degree2.sum())
+    wide1, wide2 = float((internal1 & ~chain1).sum()), float((internal2 & ~chain2).sum())
+    narrow1, narrow2 = float(chain1.sum()), float(chain2.sum())
+    cells = float(internal1.sum()) * float(internal2.sum())
+    cells += wide1 * ranges2 + narrow1 * singles2 + wide2 * ranges1 + narrow2 * singles1
+    if with_adjoints:
+        cells = 2 * cells + (src.size + 1) * (tgt.size + 1)
+    return 8 * cells
+
+
+def affordable_span(
+    src: TagTree,
+    tgt: TagTree,
+    max_work: float,
+    max_table_bytes: int = DEFAULT_MAX_TABLE_BYTES,
+    *,
+    with_adjoints: bool = False,
+) -> int | None:
+    """None when exact decoding fits ``max_work`` and ``max_table_bytes``, else the widest
+    span restriction that does (work and tables both grow with the span).
+
+    Raises :class:`InputTooLarge` when even spans of one sibling exceed either.
+    """
+
+    def over(span: int | None) -> str | None:
+        work = decoding_work(src, tgt, span)
+        if work > max_work:
+            return f"{work:.2g} units of work (limit {max_work:.2g})"
+        memory = table_bytes(src, tgt, span, with_adjoints=with_adjoints)
+        if memory > max_table_bytes:
+            return f"{memory / 1e9:.2g} GB of tables (limit {max_table_bytes / 1e9:.2g} GB)"
         return None
-    if decoding_work(src, tgt, 1) > max_work:
+
+    exact = over(None)
+    if exact is None:
+        return None
+    narrowest = over(1)
+    if narrowest is not None:
         raise InputTooLarge(
-            f"tree alignment of {src.size:,} x {tgt.size:,} nodes needs "
-            f"{decoding_work(src, tgt, 1):.2g} units of work even with spans of one sibling "
-            f"(limit {max_work:.2g})"
+            f"tree alignment of {src.size:,} x {tgt.size:,} nodes needs {narrowest} even with "
+            "spans of one sibling"
         )
     low, high = 1, int(max(np.diff(src.child_ptr).max(), np.diff(tgt.child_ptr).max()))
-    while low < high:  # the work grows with the span: the largest span within max_work
+    while low < high:  # the largest span within both limits
         middle = (low + high + 1) // 2
-        if decoding_work(src, tgt, middle) <= max_work:
+        if over(middle) is None:
             low = middle
         else:
             high = middle - 1
     log.warning(
-        "tree alignment of %d x %d nodes: exact decoding needs %.2g units of work (limit %.2g); "
-        "deleted nodes' spans restricted to %d siblings",
-        src.size, tgt.size, decoding_work(src, tgt), max_work, low,
+        "tree alignment of %d x %d nodes: exact decoding needs %s; deleted nodes' spans "
+        "restricted to %d siblings",
+        src.size, tgt.size, exact, low,
     )  # fmt: skip
     return low
 
@@ -234,8 +280,8 @@ def _context(
 ) -> tuple[tuple[object, ...], _Side, _Side]:
     src = _side(src_tree, model.label_ids(src_tree.label_names), model.log_del_src, max_span)
     tgt = _side(tgt_tree, model.label_ids(tgt_tree.label_names), model.log_del_tgt, max_span)
-    widest1 = _widest_spans(src, src_tree, max_span)
-    widest2 = _widest_spans(tgt, tgt_tree, max_span)
+    widest1 = _widest_spans(src_tree, max_span)
+    widest2 = _widest_spans(tgt_tree, max_span)
     sg_row, sg_size = _span_rows(src, widest1, tgt)
     sf_row, sf_size = _span_rows(tgt, widest2, src)
     n_int1 = int((src.internal >= 0).sum())
@@ -271,21 +317,29 @@ def _context(
     return context, src, tgt
 
 
-def _widest_spans(side: _Side, tree: TagTree, max_span: int | None) -> npt.NDArray[np.int64]:
+def _tree_shape(tree: TagTree) -> tuple[IntArray, npt.NDArray[np.bool_]]:
+    """Child counts of the nodes and the virtual root (last), and which are chain roots.
+
+    A chain root is an internal node whose subtree holds one leaf (every node below has at
+    most one child, e.g. ``div > p > #text`` or ``li > a > span > #text``).
+    """
+    degree = np.append(np.diff(tree.child_ptr), 1).astype(np.int64)
+    is_leaf = (degree[: tree.size] == 0).astype(np.int64)
+    prefix = np.concatenate(([0], np.cumsum(is_leaf)))
+    leaves = np.append(prefix[tree.subtree_end] - prefix[: tree.size], prefix[-1])
+    return degree, (degree > 0) & (leaves == 1)
+
+
+def _widest_spans(tree: TagTree, max_span: int | None) -> npt.NDArray[np.int64]:
     """How many siblings of the other tree a deleted node's children may cover, per node.
 
-    A tight span starts and ends with matched content. When the subtree below a node is a
-    chain (one leaf: every node has at most one child, e.g. ``div > p > #text`` or
-    ``li > a > span > #text``), all nodes its children can match are ancestors of one
-    another, so their partners lie on one root-to-leaf path, inside one sibling of the other
-    tree: the span covers one sibling. Others: ``max_span``.
+    A tight span starts and ends with matched content. Below a chain root
+    (:func:`_tree_shape`) all nodes its children can match are ancestors of one another, so
+    their partners lie on one root-to-leaf path, inside one sibling of the other tree: the
+    span covers one sibling. Others: ``max_span``.
     """
     limit = max_span or (1 << 30)
-    degree = np.diff(side.ptr)
-    is_leaf = (degree[: side.size] == 0).astype(np.int64)
-    prefix = np.concatenate(([0], np.cumsum(is_leaf)))
-    leaves = np.append(prefix[tree.subtree_end] - prefix[: side.size], prefix[-1])
-    chain = (degree > 0) & (leaves == 1)
+    _, chain = _tree_shape(tree)
     return np.where(chain, 1, limit).astype(np.int64)
 
 
@@ -313,15 +367,17 @@ def align_trees(
     their relative document positions (pre-order index / tree size) differ by at most
     ``band``; node pairs of subtrees that cannot meet are skipped. Both are exact decoding of
     a restricted model; their loss against the unrestricted decoder is benchmarked.
-    ``max_work`` (None: no limit): with ``max_span`` None, a pair whose exact decoding needs
-    more (:func:`decoding_work`) gets the widest ``max_span`` that fits (logged, recorded in
-    the result), and one that no span fits raises InputTooLarge.
+    ``max_work`` (None: no limit, exact): with ``max_span`` None, a pair whose exact decoding
+    needs more work (:func:`decoding_work`) or more than ``max_table_bytes`` of tables
+    (:func:`table_bytes`) gets the widest ``max_span`` that fits both (logged, recorded in the
+    result), and one that no span fits raises InputTooLarge.
     """
     from services.tree_align import _dp
 
     started = time.perf_counter()
+    _check_span(max_span)
     if max_span is None and max_work is not None:
-        max_span = affordable_span(src, tgt, max_work)
+        max_span = affordable_span(src, tgt, max_work, max_table_bytes)
     context, side1, side2 = _context(
         src,
         tgt,
@@ -366,8 +422,9 @@ def posteriors(
     ``max_span``, ``band`` and ``max_work`` as in :func:`align_trees`."""
     from services.tree_align import _dp
 
+    _check_span(max_span)
     if max_span is None and max_work is not None:
-        max_span = affordable_span(src, tgt, max_work)
+        max_span = affordable_span(src, tgt, max_work, max_table_bytes, with_adjoints=True)
     context, side1, side2 = _context(
         src,
         tgt,
@@ -397,6 +454,11 @@ def posteriors(
         deleted_src=g_del1[: side1.size] + _down_sum(src, g_sub1[: side1.size]),
         deleted_tgt=g_del2[: side2.size] + _down_sum(tgt, g_sub2[: side2.size]),
     )
+
+
+def _check_span(max_span: int | None) -> None:
+    if max_span is not None and max_span < 1:
+        raise ValueError(f"max_span must be None or at least 1, not {max_span}")
 
 
 def _require_possible(cost: float) -> None:

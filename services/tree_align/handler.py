@@ -31,8 +31,8 @@ def chunk_pairs(message: PagePair, *, flat: bool = False) -> ChunkPairs:
     Wide pages: when exact decoding would exceed ``max_alignment_work`` (a 2,000-item list
     took 225 s), deleted nodes' spans are restricted to the widest sibling count that fits
     (which also shrinks the sibling-range tables: an 800-row table needed 4.5 GB exact).
-    Pages too wide even for spans of one sibling, or whose tables exceed
-    ``max_alignment_bytes``, are not lost: they fall back to the flat text alignment
+    The same holds for tables over ``max_alignment_bytes``. Pages too wide for either limit
+    even with spans of one sibling are not lost: they fall back to the flat text alignment
     (Type I), logged, without xpaths."""
     from services.tree_align.align import align_page_texts
     from services.tree_align.html_tree import ParseLimits, page_text, parse_html

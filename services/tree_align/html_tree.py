@@ -41,13 +41,15 @@ NODE_ELEMENT = 0
 NODE_TEXT = 1
 NODE_ALT_TEXT = 2
 
-# Elements whose content is no page text: scripts and styles, the fallbacks a browser does
+# Elements whose content is no page text: scripts and styles, and the fallbacks a browser does
 # not show (noframes, noembed: libxml2 keeps their markup as raw text, which leaked into the
-# sentence pairs as "<body><p>..."), and ruby annotations (the reading above a word:
-# <ruby>漢字<rt>かんじ</rt></ruby> would be the sentence text "漢字かんじ").
-_REMOVED_TAGS = (
-    "script", "style", "noscript", "noframes", "noembed", "template", "rt", "rp", "rtc",
-)  # fmt: skip
+# sentence pairs as "<body><p>...").
+_REMOVED_TAGS = ("script", "style", "noscript", "noframes", "noembed", "template")
+# Ruby annotations: the reading above a word (<ruby>漢字<rt>かんじ</rt></ruby> would be the
+# sentence text "漢字かんじ") and its fallback parentheses. Their own text is dropped, their
+# elements unwrapped: libxml2 does not close an <rt> at the next <rb>/<rt> as HTML5 does,
+# so "<rt>とう<rb>京" nests the next base text inside the reading.
+_RUBY_ANNOTATION_TAGS = ("rt", "rp", "rtc")
 _ALT_TAGS = frozenset({"img", "area", "input"})
 # Elements that do not start a new block of text: their text joins the surrounding chunk.
 INLINE_TAGS = frozenset(
@@ -61,8 +63,19 @@ INLINE_TAGS = frozenset(
 # Inline elements that visually separate the text on either side (a space is inserted).
 _SEPARATING_TAGS = frozenset({"img", "input", "wbr"})
 # Elements that end a line: a line break is inserted, and the sentence splitter ends a
-# sentence there (addresses, verse, lists written with <br> have no final punctuation).
-_LINE_BREAK_TAGS = frozenset({"br", "hr"})
+# sentence there (addresses, verse, lists written with <br> have no final punctuation), and
+# the elements a browser lays out as blocks (an empty <p> between two texts of one chunk).
+# Other elements outside INLINE_TAGS (svg, button, video, ...) sit inside a line: a space.
+_LINE_BREAK_TAGS = frozenset(
+    {
+        "br", "hr", "address", "article", "aside", "blockquote", "body", "caption", "center",
+        "dd", "details", "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption",
+        "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup",
+        "html", "legend", "li", "listing", "main", "menu", "nav", "ol", "p", "plaintext",
+        "pre", "search", "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead",
+        "tr", "ul", "xmp",
+    }
+)  # fmt: skip
 # Elements whose text keeps its line breaks.
 _PREFORMATTED_TAGS = frozenset({"pre", "listing", "plaintext", "textarea", "xmp"})
 # A tag name an XPath name test can hold; others (``o:p``, ``fb:like``) need ``*[name()=..]``.
@@ -246,6 +259,10 @@ def parse_document(
         raise InputTooLarge(f"HTML page nests deeper than {depth:,} elements")
     for element in list(root.iter(*_REMOVED_TAGS)):
         _drop_keeping_tail(element)
+    for element in list(root.iter(*_RUBY_ANNOTATION_TAGS)):
+        if any(ancestor.tag == "ruby" for ancestor in element.iterancestors()):
+            element.text = None
+            element.drop_tag()  # children and tail stay, merged into single text nodes
     return root
 
 
@@ -321,19 +338,24 @@ def _build_tree(root: lxml.html.HtmlElement, limits: ParseLimits) -> TagTree:
     # XPath step text()[k] (each .text and .tail is one text node of parse_document's tree)
     text_nodes: list[int] = []
     # A dropped whitespace-only text still separates words: "<a>Home</a> <a>News</a>" must
-    # read "Home News", so the next text leaf starts with a space.
-    spaced = False
+    # read "Home News", so the next text leaf starts with a space (a line break inside <pre>:
+    # "<pre><b>a</b>\n<b>b</b></pre>" is two lines).
+    pending = ""
+    # Open <pre>-like elements: outside them the source's line breaks are spaces to a browser.
+    preformatted = 0
 
     def add_text(parent: int, text: str | None) -> None:
-        nonlocal spaced
+        nonlocal pending
         if not text:
             return
         text_nodes[-1] += 1
+        if not preformatted:
+            text = text.replace("\n", " ")
         if not text.strip():
-            spaced = True
+            pending = "\n" if "\n" in text else (pending or " ")
             return
-        add(TEXT_LABEL, parent, NODE_TEXT, (" " + text) if spaced else text, text_nodes[-1])
-        spaced = False
+        add(TEXT_LABEL, parent, NODE_TEXT, pending + text, text_nodes[-1])
+        pending = ""
 
     for event, element in etree.iterwalk(root, events=("start", "end")):
         tag = element.tag
@@ -344,6 +366,7 @@ def _build_tree(root: lxml.html.HtmlElement, limits: ParseLimits) -> TagTree:
                 raise InputTooLarge(f"HTML page nests deeper than {limits.max_depth:,} elements")
             node = add(tag.lower(), open_nodes[-1] if open_nodes else -1, NODE_ELEMENT, "")
             open_nodes.append(node)
+            preformatted += tag.lower() in _PREFORMATTED_TAGS
             text_nodes.append(0)
             alt = element.get("alt") if tag.lower() in _ALT_TAGS else None
             if alt and alt.strip():
@@ -352,6 +375,7 @@ def _build_tree(root: lxml.html.HtmlElement, limits: ParseLimits) -> TagTree:
         else:
             open_nodes.pop()
             text_nodes.pop()
+            preformatted -= tag.lower() in _PREFORMATTED_TAGS
             if open_nodes:
                 add_text(open_nodes[-1], element.tail)
     return _assemble(labels, names, parents, kinds, texts, positions)
@@ -451,10 +475,11 @@ def _make_chunk(tree: TagTree, leaves: list[int], block: int) -> TextChunk:
 
 def join_leaf_texts(tree: TagTree, leaves: list[int]) -> str:
     """Concatenate leaf texts: a line break where ``<br>``, ``<hr>`` or a nested block element
-    separates two leaves, a space where other separating markup (``<img>``) does.
+    separates two leaves, a space where other separating markup (``<img>``, ``<svg>``) does.
 
-    Line breaks of the HTML source are layout and become spaces, except inside ``<pre>``:
-    the lines of the result are the lines a browser shows.
+    The leaves hold no line breaks of the HTML source but those inside ``<pre>`` (the parser
+    turns the others into spaces, as a browser does): the lines of the result are the lines
+    a browser shows. A folded tree's leaves (:func:`block_tree`) keep their lines.
     """
     parts: list[str] = []
     previous = -1
@@ -465,29 +490,17 @@ def join_leaf_texts(tree: TagTree, leaves: list[int]) -> str:
                 for node in range(previous + 1, leaf)
                 if tree.kinds[node] == NODE_ELEMENT
             ]
-            if any(label in _LINE_BREAK_TAGS or label not in INLINE_TAGS for label in between):
+            if any(label in _LINE_BREAK_TAGS for label in between):
                 parts.append("\n")
             elif (
                 tree.kinds[leaf] == NODE_ALT_TEXT
                 or tree.kinds[previous] == NODE_ALT_TEXT
-                or any(label in _SEPARATING_TAGS for label in between)
+                or any(label in _SEPARATING_TAGS or label not in INLINE_TAGS for label in between)
             ):
                 parts.append(" ")
-        text = tree.texts[leaf]
-        if "\n" in text and not _preformatted(tree, leaf):
-            text = text.replace("\n", " ")  # other whitespace is normalised per line
-        parts.append(text)
+        parts.append(tree.texts[leaf])
         previous = leaf
     return "".join(parts)
-
-
-def _preformatted(tree: TagTree, leaf: int) -> bool:
-    node = int(tree.parent[leaf])
-    while node >= 0:
-        if tree.label(node) in _PREFORMATTED_TAGS:
-            return True
-        node = int(tree.parent[node])
-    return False
 
 
 def block_tree(tree: TagTree) -> TagTree:

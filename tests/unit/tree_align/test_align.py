@@ -477,3 +477,14 @@ def test_every_pass_of_a_wide_pair_decodes_with_the_span_restriction_found_once(
     again = align_trees(src, tgt, lexical, max_span=7)
     assert alignment.cost == again.cost
     assert np.array_equal(alignment.pairs, again.pairs)
+
+
+def test_aligned_chunk_pairs_keep_the_lines_of_the_page() -> None:
+    # the folded tree's chunk lines were joined with spaces again when the pairs were read
+    src = parse_html("<div><p>Hello world<br>Next line</p><pre>a\n b</pre></div>")
+    tgt = parse_html("<div><p>Hallo Welt<br>Nächste Zeile</p><pre>a\n b</pre></div>")
+    pairs = align_page_texts(src, tgt, lexical=False)
+    assert [(pair.src_text, pair.tgt_text) for pair in pairs] == [
+        ("Hello world\nNext line", "Hallo Welt\nNächste Zeile"),
+        ("a\nb", "a\nb"),
+    ]

@@ -25,6 +25,7 @@ from services.tree_align.decoder import (
     align_trees,
     decoding_work,
     posteriors,
+    table_bytes,
 )
 from services.tree_align.html_tree import TEXT_LABEL, TagTree, parse_html, tree_from_nodes
 from services.tree_align.model import TreeModel, initial_model
@@ -273,12 +274,10 @@ def test_band_pruning_is_exact_on_the_restricted_model(
 
 
 def test_only_chains_have_single_sibling_spans() -> None:
-    from services.tree_align.decoder import _side, _widest_spans
+    from services.tree_align.decoder import _widest_spans
 
     tree = parse_html("<div><p><b>x</b></p></div><ul><li>a</li><li>b</li></ul>")
-    model = initial_model(sorted(set(tree.label_names)))
-    side = _side(tree, model.label_ids(tree.label_names), model.log_del_src, None)
-    widest = _widest_spans(side, tree, None)
+    widest = _widest_spans(tree, None)
     by_label = {tree.label(node): int(widest[node]) for node in range(tree.size)}
     assert by_label["div"] == by_label["p"] == by_label["b"] == 1  # div > p > b > #text
     assert by_label["ul"] > 1 and by_label["body"] > 1
@@ -355,13 +354,18 @@ def test_span_restriction_is_exact_on_the_restricted_model(
     assert_posteriors_are_the_enumerations(post, weights)
 
 
-def test_restricted_spans_shrink_the_range_tables() -> None:
-    # an 800-row table needed 4.5 GB of tables exact: ranges of every length under each node
+def rows_of_two(rows: int) -> TagTree:
+    """A ``div`` of ``rows`` children with two children each (wide, and no chains)."""
     labels, parents = ["div"], [-1]
-    for _ in range(60):  # 60 rows of two cells under one node
+    for _ in range(rows):
         parents += [0, len(parents), len(parents)]
         labels += ["p", "b", "i"]
-    tree = tree_from_nodes(labels, parents, [""] * len(labels))
+    return tree_from_nodes(labels, parents, [""] * len(labels))
+
+
+def test_restricted_spans_shrink_the_range_tables() -> None:
+    # an 800-row table needed 4.5 GB of tables exact: ranges of every length under each node
+    tree = rows_of_two(60)
     model = initial_model(TAGS)
     with pytest.raises(InputTooLarge, match="tables"):
         align_trees(tree, tree, model, max_table_bytes=1_000_000, max_work=None)
@@ -426,3 +430,50 @@ def test_a_pair_too_wide_for_exact_decoding_gets_the_widest_affordable_span() ->
     )
     with pytest.raises(InputTooLarge, match="one sibling"):
         align_trees(src, tgt, model, max_work=decoding_work(src, tgt, 1) - 1)
+
+
+@given(wide_trees(), wide_trees(), st.sampled_from([None, 1, 2, 5]), st.booleans())
+def test_table_bytes_are_what_the_decoder_checks_before_allocating(
+    src: TagTree, tgt: TagTree, max_span: int | None, with_adjoints: bool
+) -> None:
+    from services.tree_align.decoder import _context
+
+    model = initial_model(TAGS)
+    needed = int(table_bytes(src, tgt, max_span, with_adjoints=with_adjoints))
+    for limit, fits in ((needed, True), (needed - 1, False)):
+        try:
+            _context(
+                src, tgt, model, with_adjoints=with_adjoints, max_table_bytes=limit,
+                max_span=max_span, band=None,
+            )  # fmt: skip
+        except InputTooLarge:
+            assert not fits
+        else:
+            assert fits
+
+
+def test_a_pair_whose_exact_tables_are_too_large_gets_a_span_that_fits() -> None:
+    # 450 cards under one node needed 1.6 GB exact at 3.6e8 units of work, under the work
+    # bound: refused, aligned as flat text; restricted spans would have fitted
+    tree = rows_of_two(60)
+    model = initial_model(TAGS)
+    limit = int(table_bytes(tree, tree, 5))
+    assert table_bytes(tree, tree) > limit and decoding_work(tree, tree) < 1e9
+    assert affordable_span(tree, tree, 1e9, limit) == 5
+    found = align_trees(tree, tree, model, max_work=1e9, max_table_bytes=limit)
+    assert found.max_span == 5 and len(found.pairs) == tree.size
+    with pytest.raises(InputTooLarge, match=r"GB of tables .* even with spans of one sibling"):
+        affordable_span(tree, tree, 1e9, int(table_bytes(tree, tree, 1)) - 1)
+    post = posteriors(tree, tree, model, max_work=1e9, max_table_bytes=limit * 3)
+    assert math.isclose(
+        post.log_likelihood,
+        posteriors(tree, tree, model, max_span=affordable_span(
+            tree, tree, 1e9, limit * 3, with_adjoints=True
+        )).log_likelihood,
+    )  # fmt: skip
+
+
+def test_a_span_restriction_below_one_sibling_is_refused() -> None:
+    tree = tree_from_nodes(["div"] + ["p"] * 5, [-1] + [0] * 5, [""] * 6)
+    with pytest.raises(ValueError, match="max_span"):
+        align_trees(tree, tree, initial_model(TAGS), max_span=0)

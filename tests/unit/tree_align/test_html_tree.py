@@ -74,6 +74,21 @@ def test_chunk_lines_are_the_lines_a_browser_shows() -> None:
     ]
 
 
+def test_whitespace_between_elements_keeps_pre_lines_and_inline_widgets_keep_the_line() -> None:
+    # a syntax highlighter's <pre> puts its line breaks in whitespace-only text nodes: they
+    # were dropped ("line one line two"); an inline <svg> icon split "Press the" from "button"
+    page = (
+        "<pre><span>line one</span>\n<span>line two</span></pre>"
+        "<pre><b>a</b>\n\n<b>b</b> <i>c</i></pre>"
+        '<p>Press the <svg><path d="M0 0"/></svg>button to<canvas></canvas>save now.</p>'
+    )
+    assert page_text(parse_html(page)) == [
+        "line one\nline two",
+        "a\nb c",
+        "Press the button to save now.",
+    ]
+
+
 def test_ruby_readings_and_edits_stay_in_their_sentence() -> None:
     # ruby (Japanese readings) split a sentence into three chunks with the reading inside:
     # "東京の" / "漢字かんじ" / "を書く。"; <ins>/<del> likewise started blocks of their own
@@ -81,9 +96,20 @@ def test_ruby_readings_and_edits_stay_in_their_sentence() -> None:
         "<p>東京の<ruby>漢字<rp>(</rp><rt>かんじ</rt><rp>)</rp></ruby>を書く。</p>"
         "<p><ruby><rb>明日</rb><rtc><rt>あした</rt></rtc></ruby>は晴れ。</p>"
         "<p>Price: <del>20 EUR</del> <ins>15 EUR</ins> today.</p>"
+        # end tags left out (valid HTML5; libxml2 nests the next base inside the reading)
+        "<p><ruby><rb>東<rt>とう<rb>京<rt>きょう</ruby>に住む。</p>"
+        "<p>a<rt>reading outside ruby</rt> is text.</p>"
     )
     tree = parse_html(page)
-    assert page_text(tree) == ["東京の漢字を書く。", "明日は晴れ。", "Price: 20 EUR 15 EUR today."]
+    assert page_text(tree) == [
+        "東京の漢字を書く。",
+        "明日は晴れ。",
+        "Price: 20 EUR 15 EUR today.",
+        "東京に住む。",
+        "a",
+        "reading outside ruby",
+        "is text.",
+    ]
     folded = block_tree(tree)
     assert [folded.texts[leaf] for leaf in folded.text_leaves()] == page_text(tree)
 
