@@ -81,6 +81,18 @@ def test_newlines_are_not_boundaries_unless_configured() -> None:
     ]
 
 
+def test_a_page_line_starting_in_lowercase_continues_the_sentence() -> None:
+    # the albatec crawl hard-wraps sentences with <br>; its address lines are units
+    wrapped = "Albatec started to work as a producer in\na medical sector.\nIt grew."
+    assert split_sentences(wrapped, "en", newline_is_boundary=True) == [
+        "Albatec started to work as a producer in a medical sector.",
+        "It grew.",
+    ]
+    address = "Peter Pfeifer\nIblherstrasse 10 b\n82380 Peißenberg\nE-Mail: pp@albatec.de"
+    assert split_sentences(address, "de", newline_is_boundary=True) == address.split("\n")
+    assert split_sentences("東京\nです。", "ja", newline_is_boundary=True) == ["東京", "です。"]
+
+
 def test_empty_text_gives_no_sentences() -> None:
     assert split_sentences("  \n ", "fr") == []
     assert split_sentences("", "ja") == []
