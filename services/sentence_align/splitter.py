@@ -6,10 +6,12 @@ sentence at . ! ? (plus closing quotes/brackets) before whitespace and a capital
 or opening quote, except after known abbreviations, initials and ordinal numbers.
 Line breaks are whitespace unless ``newline_is_boundary`` is set (the lines of a web page:
 ``<br>`` lines, ``<pre>``); then a line still continues the previous one when it starts with
-a lowercase letter: pages hard-wrap sentences with ``<br>`` ("...started to work as a
-job-order producer in<br>a medicine-technical sector", 28 of the 104 line breaks of the
-albatec crawl's de/en pages), while address, contact and list lines start with a capital,
-a digit or a symbol.
+a lowercase word after a line of three words or more without final punctuation: pages
+hard-wrap sentences with ``<br>`` ("...started to work as a job-order producer in<br>a
+medicine-technical sector": 22 of the 104 line breaks inside chunks of the albatec crawl's
+de/en pages, all joined by this rule, and none of the others),
+while address, contact, menu and list lines are short or start with a capital, a digit, a
+symbol or a marker ("a)", "ii.").
 """
 
 from __future__ import annotations
@@ -44,6 +46,13 @@ _EURO_BOUNDARY = re.compile(r"([.!?…]+)((?:[ \u00a0\u202f]?[\"'»”’“‘)
 _SENTENCE_START = re.compile(r"(?:[\"'«“‘(\[¿¡]\s?)*\w")
 _WORD = re.compile(r"\w+")
 _LINE_BREAK = re.compile(r"\s*\n\s*")
+# Page lines (newline_is_boundary): what ends a line as a unit, and the first word of a line
+# that continues a hard-wrapped sentence. Georgian has lowercase letters and no capitals at
+# a sentence's start; scripts without case have no lowercase letters at all.
+_LINE_ENDERS = frozenset(".!?…:;")
+_CLOSERS = "\"'»”’“‘)]"
+_LOWERCASE_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*[,;.!?]?")
+_UNCASED_LANGS = frozenset({"ka", "kat", "geo"})
 
 
 def _unclosed_brackets(text: str) -> set[int]:
@@ -138,15 +147,25 @@ def _split_european(text: str) -> list[str]:
     return sentences
 
 
-def _page_lines(text: str) -> list[str]:
-    """The text's lines, a line that starts with a lowercase letter joined to the previous."""
+def _page_lines(text: str, cased: bool) -> list[str]:
+    """The text's lines, a hard-wrapped sentence's lines joined (:func:`_continues`)."""
     lines: list[str] = []
     for line in text.splitlines():
-        if lines and line.lstrip()[:1].islower():
+        if cased and lines and _continues(lines[-1], line):
             lines[-1] += " " + line
         else:
             lines.append(line)
     return lines
+
+
+def _continues(previous: str, line: str) -> bool:
+    """Whether ``line`` continues the sentence of ``previous``: that line has three words or
+    more and no final punctuation (menu items, headings and labels are short), and this one
+    starts with a lowercase word (not "a)", "ii.", "www.example.org" or "info@example.org")."""
+    if len(previous.split()) < 3 or previous.rstrip().rstrip(_CLOSERS)[-1:] in _LINE_ENDERS:
+        return False
+    first = line.split(maxsplit=1)[0] if line.strip() else ""
+    return _LOWERCASE_WORD.fullmatch(first) is not None and first[0].islower()
 
 
 def split_sentences(text: str, lang: str, *, newline_is_boundary: bool = False) -> list[str]:
@@ -154,8 +173,9 @@ def split_sentences(text: str, lang: str, *, newline_is_boundary: bool = False) 
 
     Empty or whitespace-only pieces are dropped; each sentence is stripped.
     """
-    cjk = lang.lower().split("-")[0] in _CJK_LANGS
-    blocks = _page_lines(text) if newline_is_boundary else [text]
+    code = lang.lower().split("-")[0]
+    cjk = code in _CJK_LANGS
+    blocks = _page_lines(text, code not in _UNCASED_LANGS) if newline_is_boundary else [text]
     sentences: list[str] = []
     for block in blocks:
         if not newline_is_boundary and "\n" in block:

@@ -46,18 +46,20 @@ NODE_ALT_TEXT = 2
 # sentence pairs as "<body><p>...").
 _REMOVED_TAGS = ("script", "style", "noscript", "noframes", "noembed", "template")
 # Ruby annotations: the reading above a word (<ruby>漢字<rt>かんじ</rt></ruby> would be the
-# sentence text "漢字かんじ") and its fallback parentheses. Their own text is dropped, their
-# elements unwrapped: libxml2 does not close an <rt> at the next <rb>/<rt> as HTML5 does,
-# so "<rt>とう<rb>京" nests the next base text inside the reading.
+# sentence text "漢字かんじ") and its fallback parentheses. Their text is emptied in place
+# (elements stay, so xpaths hold on the original page), except base text nested in them:
+# libxml2 does not close an <rt> at the next <rb>/<rt> as HTML5 does, so "<rt>とう<rb>京"
+# puts the next base inside the reading.
 _RUBY_ANNOTATION_TAGS = ("rt", "rp", "rtc")
+_RUBY_BASE_TAGS = frozenset({"rb", "ruby", *_RUBY_ANNOTATION_TAGS})
 _ALT_TAGS = frozenset({"img", "area", "input"})
 # Elements that do not start a new block of text: their text joins the surrounding chunk.
 INLINE_TAGS = frozenset(
     {
         "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "br", "cite", "code", "data",
         "del", "dfn", "em", "font", "i", "img", "input", "ins", "kbd", "label", "mark",
-        "nobr", "q", "rb", "ruby", "s", "samp", "small", "span", "strike", "strong", "sub",
-        "sup", "time", "tt", "u", "var", "wbr",
+        "nobr", "q", "rb", "rp", "rt", "rtc", "ruby", "s", "samp", "small", "span", "strike",
+        "strong", "sub", "sup", "time", "tt", "u", "var", "wbr",
     }
 )  # fmt: skip
 # Inline elements that visually separate the text on either side (a space is inserted).
@@ -261,9 +263,25 @@ def parse_document(
         _drop_keeping_tail(element)
     for element in list(root.iter(*_RUBY_ANNOTATION_TAGS)):
         if any(ancestor.tag == "ruby" for ancestor in element.iterancestors()):
-            element.text = None
-            element.drop_tag()  # children and tail stay, merged into single text nodes
+            _empty_annotation(element)
     return root
+
+
+def _empty_annotation(annotation: lxml.html.HtmlElement) -> None:
+    """Drop the text of a ruby annotation, keeping its tail and any base text nested in it.
+
+    Nested annotations are emptied by the caller's loop; ``rb``/``ruby`` children keep their
+    content. Text nodes are emptied, not removed from between elements: the text() steps of
+    the xpaths outside the annotation stay those of the original page.
+    """
+    annotation.text = None
+    for child in annotation:
+        child.tail = None
+        if isinstance(child.tag, str) and child.tag not in _RUBY_BASE_TAGS:
+            for node in child.iter(etree.Element):
+                node.text = None
+                if node is not child:
+                    node.tail = None
 
 
 def _drop_keeping_tail(element: lxml.html.HtmlElement) -> None:
@@ -375,7 +393,9 @@ def _build_tree(root: lxml.html.HtmlElement, limits: ParseLimits) -> TagTree:
         else:
             open_nodes.pop()
             text_nodes.pop()
-            preformatted -= tag.lower() in _PREFORMATTED_TAGS
+            if tag.lower() in _PREFORMATTED_TAGS:
+                preformatted -= 1
+                pending = " " if pending else ""  # a line break ends with its element
             if open_nodes:
                 add_text(open_nodes[-1], element.tail)
     return _assemble(labels, names, parents, kinds, texts, positions)

@@ -88,9 +88,22 @@ def test_a_page_line_starting_in_lowercase_continues_the_sentence() -> None:
         "Albatec started to work as a producer in a medical sector.",
         "It grew.",
     ]
-    address = "Peter Pfeifer\nIblherstrasse 10 b\n82380 Peißenberg\nE-Mail: pp@albatec.de"
-    assert split_sentences(address, "de", newline_is_boundary=True) == address.split("\n")
+    assert split_sentences(
+        "As a supplier in the medical field we have already\ndemonstrated.", "en",
+        newline_is_boundary=True,
+    ) == ["As a supplier in the medical field we have already demonstrated."]  # fmt: skip
+    units = [
+        "Peter Pfeifer\nIblherstrasse 10 b\n82380 Peißenberg\nE-Mail: pp@albatec.de",
+        "82380 Peißenberg\nmobile: +49-172-143 382 5\noffice: +49-8803-488 560 2",
+        "Kontakt\nTel. 0123\nwww.albatec.de\ninfo@albatec.de",
+        "Choose one of the options\na) first\nb) second",
+        "home\nabout us\ncontact",
+    ]
+    for text in units:
+        assert split_sentences(text, "en", newline_is_boundary=True) == text.split("\n")
     assert split_sentences("東京\nです。", "ja", newline_is_boundary=True) == ["東京", "です。"]
+    georgian = "ეს არის პირველი ხაზი\nმეორე ხაზი"  # lowercase letters, no capitals
+    assert split_sentences(georgian, "ka", newline_is_boundary=True) == georgian.split("\n")
 
 
 def test_empty_text_gives_no_sentences() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import lxml.html  # type: ignore[import-untyped]
 import numpy as np
 import pytest
 
@@ -81,11 +82,13 @@ def test_whitespace_between_elements_keeps_pre_lines_and_inline_widgets_keep_the
         "<pre><span>line one</span>\n<span>line two</span></pre>"
         "<pre><b>a</b>\n\n<b>b</b> <i>c</i></pre>"
         '<p>Press the <svg><path d="M0 0"/></svg>button to<canvas></canvas>save now.</p>'
+        "<p>Hello <textarea>\n</textarea> World</p>"
     )
     assert page_text(parse_html(page)) == [
         "line one\nline two",
         "a\nb c",
         "Press the button to save now.",
+        "Hello World",
     ]
 
 
@@ -98,7 +101,10 @@ def test_ruby_readings_and_edits_stay_in_their_sentence() -> None:
         "<p>Price: <del>20 EUR</del> <ins>15 EUR</ins> today.</p>"
         # end tags left out (valid HTML5; libxml2 nests the next base inside the reading)
         "<p><ruby><rb>東<rt>とう<rb>京<rt>きょう</ruby>に住む。</p>"
-        "<p>a<rt>reading outside ruby</rt> is text.</p>"
+        "<p>a <rt>reading outside ruby</rt> is text.</p>"
+        # readings with markup, a control character beside the annotation
+        "<p><ruby>漢字<rt>かん<span>じ</span>ji</rt></ruby>を<ruby>漢<rtc>x<rt>y</rt>z</rtc></ruby>"
+        "<ruby>漢<rt>かん</rt>字\x0c</ruby>書く</p>"
     )
     tree = parse_html(page)
     assert page_text(tree) == [
@@ -106,10 +112,14 @@ def test_ruby_readings_and_edits_stay_in_their_sentence() -> None:
         "明日は晴れ。",
         "Price: 20 EUR 15 EUR today.",
         "東京に住む。",
-        "a",
-        "reading outside ruby",
-        "is text.",
+        "a reading outside ruby is text.",
+        "漢字を漢漢字 書く",
     ]
+    # the chunks' xpaths hold on the original page (annotations are emptied, not unwrapped)
+    nested = "<div><ruby>漢<rt><div>Reading block</div></rt></ruby><p>Text</p></div>"
+    original = lxml.html.document_fromstring(nested)
+    for chunk in text_chunks(parse_html(nested)):
+        assert original.xpath(parse_html(nested).xpath(chunk.block))
     folded = block_tree(tree)
     assert [folded.texts[leaf] for leaf in folded.text_leaves()] == page_text(tree)
 
