@@ -50,7 +50,7 @@ _LINE_BREAK = re.compile(r"\s*\n\s*")
 # that continues a hard-wrapped sentence. Georgian has lowercase letters and no capitals at
 # a sentence's start; scripts without case have no lowercase letters at all.
 _LINE_ENDERS = frozenset(".!?…:;")
-_CLOSERS = "\"'»”’“‘)]"
+_CLOSERS = "\"'»«”’“‘›‹)] \t\u00a0\u202f"  # closing quotes and brackets, spaced or not
 _LOWERCASE_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*[,;.!?]?")
 _UNCASED_LANGS = frozenset({"ka", "kat", "geo"})
 
@@ -162,7 +162,7 @@ def _continues(previous: str, line: str) -> bool:
     """Whether ``line`` continues the sentence of ``previous``: that line has three words or
     more and no final punctuation (menu items, headings and labels are short), and this one
     starts with a lowercase word (not "a)", "ii.", "www.example.org" or "info@example.org")."""
-    if len(previous.split()) < 3 or previous.rstrip().rstrip(_CLOSERS)[-1:] in _LINE_ENDERS:
+    if len(previous.split()) < 3 or previous.rstrip(_CLOSERS)[-1:] in _LINE_ENDERS:
         return False
     first = line.split(maxsplit=1)[0] if line.strip() else ""
     return _LOWERCASE_WORD.fullmatch(first) is not None and first[0].islower()
@@ -173,7 +173,7 @@ def split_sentences(text: str, lang: str, *, newline_is_boundary: bool = False) 
 
     Empty or whitespace-only pieces are dropped; each sentence is stripped.
     """
-    code = lang.lower().split("-")[0]
+    code = re.split(r"[-_]", lang.lower())[0]
     cjk = code in _CJK_LANGS
     blocks = _page_lines(text, code not in _UNCASED_LANGS) if newline_is_boundary else [text]
     sentences: list[str] = []

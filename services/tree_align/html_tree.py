@@ -51,7 +51,6 @@ _REMOVED_TAGS = ("script", "style", "noscript", "noframes", "noembed", "template
 # libxml2 does not close an <rt> at the next <rb>/<rt> as HTML5 does, so "<rt>とう<rb>京"
 # puts the next base inside the reading.
 _RUBY_ANNOTATION_TAGS = ("rt", "rp", "rtc")
-_RUBY_BASE_TAGS = frozenset({"rb", "ruby", *_RUBY_ANNOTATION_TAGS})
 _ALT_TAGS = frozenset({"img", "area", "input"})
 # Elements that do not start a new block of text: their text joins the surrounding chunk.
 INLINE_TAGS = frozenset(
@@ -270,18 +269,20 @@ def parse_document(
 def _empty_annotation(annotation: lxml.html.HtmlElement) -> None:
     """Drop the text of a ruby annotation, keeping its tail and any base text nested in it.
 
-    Nested annotations are emptied by the caller's loop; ``rb``/``ruby`` children keep their
-    content. Text nodes are emptied, not removed from between elements: the text() steps of
-    the xpaths outside the annotation stay those of the original page.
+    ``rb`` children keep their content (nested annotations in them are emptied by the
+    caller's loop); other children are removed, markup and ``alt`` text alike, unless an
+    ``rb`` is nested in them, then emptied the same way. The annotation element itself stays
+    with its tail: the xpaths outside it are those of the original page.
     """
     annotation.text = None
-    for child in annotation:
+    for child in list(annotation):
         child.tail = None
-        if isinstance(child.tag, str) and child.tag not in _RUBY_BASE_TAGS:
-            for node in child.iter(etree.Element):
-                node.text = None
-                if node is not child:
-                    node.tail = None
+        if not isinstance(child.tag, str) or child.tag == "rb":
+            continue
+        if next(child.iter("rb"), None) is None:
+            annotation.remove(child)
+        else:
+            _empty_annotation(child)
 
 
 def _drop_keeping_tail(element: lxml.html.HtmlElement) -> None:
@@ -361,16 +362,20 @@ def _build_tree(root: lxml.html.HtmlElement, limits: ParseLimits) -> TagTree:
     pending = ""
     # Open <pre>-like elements: outside them the source's line breaks are spaces to a browser.
     preformatted = 0
+    broken_at = 0  # the depth of <pre>-like elements at which a pending line break was seen
 
     def add_text(parent: int, text: str | None) -> None:
-        nonlocal pending
+        nonlocal pending, broken_at
         if not text:
             return
         text_nodes[-1] += 1
         if not preformatted:
             text = text.replace("\n", " ")
         if not text.strip():
-            pending = "\n" if "\n" in text else (pending or " ")
+            if "\n" in text:
+                pending, broken_at = "\n", preformatted
+            else:
+                pending = pending or " "
             return
         add(TEXT_LABEL, parent, NODE_TEXT, pending + text, text_nodes[-1])
         pending = ""
@@ -395,7 +400,8 @@ def _build_tree(root: lxml.html.HtmlElement, limits: ParseLimits) -> TagTree:
             text_nodes.pop()
             if tag.lower() in _PREFORMATTED_TAGS:
                 preformatted -= 1
-                pending = " " if pending else ""  # a line break ends with its element
+                if pending == "\n" and broken_at > preformatted:
+                    pending = " "  # a line break ends with the element it was seen in
             if open_nodes:
                 add_text(open_nodes[-1], element.tail)
     return _assemble(labels, names, parents, kinds, texts, positions)

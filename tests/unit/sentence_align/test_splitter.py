@@ -103,7 +103,15 @@ def test_a_page_line_starting_in_lowercase_continues_the_sentence() -> None:
         assert split_sentences(text, "en", newline_is_boundary=True) == text.split("\n")
     assert split_sentences("東京\nです。", "ja", newline_is_boundary=True) == ["東京", "です。"]
     georgian = "ეს არის პირველი ხაზი\nმეორე ხაზი"  # lowercase letters, no capitals
-    assert split_sentences(georgian, "ka", newline_is_boundary=True) == georgian.split("\n")
+    for lang in ("ka", "ka-GE", "ka_GE"):
+        assert split_sentences(georgian, lang, newline_is_boundary=True) == georgian.split("\n")
+    quoted = [
+        ("fr", "Il a dit « Bonjour.\u00a0»\nsuite de la page"),
+        ("fr", "Il a dit « Bonjour. »\nsuite de la page"),
+        ("da", "Han sagde da »Ja.«\nog gik"),
+    ]
+    for lang, text in quoted:  # a closing quote, spaced or not, after the final stop
+        assert split_sentences(text, lang, newline_is_boundary=True) == text.split("\n")
 
 
 def test_empty_text_gives_no_sentences() -> None:

@@ -83,12 +83,14 @@ def test_whitespace_between_elements_keeps_pre_lines_and_inline_widgets_keep_the
         "<pre><b>a</b>\n\n<b>b</b> <i>c</i></pre>"
         '<p>Press the <svg><path d="M0 0"/></svg>button to<canvas></canvas>save now.</p>'
         "<p>Hello <textarea>\n</textarea> World</p>"
+        "<pre><b>a</b>\n<textarea></textarea><b>b</b></pre>"
     )
     assert page_text(parse_html(page)) == [
         "line one\nline two",
         "a\nb c",
         "Press the button to save now.",
         "Hello World",
+        "a\nb",
     ]
 
 
@@ -105,6 +107,11 @@ def test_ruby_readings_and_edits_stay_in_their_sentence() -> None:
         # readings with markup, a control character beside the annotation
         "<p><ruby>漢字<rt>かん<span>じ</span>ji</rt></ruby>を<ruby>漢<rtc>x<rt>y</rt>z</rtc></ruby>"
         "<ruby>漢<rt>かん</rt>字\x0c</ruby>書く</p>"
+        # markup in a reading: no line break, no alt text, no nested ruby's text
+        "<div>前<ruby>漢<rt><p>Reading</p>かん<br><img alt=ALT></rt>字</ruby>後"
+        "<ruby>東<rt><ruby>と<rt>x</rt></ruby>う</rt></ruby>京</div>"
+        # base text under other markup in an unclosed reading
+        "<p><ruby>東<rt><b>とう<rb>京</ruby>です</p>"
     )
     tree = parse_html(page)
     assert page_text(tree) == [
@@ -114,6 +121,8 @@ def test_ruby_readings_and_edits_stay_in_their_sentence() -> None:
         "東京に住む。",
         "a reading outside ruby is text.",
         "漢字を漢漢字 書く",
+        "前漢字後東京",
+        "東京です",
     ]
     # the chunks' xpaths hold on the original page (annotations are emptied, not unwrapped)
     nested = "<div><ruby>漢<rt><div>Reading block</div></rt></ruby><p>Text</p></div>"
