@@ -173,10 +173,10 @@ def _span_rows(
 
 
 def _span_cells(degrees: IntArray, max_span: int | None) -> tuple[float, float]:
-    """Sum of the degrees >= 2 and of their span-scan widths sum_{w=1..d} min(w, max_span)."""
-    d = degrees[degrees >= 2].astype(np.float64)
-    k = d if max_span is None else np.minimum(d, float(max_span))
-    return float(d.sum()), float((k * (k + 1) / 2 + (d - k) * k).sum())
+    """Sum of the degrees >= 2 and of their span-scan widths sum_{w=1..d} min(w, max_span)
+    (the count of sibling ranges of at most ``max_span`` children, :func:`_span_ranges`)."""
+    d = degrees[degrees >= 2]
+    return float(d.sum()), float(_span_ranges(d, max_span).sum())
 
 
 def decoding_work(src: TagTree, tgt: TagTree, max_span: int | None = None) -> float:
@@ -189,8 +189,8 @@ def decoding_work(src: TagTree, tgt: TagTree, max_span: int | None = None) -> fl
     pair), the closed forms and the span sums inside a cell are left out (the scans' cells
     are most of the time; on list pages the cells filled were 1.02-1.18x this count).
     """
-    degrees1 = np.append(np.diff(src.child_ptr), 1)  # + the virtual root (counted as a pair)
-    degrees2 = np.append(np.diff(tgt.child_ptr), 1)
+    degrees1, _ = _tree_shape(src)  # + the virtual root (counted as a pair)
+    degrees2, _ = _tree_shape(tgt)
     d1, s1 = _span_cells(degrees1, max_span)
     d2, s2 = _span_cells(degrees2, max_span)
     pairs = float((degrees1 > 0).sum()) * float((degrees2 > 0).sum())
@@ -278,6 +278,12 @@ def _context(
     max_span: int | None,
     band: float | None,
 ) -> tuple[tuple[object, ...], _Side, _Side]:
+    needed = table_bytes(src_tree, tgt_tree, max_span, with_adjoints=with_adjoints)
+    if needed > max_table_bytes:
+        raise InputTooLarge(
+            f"tree alignment of {src_tree.size:,} x {tgt_tree.size:,} nodes needs "
+            f"{needed / 1e9:.1f} GB of tables (limit {max_table_bytes / 1e9:.1f} GB)"
+        )
     src = _side(src_tree, model.label_ids(src_tree.label_names), model.log_del_src, max_span)
     tgt = _side(tgt_tree, model.label_ids(tgt_tree.label_names), model.log_del_tgt, max_span)
     widest1 = _widest_spans(src_tree, max_span)
@@ -286,15 +292,6 @@ def _context(
     sf_row, sf_size = _span_rows(tgt, widest2, src)
     n_int1 = int((src.internal >= 0).sum())
     n_int2 = int((tgt.internal >= 0).sum())
-    af_size = n_int1 * n_int2
-    cells = (af_size + sg_size + sf_size) * (2 if with_adjoints else 1)
-    if with_adjoints:
-        cells += (src.size + 1) * (tgt.size + 1)
-    if 8 * cells > max_table_bytes:
-        raise InputTooLarge(
-            f"tree alignment of {src.size:,} x {tgt.size:,} nodes needs {8 * cells / 1e9:.1f} GB "
-            f"of tables (limit {max_table_bytes / 1e9:.1f} GB)"
-        )
     src_texts = [" ".join(src_tree.texts[i].split()) for i in src_tree.text_leaves()]
     tgt_texts = [" ".join(tgt_tree.texts[i].split()) for i in tgt_tree.text_leaves()]
     text_cost = np.ascontiguousarray(

@@ -433,23 +433,22 @@ def test_a_pair_too_wide_for_exact_decoding_gets_the_widest_affordable_span() ->
 
 
 @given(wide_trees(), wide_trees(), st.sampled_from([None, 1, 2, 5]), st.booleans())
-def test_table_bytes_are_what_the_decoder_checks_before_allocating(
+def test_table_bytes_are_the_tables_the_decoder_allocates(
     src: TagTree, tgt: TagTree, max_span: int | None, with_adjoints: bool
 ) -> None:
-    from services.tree_align.decoder import _context
+    # table_bytes counts from the trees' shape; the decoder allocates from the sides' offsets
+    from services.tree_align.decoder import _side, _span_rows, _widest_spans
 
     model = initial_model(TAGS)
-    needed = int(table_bytes(src, tgt, max_span, with_adjoints=with_adjoints))
-    for limit, fits in ((needed, True), (needed - 1, False)):
-        try:
-            _context(
-                src, tgt, model, with_adjoints=with_adjoints, max_table_bytes=limit,
-                max_span=max_span, band=None,
-            )  # fmt: skip
-        except InputTooLarge:
-            assert not fits
-        else:
-            assert fits
+    side1 = _side(src, model.label_ids(src.label_names), model.log_del_src, max_span)
+    side2 = _side(tgt, model.label_ids(tgt.label_names), model.log_del_tgt, max_span)
+    _, sg_size = _span_rows(side1, _widest_spans(src, max_span), side2)
+    _, sf_size = _span_rows(side2, _widest_spans(tgt, max_span), side1)
+    af_size = int((side1.internal >= 0).sum()) * int((side2.internal >= 0).sum())
+    cells = af_size + sg_size + sf_size
+    if with_adjoints:
+        cells = 2 * cells + (src.size + 1) * (tgt.size + 1)
+    assert table_bytes(src, tgt, max_span, with_adjoints=with_adjoints) == 8 * cells
 
 
 def test_a_pair_whose_exact_tables_are_too_large_gets_a_span_that_fits() -> None:

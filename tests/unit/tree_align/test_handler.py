@@ -12,7 +12,7 @@ from services.tree_align.align import align_page_texts
 from services.tree_align.html_tree import block_tree, parse_document, parse_html
 from shared.ingest import build_job
 from shared.inputs import pairs_from_html_dir
-from shared.schemas import ChunkPairs, PagePair
+from shared.schemas import ChunkPairs, PagePair, TextChunkPair
 from shared.store import Store, node_pairs, sentence_pairs
 
 SAMPLES = Path(__file__).resolve().parents[3] / "samples" / "crawl"
@@ -75,12 +75,28 @@ def test_chunk_pairs_align_the_folded_trees_and_point_into_the_pages(
         assert text.split()[0] in block_text, (xpath, text)
 
 
+def chunks_under(
+    monkeypatch: pytest.MonkeyPatch, message: PagePair, variable: str, value: str
+) -> list[TextChunkPair]:
+    """The handler's chunk pairs with one setting changed (the settings are cached)."""
+    from shared.config import get_settings
+
+    monkeypatch.setenv(variable, value)
+    get_settings.cache_clear()
+    try:
+        return tree_handler.chunk_pairs(message).chunks
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+
+
 def test_a_page_too_wide_for_the_tree_tables_falls_back_to_flat_text(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # an 800-row table needed 4.5 GB of tables: the pair was refused and lost. Its spans are
     # now restricted (benchmarks/results/tree_align_wide.md); a pair over the memory limit
     # (PARAMINE_HTML__MAX_ALIGNMENT_BYTES, here a small one) is aligned as flat text
+    from services.tree_align.decoder import DEFAULT_MAX_TABLE_BYTES
     from shared.config import get_settings
 
     rows = "".join(f"<tr><td>Item {k}</td><td>{k} EUR</td></tr>" for k in range(40))
@@ -92,13 +108,8 @@ def test_a_page_too_wide_for_the_tree_tables_falls_back_to_flat_text(
     message = PagePair.model_validate({"job_id": "j", **pages})
     tree_chunks = tree_handler.chunk_pairs(message).chunks
     assert tree_chunks[-1].src_xpath == "/html/body/table/tr[40]/td[2]"
-    monkeypatch.setenv("PARAMINE_HTML__MAX_ALIGNMENT_BYTES", "100000")
-    get_settings.cache_clear()
-    try:
-        (chunk,) = tree_handler.chunk_pairs(message).chunks
-    finally:
-        monkeypatch.undo()
-        get_settings.cache_clear()
+    assert get_settings().html.max_alignment_bytes == DEFAULT_MAX_TABLE_BYTES
+    (chunk,) = chunks_under(monkeypatch, message, "PARAMINE_HTML__MAX_ALIGNMENT_BYTES", "100000")
     assert chunk.src_xpath == "" and "Item 39" in chunk.src_text and "Teil 0" in chunk.tgt_text
 
 
@@ -124,20 +135,9 @@ def test_a_page_too_wide_for_exact_decoding_keeps_its_tree_alignment(
     budget = decoding_work(trees[0], trees[1], 5)
     assert budget < decoding_work(trees[0], trees[1])  # exact decoding does not fit
     assert get_settings().html.max_alignment_work == DEFAULT_MAX_WORK
-    monkeypatch.setenv("PARAMINE_HTML__MAX_ALIGNMENT_WORK", str(budget))
-    get_settings.cache_clear()
-    try:
-        chunks = tree_handler.chunk_pairs(message).chunks
-    finally:
-        monkeypatch.undo()
-        get_settings.cache_clear()
+    chunks = chunks_under(monkeypatch, message, "PARAMINE_HTML__MAX_ALIGNMENT_WORK", str(budget))
     assert [(chunk.src_text, chunk.tgt_text) for chunk in chunks] == items
     assert all(chunk.src_xpath.startswith("/html/body/ul/li") for chunk in chunks)
-    monkeypatch.setenv("PARAMINE_HTML__MAX_ALIGNMENT_WORK", "1000")  # not even one sibling
-    get_settings.cache_clear()
-    try:
-        (flat,) = tree_handler.chunk_pairs(message).chunks
-    finally:
-        monkeypatch.undo()
-        get_settings.cache_clear()
+    # not even one sibling fits
+    (flat,) = chunks_under(monkeypatch, message, "PARAMINE_HTML__MAX_ALIGNMENT_WORK", "1000")
     assert flat.src_xpath == "" and flat.src_text.splitlines()[-1] == "Artikel 79 aus Holz"
