@@ -46,6 +46,7 @@ from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperGroup
 
+from services.sentence_align.align import Method
 from shared.schemas import STAGES
 
 if TYPE_CHECKING:
@@ -635,15 +636,6 @@ def _moses_written(corpus: MosesCorpus) -> str:
     return f"{corpus.pairs}{languages} pairs → {corpus.src}, {corpus.tgt}"
 
 
-class PageMethod(StrEnum):
-    """``align-pages --method``: the sentence aligners of ``services.sentence_align``."""
-
-    length = "length"
-    lexicon = "lexicon"
-    hybrid = "hybrid"
-    anchors = "anchors"
-
-
 class PageKind(StrEnum):
     translation = "translation"
     pc_mobile = "pc-mobile"
@@ -656,8 +648,8 @@ def align_pages(
     src_lang: Annotated[str, typer.Option("--src-lang")] = "en",
     tgt_lang: Annotated[str, typer.Option("--tgt-lang")] = "de",
     method: Annotated[
-        PageMethod, typer.Option(help="sentence aligner inside the aligned nodes")
-    ] = PageMethod.hybrid,
+        Method, typer.Option(help="sentence aligner inside the aligned nodes")
+    ] = Method.hybrid,
     flat: Annotated[
         bool, typer.Option(help="align the pages' plain text without the tree (Type I)")
     ] = False,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
+from collections.abc import Iterable
 
 
 def content_id(*parts: str | bytes, prefix: str = "") -> str:
@@ -13,3 +15,9 @@ def content_id(*parts: str | bytes, prefix: str = "") -> str:
         digest.update(len(data).to_bytes(8, "big"))
         digest.update(data)
     return prefix + digest.hexdigest()[:32]
+
+
+def repeated_ids(ids: Iterable[str]) -> list[str]:
+    """The ids found more than once, sorted (results name articles and pages by id, so a
+    repeated id loses one of them or mixes up the two)."""
+    return sorted(key for key, count in Counter(ids).items() if count > 1)

@@ -7,13 +7,12 @@ retried, dead-lettered with the validation errors as the reason).
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from shared.errors import InvalidInput
-from shared.ids import content_id
+from shared.ids import content_id, repeated_ids
 
 SCHEMA_VERSION = 1
 PairKind = Literal["translation", "pc-mobile"]
@@ -137,8 +136,7 @@ def unique_article_ids(articles: list[ArticleIn]) -> list[ArticleIn]:
     """``articles`` if no id repeats (ValueError otherwise): pairs name articles by id, so a
     repeated id lost one article and could give a pair scored on one article the sentences
     of the other."""
-    counts = Counter(article.id for article in articles)
-    repeated = sorted(key for key, count in counts.items() if count > 1)
+    repeated = repeated_ids(article.id for article in articles)
     if repeated:
         raise ValueError(f"article ids must be unique within a side; repeated: {repeated[:5]}")
     return articles

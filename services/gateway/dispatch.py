@@ -50,27 +50,31 @@ def retry_dead_letters(store: Store, ids: Sequence[str] | None) -> dict[str, Any
 
     Ingest refusals, and letters whose payload is not a JSON object (e.g. a task's raw
     string argument), cannot be retried: they stay and are counted as ``skipped``; ``ids``
-    that name no dead letter are listed as ``unknown``. Each letter is deleted before it is
-    sent, since a fast worker that fails it again records it under the same id; if the send
-    fails (broker down), the letter is put back as it was and retrying stops there
-    (``failed``, ``error``)."""
+    that name no dead letter are listed as ``unknown`` (an id given twice counts once). Each
+    letter is deleted before it is sent, since a fast worker that fails it again records it
+    under the same id; if the send fails (broker down), the letter is put back as it was and
+    retrying stops there (``failed``, ``error``; the letters after it, ``not_sent``, stay)."""
     stored = store.list_dead_letters(limit=1_000_000)
     known = {letter["id"] for letter in stored}
+    wanted = None if ids is None else set(ids)
     unknown = [] if ids is None else [i for i in dict.fromkeys(ids) if i not in known]
-    letters = [
-        letter
-        for letter in stored
-        if (ids is None or letter["id"] in ids) and letter["stage"] != "ingest"
-    ]
-    retried = unreadable = 0
+    selected = [letter for letter in stored if wanted is None or letter["id"] in wanted]
+    letters = [letter for letter in selected if letter["stage"] != "ingest"]
+    result: dict[str, Any] = {
+        "retried": 0,
+        "skipped": len(selected) - len(letters),
+        "failed": 0,
+        "not_sent": 0,
+        "unknown": unknown,
+    }
     distributed = bool(get_settings().redis_url)
-    for letter in letters:
+    for index, letter in enumerate(letters):
         try:
             payload = json.loads(letter["payload"])
         except ValueError:
             payload = None
         if not isinstance(payload, dict):
-            unreadable += 1
+            result["skipped"] += 1
             continue
         store.delete_dead_letters([letter["id"]])
         if distributed:
@@ -87,21 +91,15 @@ def retry_dead_letters(store: Store, ids: Sequence[str] | None) -> dict[str, Any
                 store.restore_dead_letters([letter])
                 if pair_id is not None:
                     store.track_dead_again(pair_id)  # not resent by the reconciler either
-                return {
-                    "retried": retried,
-                    "skipped": (len(ids) - len(unknown) - retried - 1) if ids else unreadable,
+                result |= {
                     "failed": 1,
-                    "unknown": unknown,
+                    "not_sent": len(letters) - index - 1,
                     "error": f"{type(error).__name__}: {error}",
                 }
+                return result
         else:
             from services.registry import all_handlers
 
             LocalRunner(all_handlers(), store, stage_metrics()).run(letter["stage"], [payload])
-        retried += 1
-    return {
-        "retried": retried,
-        "skipped": (len(ids) - len(unknown) - retried) if ids else unreadable,
-        "failed": 0,
-        "unknown": unknown,
-    }
+        result["retried"] += 1
+    return result

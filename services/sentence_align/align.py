@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from services.sentence_align.beads import Bead, unaligned_beads
@@ -12,7 +13,17 @@ from shared.errors import InvalidInput
 if TYPE_CHECKING:
     from services.sentence_align.dictionary import BilingualDictionary
 
-METHODS = ("length", "lexicon", "hybrid", "anchors")
+
+class Method(StrEnum):
+    """The bead aligners of this stage (``--method`` of align-sentences and align-pages)."""
+
+    length = "length"
+    lexicon = "lexicon"
+    hybrid = "hybrid"
+    anchors = "anchors"
+
+
+METHODS = tuple(Method)
 # Methods whose beads carry a confidence (their posterior probability, ``Bead.confidence``).
 CONFIDENT_METHODS = frozenset({"lexicon", "hybrid"})
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from services.sentence_align.splitter import split_sentences
 from shared.errors import InvalidInput
+from shared.ids import repeated_ids
 from shared.text import japanese_nouns
 
 DEFAULT_KEYWORD_WEIGHT = 3.0  # a, paper section 3.1
@@ -196,7 +197,7 @@ def pair_articles(
     for side, articles in (("Web", web), ("mobile", mobile)):
         # pairs name articles by id: with a repeated id, a pair scored on one article got
         # the sentences of the other
-        repeated = [key for key, count in Counter(x.id for x in articles).items() if count > 1]
+        repeated = repeated_ids(x.id for x in articles)
         if repeated:
             raise InvalidInput(f"{side} article ids must be unique; repeated: {repeated[:5]}")
     web_by_day: defaultdict[str, list[Article]] = defaultdict(list)

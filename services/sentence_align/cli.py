@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from services.sentence_align.align import Method
 from shared.errors import InvalidInput
 
 _METHOD_HELP = (
@@ -31,7 +32,7 @@ def align_sentences_command(
             exists=True, dir_okay=False, help="SRC TGT, or several pairs SRC1 TGT1 SRC2 TGT2 ..."
         ),
     ],
-    method: Annotated[str, typer.Option(help=_METHOD_HELP)] = "hybrid",
+    method: Annotated[Method, typer.Option(help=_METHOD_HELP)] = Method.hybrid,
     src_lang: Annotated[str | None, typer.Option(help="source language (ISO 639-1)")] = None,
     tgt_lang: Annotated[str | None, typer.Option(help="target language (ISO 639-1)")] = None,
     presplit: Annotated[bool, typer.Option(help="each input line is one sentence")] = False,
@@ -68,13 +69,10 @@ def align_sentences_command(
 
         if not (src_lang and tgt_lang):
             raise typer.BadParameter("--dictionary needs --src-lang and --tgt-lang")
-        try:
-            if dictionary.is_dir():
-                bilingual = load_freedict(dictionary, src_lang, tgt_lang)
-            else:
-                bilingual = load_word_pairs(dictionary, src_lang, tgt_lang)
-        except InvalidInput as error:
-            raise typer.BadParameter(str(error)) from None
+        if dictionary.is_dir():
+            bilingual = load_freedict(dictionary, src_lang, tgt_lang)
+        else:
+            bilingual = load_word_pairs(dictionary, src_lang, tgt_lang)
         if bilingual is None:
             raise typer.BadParameter(
                 f"no FreeDict dictionary for {src_lang}-{tgt_lang} in {dictionary}"
@@ -90,14 +88,11 @@ def align_sentences_command(
         )
         for src, tgt in paths
     ]
-    try:
-        # several pairs in corpus mode share one model; otherwise each is aligned alone
-        align_all = align_corpus if len(pairs) > 1 and corpus else align_each
-        aligned = align_all(
-            pairs, method=method, src_lang=src_lang, tgt_lang=tgt_lang, dictionary=bilingual
-        )
-    except InvalidInput as error:
-        raise typer.BadParameter(str(error)) from None
+    # several pairs in corpus mode share one model; otherwise each is aligned alone
+    align_all = align_corpus if len(pairs) > 1 and corpus else align_each
+    aligned = align_all(
+        pairs, method=method, src_lang=src_lang, tgt_lang=tgt_lang, dictionary=bilingual
+    )
     lines: list[str] = []
     for (src_path, tgt_path), beads in zip(paths, aligned, strict=True):
         if len(pairs) > 1:

@@ -47,10 +47,7 @@ def align_articles_command(
     web_articles, mobile_articles = _read_articles(web), _read_articles(mobile)
     web_by_id = {article.id: article for article in web_articles}
     mobile_by_id = {article.id: article for article in mobile_articles}
-    try:
-        pairs = pair_articles(web_articles, mobile_articles, a=a, b=b, threshold=threshold)
-    except InvalidInput as error:
-        raise typer.BadParameter(str(error)) from None
+    pairs = pair_articles(web_articles, mobile_articles, a=a, b=b, threshold=threshold)
     for pair in pairs:
         sentences = pair_sentences(web_by_id[pair.web_id], mobile_by_id[pair.mobile_id])
         record = asdict(pair) | {"sentences": [asdict(s) for s in sentences]}
@@ -83,21 +80,18 @@ def align_monolingual_command(
     from services.sentence_align import anchors
     from services.sentence_align.beads import format_bead
 
-    try:
-        options = anchors.AnchorOptions(
-            similarity_filter="after" if filter_after else "during", char_ngram=char_ngram
-        )
-        beads = anchors.align_monolingual(
-            _read_sentences(src, presplit, lang),
-            _read_sentences(tgt, presplit, lang),
-            threshold_d=anchors.DEFAULT_THRESHOLD_D if threshold_d is None else threshold_d,
-            similarity_threshold=(
-                anchors.DEFAULT_SIMILARITY_THRESHOLD if similarity is None else similarity
-            ),
-            options=options,
-        )
-    except InvalidInput as error:
-        raise typer.BadParameter(str(error)) from None
+    options = anchors.AnchorOptions(
+        similarity_filter="after" if filter_after else "during", char_ngram=char_ngram
+    )
+    beads = anchors.align_monolingual(
+        _read_sentences(src, presplit, lang),
+        _read_sentences(tgt, presplit, lang),
+        threshold_d=anchors.DEFAULT_THRESHOLD_D if threshold_d is None else threshold_d,
+        similarity_threshold=(
+            anchors.DEFAULT_SIMILARITY_THRESHOLD if similarity is None else similarity
+        ),
+        options=options,
+    )
     typer.echo("\n".join(format_bead(bead) for bead in beads))
 
 

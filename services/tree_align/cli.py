@@ -13,6 +13,7 @@ from shared.errors import InvalidInput
 
 if TYPE_CHECKING:
     from services.tree_align.html_tree import TagTree
+    from services.tree_align.model import TreeModel
 
 _PAIRS_HELP = (
     "page pairs: SRC.html:TGT.html arguments, or directories holding <id>.<lang>.html files "
@@ -34,13 +35,10 @@ def _parse(path: Path, *, fold_inline: bool) -> TagTree:
 _FOLD_HELP = "fold inline markup into one text leaf per block first (as align-pages does)"
 
 
-def _model(path: Path | None) -> object:
+def _model(path: Path | None) -> TreeModel:
     from services.tree_align.model import TreeModel, default_model
 
-    try:
-        return TreeModel.load(path) if path else default_model()
-    except InvalidInput as error:
-        raise typer.BadParameter(str(error)) from None
+    return TreeModel.load(path) if path else default_model()
 
 
 def align_trees_command(
@@ -57,15 +55,10 @@ def align_trees_command(
 ) -> None:
     """Align the tag trees of two pages: node pairs, costs, node counts and seconds."""
     from services.tree_align.decoder import align_trees
-    from services.tree_align.model import TreeModel
 
     model = _model(model_path)
-    assert isinstance(model, TreeModel)
     src_tree, tgt_tree = _parse(src, fold_inline=fold_inline), _parse(tgt, fold_inline=fold_inline)
-    try:
-        alignment = align_trees(src_tree, tgt_tree, model, band=band)
-    except InvalidInput as error:
-        raise typer.BadParameter(str(error)) from None
+    alignment = align_trees(src_tree, tgt_tree, model, band=band)
     pairs = [
         {
             "src": int(x),
@@ -146,10 +139,7 @@ def train_tree_model_command(
     from services.tree_align.model import initial_model
     from services.tree_align.train import smooth, train
 
-    try:
-        files = page_pair_files(pairs)
-    except InvalidInput as error:
-        raise typer.BadParameter(str(error)) from None
+    files = page_pair_files(pairs)
     if not files:
         raise typer.BadParameter("no page pairs found")
     trees = [
@@ -170,10 +160,7 @@ def train_tree_model_command(
         def progress(step: int, log_likelihood: float) -> None:
             bar.update(task, completed=step + 1, description=f"log-likelihood {log_likelihood:.3f}")
 
-        try:
-            result = train(trees, max_iterations=iterations, tol=tol, progress=progress)
-        except InvalidInput as error:
-            raise typer.BadParameter(str(error)) from None
+        result = train(trees, max_iterations=iterations, tol=tol, progress=progress)
     model = smooth(result.model, initial_model(result.model.labels), smoothing)
     model = replace(model, trained_on=f"{len(trees)} page pairs")
     model.save(out)

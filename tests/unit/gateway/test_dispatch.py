@@ -70,3 +70,33 @@ def test_an_id_that_names_no_letter_is_reported(store: Store) -> None:
     assert (result["retried"], result["skipped"], result["unknown"]) == (1, 0, ["dl-nope"])
     outcome = CliRunner().invoke(app, ["dead-letters", "retry", "dl-nope"])
     assert outcome.exit_code == 1 and "no dead letter dl-nope" in outcome.output
+
+
+def test_skipped_counts_the_letters_that_cannot_be_retried(store: Store) -> None:
+    # 'skipped' was derived: all letters counted ingest refusals only when ids were named,
+    # and an id named twice counted as a skipped letter
+    ingest = store.record_dead_letter(
+        stage="ingest", payload={"line": 3}, error_type="InvalidInput",
+        reason="InvalidInput: truncated gzip", attempts=1,
+    )  # fmt: skip
+    letter = _letter(store, PAYLOAD)
+    result = retry_dead_letters(store, [letter, letter])
+    assert (result["retried"], result["skipped"], result["unknown"]) == (1, 0, [])
+    again = _letter(store, PAYLOAD)
+    result = retry_dead_letters(store, None)
+    assert (result["retried"], result["skipped"], result["failed"]) == (1, 1, 0)
+    assert [row["id"] for row in store.list_dead_letters()] == [ingest]
+    assert again != ingest
+
+
+def test_letters_after_a_failed_send_are_counted_as_not_sent(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PARAMINE_REDIS_URL", "redis://127.0.0.1:1/0")
+    get_settings.cache_clear()
+    first = _letter(store, PAYLOAD)
+    second = _letter(store, PAYLOAD | {"pairs": [], "schema_version": 1, "extra": 1})
+    result = retry_dead_letters(store, None)
+    assert (result["retried"], result["skipped"], result["failed"]) == (0, 0, 1)
+    assert result["not_sent"] == 1
+    assert {row["id"] for row in store.list_dead_letters()} == {first, second}
