@@ -11,7 +11,9 @@ hard-wrap sentences with ``<br>`` ("...started to work as a job-order producer i
 medicine-technical sector": 22 of the 104 line breaks inside chunks of the albatec crawl's
 de/en pages, all joined by this rule, and none of the others),
 while address, contact, menu and list lines are short or start with a capital, a digit, a
-symbol or a marker ("a)", "ii.").
+symbol or a marker ("a)", "ii."). Japanese and Chinese have no case to tell: there a line
+continues the previous one only when that line ends with a comma (、，), which never ends
+a sentence, or leaves a bracket 「『（ open; the lines are joined without a space.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ _CJK_LANGS = frozenset({"ja", "zh", "jpn", "zho", "cmn"})
 _CJK_TERMINATORS = frozenset("。！？｡!?")
 _CJK_OPEN = "「『（("
 _CJK_CLOSE = "」』）)"
+_CJK_COMMAS = frozenset("、，､")
 
 # Abbreviations that take a period but rarely end a sentence, per language (lowercase,
 # without the final period). Kept short on purpose: frequent forms only.
@@ -147,15 +150,34 @@ def _split_european(text: str) -> list[str]:
     return sentences
 
 
-def _page_lines(text: str, cased: bool) -> list[str]:
-    """The text's lines, a hard-wrapped sentence's lines joined (:func:`_continues`)."""
+def _page_lines(text: str, cased: bool, cjk: bool) -> list[str]:
+    """The text's lines, a hard-wrapped sentence's lines joined (:func:`_continues`,
+    :func:`_cjk_continues`)."""
     lines: list[str] = []
     for line in text.splitlines():
-        if cased and lines and _continues(lines[-1], line):
+        if lines and cjk and _cjk_continues(lines[-1], line):
+            lines[-1] = lines[-1].rstrip() + line.lstrip()
+        elif lines and cased and _continues(lines[-1], line):
             lines[-1] += " " + line
         else:
             lines.append(line)
     return lines
+
+
+def _cjk_continues(previous: str, line: str) -> bool:
+    """Whether a Japanese or Chinese ``line`` continues ``previous``: that line ends with a
+    comma or leaves a bracket open ("彼は「今日は" + "晴れだ」と言った。")."""
+    if not line.strip():
+        return False
+    if previous.rstrip()[-1:] in _CJK_COMMAS:
+        return True
+    depth = 0
+    for char in previous:
+        if char in _CJK_OPEN:
+            depth += 1
+        elif char in _CJK_CLOSE:
+            depth = max(0, depth - 1)
+    return depth > 0
 
 
 def _continues(previous: str, line: str) -> bool:
@@ -175,7 +197,7 @@ def split_sentences(text: str, lang: str, *, newline_is_boundary: bool = False) 
     """
     code = re.split(r"[-_]", lang.lower())[0]
     cjk = code in _CJK_LANGS
-    blocks = _page_lines(text, code not in _UNCASED_LANGS) if newline_is_boundary else [text]
+    blocks = _page_lines(text, code not in _UNCASED_LANGS, cjk) if newline_is_boundary else [text]
     sentences: list[str] = []
     for block in blocks:
         if not newline_is_boundary and "\n" in block:

@@ -130,3 +130,22 @@ def test_a_decimal_number_before_the_period_ends_the_sentence(text: str) -> None
 
 def test_a_german_day_and_month_does_not_end_the_sentence() -> None:
     assert split_sentences("Am 24.12. Abends kam er.", "de") == ["Am 24.12. Abends kam er."]
+
+
+def test_a_japanese_page_line_after_a_comma_or_an_open_bracket_continues() -> None:
+    # No case in Japanese: a <br> inside a sentence split it in two.
+    wrapped = "本日、新しい製品を発表しました。当社は、\n来月から販売を開始します。"
+    assert split_sentences(wrapped, "ja", newline_is_boundary=True) == [
+        "本日、新しい製品を発表しました。",
+        "当社は、来月から販売を開始します。",
+    ]
+    quoted = "彼は「今日は\n晴れだ」と言った。"
+    assert split_sentences(quoted, "ja-JP", newline_is_boundary=True) == [
+        "彼は「今日は晴れだ」と言った。"
+    ]
+    assert split_sentences("我们认为，\n这是正确的。", "zh", newline_is_boundary=True) == [
+        "我们认为，这是正确的。"
+    ]
+    # headings, menu items and closed brackets stay lines
+    for text in ("会社について\n当社は東京にあります。", "お知らせ（重要）\n休業日のご案内"):
+        assert split_sentences(text, "ja", newline_is_boundary=True) == text.split("\n")
