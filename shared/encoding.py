@@ -29,16 +29,41 @@ META_CHARSET = re.compile(
 )
 # WHATWG labels of windows-1252 that Python reads as another (stricter) codec.
 _WINDOWS_1252 = frozenset({"latin-1", "iso8859-1", "ascii"})
+# Labels the standard reads as a superset that Python names apart.
+_WHATWG_ALIASES = {
+    "gb2312": "gbk",
+    "iso8859-9": "cp1254",
+    "iso8859-11": "cp874",
+    "tis-620": "cp874",
+}
+# The encodings of the WHATWG Encoding Standard (plus windows-31j, the Shift_JIS browsers
+# read, and the UTF-32 of byte-order marks), as Python names them. Any other codec Python
+# knows is refused: base64, rot13 and hex are no text encodings (a <meta charset="base64">
+# raised LookupError mid-batch), and EBCDIC or unicode_escape garble a page browsers read.
+_TEXT_ENCODINGS = frozenset(
+    codecs.lookup(label).name
+    for label in (
+        "utf-8 ibm866 iso-8859-2 iso-8859-3 iso-8859-4 iso-8859-5 iso-8859-6 iso-8859-7 "
+        "iso-8859-8 iso-8859-10 iso-8859-13 iso-8859-14 iso-8859-15 iso-8859-16 koi8-r "
+        "koi8-u mac-roman cp874 cp1250 cp1251 cp1252 cp1253 cp1254 cp1255 cp1256 cp1257 "
+        "cp1258 mac-cyrillic gbk gb18030 big5 big5hkscs euc-jp iso-2022-jp shift_jis cp932 "
+        "euc-kr cp949 utf-16 utf-16-le utf-16-be utf-32 utf-32-le utf-32-be latin-1 ascii"
+    ).split()
+)
 # At most this share of U+FFFD in a declared encoding's lenient decoding: past it the
 # declaration is wrong, not the bytes.
 MAX_REPLACED_SHARE = 0.01
 
 
 def whatwg_codec(label: str, *, from_meta: bool = False) -> str | None:
-    """Python's codec for an encoding label, read as browsers read it (None: unknown)."""
+    """Python's codec for an encoding label, read as browsers read it (None: unknown, or no
+    encoding of the WHATWG Encoding Standard)."""
     try:
         name = codecs.lookup(label.strip()).name
     except LookupError:
+        return None
+    name = _WHATWG_ALIASES.get(name, name)
+    if name not in _TEXT_ENCODINGS:
         return None
     if name in _WINDOWS_1252:
         return "cp1252"
@@ -61,7 +86,7 @@ def decode_page(data: bytes, declared: str | None = None) -> tuple[str, str]:
     for codec in [*named, "utf-8"]:
         try:
             return data.decode(codec), codec
-        except UnicodeDecodeError:
+        except UnicodeError:
             continue
     for codec in named or ["utf-8"]:
         text = data.decode(codec, errors="replace")

@@ -17,14 +17,20 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar, cast
 
 from shared.encoding import decode_page
 from shared.errors import InvalidInput
 from shared.schemas import Page
 
 _HTML_LANG = re.compile(r"""<html[^>]*\blang\s*=\s*["']?([A-Za-z]{2,3})""", re.IGNORECASE)
-_HTML_FILE = re.compile(r"^(?P<id>.+)\.(?P<variant>[A-Za-z]{2,3}(?:-(?:pc|mobile))?)\.html?$")
+# <id>.<lang>.html, <lang> with an optional region or script (en-gb, zh-hant, pt_br), or
+# <id>.<lang>-pc.html / <id>.<lang>-mobile.html for the two versions of one news page.
+_HTML_FILE = re.compile(
+    r"^(?P<id>.+)\.(?P<variant>[A-Za-z]{2,3}(?:[-_](?!(?:pc|mobile)\.)[A-Za-z0-9]{2,8})?"
+    r"(?:-(?:pc|mobile))?)\.html?$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -68,34 +74,46 @@ def pairs_from_html_dir(directory: Path) -> Iterator[PairSource | InvalidInput]:
     An id without exactly two versions is refused with its versions listed."""
     groups: dict[str, dict[str, Path]] = defaultdict(dict)
     for path in sorted(directory.iterdir()):
+        if not path.is_file() or not path.name.lower().endswith((".html", ".htm")):
+            continue
         match = _HTML_FILE.match(path.name)
-        if match and path.is_file():
-            groups[match.group("id")][match.group("variant").lower()] = path
+        if match is None:
+            yield InvalidInput(f"{path}: not named <id>.<lang>.html; not paired")
+            continue
+        variants = groups[match.group("id")]
+        variant = match.group("variant").lower().replace("_", "-")
+        if variant in variants:  # x.EN.html beside x.en.html: neither wins unseen
+            yield InvalidInput(f"{path}: a second {variant} version of {variants[variant]}")
+            continue
+        variants[variant] = path
     for page_id, variants in sorted(groups.items()):
         pc = [v for v in variants if v.endswith("-pc")]
         mobile = [v for v in variants if v.endswith("-mobile")]
-        if pc and mobile:
+        if len(pc) == 1 and len(mobile) == 1 and len(variants) == 2:
             yield _file_pair(variants[pc[0]], variants[mobile[0]], "pc-mobile")
             continue
         langs = sorted(variants)
-        if len(langs) != 2:
+        if len(langs) != 2 or pc or mobile:
             yield InvalidInput(
                 f"{directory / page_id}.*.html: {len(langs)} version(s) ({', '.join(langs)}); "
                 "a page pair needs exactly two (<id>.<lang>.html, or -pc and -mobile)"
             )
             continue
         # English first when present, so translation pairs read en → xx.
-        first, second = sorted(langs, key=lambda lang: (lang != "en", lang))
+        first, second = sorted(langs, key=lambda lang: (lang.split("-")[0] != "en", lang))
         yield _file_pair(variants[first], variants[second], "translation")
 
 
-def _file_pair(src: Path, tgt: Path, kind: str) -> PairSource:
-    return PairSource(_file_page(src), _file_page(tgt), kind, origin=str(src.parent))
+def _file_pair(src: Path, tgt: Path, kind: str) -> PairSource | InvalidInput:
+    try:
+        return PairSource(_file_page(src), _file_page(tgt), kind, origin=str(src.parent))
+    except (InvalidInput, OSError, ValueError) as exc:  # the rest of the directory goes on
+        return InvalidInput(f"{src.name} + {tgt.name} in {src.parent}: {str(exc)[:200]}")
 
 
 def _file_page(path: Path) -> Page:
     variant = _HTML_FILE.match(path.name)
-    lang = variant.group("variant").split("-")[0] if variant else "und"
+    lang = re.sub(r"-(?:pc|mobile)$", "", variant.group("variant").lower()) if variant else "und"
     return Page(url=path.resolve().as_uri(), lang=lang, html=decode_html(path.read_bytes()))
 
 
@@ -114,7 +132,7 @@ def pairs_from_jsonl(path: Path) -> Iterator[PairSource | InvalidInput]:
                     str(record.get("kind", "translation")),
                     origin=f"{path}:{number}",
                 )
-            except (ValueError, KeyError, TypeError) as exc:
+            except (ValueError, KeyError, TypeError, RecursionError) as exc:
                 yield InvalidInput(f"{path}:{number}: not a page-pair record ({str(exc)[:200]})")
 
 
@@ -140,22 +158,29 @@ def pages_from_warc(path: Path) -> Iterator[Page | InvalidInput]:
     """HTML responses of a WARC file (read with fastwarc); language from the page or its URL."""
     from fastwarc.warc import ArchiveIterator, WarcRecordType
 
-    with path.open("rb") as stream:
-        for record in ArchiveIterator(
-            stream, record_types=WarcRecordType.response, parse_http=True
-        ):
+    # A .gz is decompressed by Python's gzip, which raises EOFError at a cut-off member
+    # (fastwarc's own decompression stopped there silently, and the rest was lost unseen).
+    with _open_binary(path) as stream:
+        for record in ArchiveIterator(stream, parse_http=True, stream_detect=False):
+            if record.headers.get("Content-Length") is None:
+                yield InvalidInput(f"{path}: record at byte {record.stream_pos} is cut short")
+                continue
+            if record.record_type != WarcRecordType.response:
+                continue
             content_type = (record.http_content_type or "").lower()
+            url = str(record.headers.get("WARC-Target-URI", ""))
             if "html" not in content_type:
                 continue
-            url = record.headers.get("WARC-Target-URI", "")
+            body = record.reader.read()
             try:
-                html = decode_html(record.reader.read(), declared=record.http_charset)
-            except InvalidInput as exc:
-                yield InvalidInput(f"{path}: {url}: {exc}")
-                continue
-            lang = html_language(html) or _url_language(str(url))
-            if lang:
-                yield Page(url=url, lang=lang, html=html)
+                if len(body) < record.content_length:
+                    raise InvalidInput(f"cut short ({len(body)} of {record.content_length} bytes)")
+                html = decode_html(body, declared=record.http_charset)
+                lang = html_language(html) or _url_language(url)
+                if lang:
+                    yield Page(url=url, lang=lang, html=html)
+            except (InvalidInput, ValueError) as exc:  # ValueError: a field Page refuses
+                yield InvalidInput(f"{path}: {url[:200]}: {str(exc)[:200]}")
 
 
 def pair_pages(
@@ -222,6 +247,12 @@ def _charset(field: str) -> str | None:
     return field.split("=", 1)[1] if "=" in field else (field or None)
 
 
+def _open_binary(path: Path) -> IO[bytes]:
+    if path.name.lower().endswith(".gz"):
+        return cast(IO[bytes], gzip.open(path, "rb"))
+    return path.open("rb")
+
+
 def _open_text(path: Path) -> IO[str]:
     if path.suffix == ".gz":
         return gzip.open(path, "rt", encoding="utf-8", errors="replace")
@@ -243,22 +274,22 @@ def read_page_pairs(
         elif name.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
             yield from _guarded(path, pairs_from_jsonl)
         elif name.endswith((".lett", ".lett.gz")):
-            yield from _guarded(path, lambda path: pair_pages(pages_from_lett(path), options))
+            # guarded page by page: the pages read before a failure are still paired
+            yield from pair_pages(_guarded(path, pages_from_lett), options)
         elif name.endswith((".warc", ".warc.gz")):
-            yield from _guarded(path, lambda path: pair_pages(pages_from_warc(path), options))
+            yield from pair_pages(_guarded(path, pages_from_warc), options)
         else:
             yield InvalidInput(f"{path}: not a directory, .jsonl, .lett or .warc input")
 
 
+_Item = TypeVar("_Item")
 # What reading a file can raise midway: unreadable, truncated or corrupt compressed data.
 _READ_ERRORS = (OSError, EOFError, zlib.error, UnicodeDecodeError)
 
 
-def _guarded(
-    path: Path, read: Callable[[Path], Iterable[PairSource | InvalidInput]]
-) -> Iterator[PairSource | InvalidInput]:
-    """The pairs ``read`` finds in ``path`` up to where it fails; then the failure, as an
-    error naming the file (the other inputs of the batch go on)."""
+def _guarded(path: Path, read: Callable[[Path], Iterable[_Item]]) -> Iterator[_Item | InvalidInput]:
+    """The items (pairs or pages) ``read`` finds in ``path`` up to where it fails; then the
+    failure, as an error naming the file (the other inputs of the batch go on)."""
     try:
         yield from read(path)
     except _READ_ERRORS as exc:

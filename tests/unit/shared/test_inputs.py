@@ -165,3 +165,104 @@ def test_latin1_labels_read_as_windows_1252_as_browsers_do(label: str) -> None:
     page = f'<meta charset="{label}"><p>It’s – 5 €</p>'.encode("cp1252")
     assert "It’s – 5 €" in decode_html(page)
     assert "It’s – 5 €" in decode_html(page, declared=label)
+
+
+@pytest.mark.parametrize(
+    "label", ["base64", "rot13", "hex", "undefined", "idna", "cp037", "unicode_escape"]
+)
+def test_a_label_naming_no_text_encoding_is_ignored(label: str) -> None:
+    # any Python codec was taken: base64/rot13/hex raised LookupError (a 500 at the gateway, a
+    # traceback that stopped a whole .lett or WARC batch), EBCDIC garbled the page
+    body = "<p>Ein Satz über München.</p>" * 5
+    page = f'<meta charset="{label}">{body}'.encode() + b"\xa0"
+    assert "Ein Satz über München." in decode_html(page)
+    assert "Ein Satz über München." in decode_html(page, declared=label)
+
+
+def test_labels_the_standard_reads_as_a_superset() -> None:
+    page = '<meta charset="gb2312"><p>中文网页，欢迎光临。</p>'.encode("gbk")
+    assert "中文网页，欢迎光临。" in decode_html(page)
+
+
+# -- a bad item is refused alone; the rest of the input flows on --------------------------
+def _kinds(items: list[PairSource | InvalidInput]) -> tuple[int, list[str]]:
+    return (
+        sum(isinstance(item, PairSource) for item in items),
+        [str(item) for item in items if isinstance(item, InvalidInput)],
+    )
+
+
+def _warc(records: list[tuple[str, str]]) -> bytes:
+    from tests.docs.test_readme_workflows import warc_record
+
+    return b"".join(gzip.decompress(warc_record(url, html.encode())) for url, html in records)
+
+
+WARC_PAGES = [
+    (f"http://x.org/{lang}/{n}", f'<html lang="{lang}"><p>{text}</p></html>')
+    for n, (en, de) in enumerate([("Nine cats.", "Neun Katzen."), ("Ten dogs.", "Zehn Hunde.")])
+    for lang, text in (("en", en), ("de", de))
+]
+
+
+def test_an_unreadable_page_in_a_directory_refuses_its_pair_only(tmp_path: Path) -> None:
+    # one undecodable page raised out of the reader: exit 2, the good pairs not processed
+    for name in ("museum.en.html", "museum.de.html"):
+        (tmp_path / name).write_bytes((REPO / "samples" / "crawl" / name).read_bytes())
+    (tmp_path / "p1.en.html").write_text("<p>Hello.</p>", encoding="utf-8")
+    (tmp_path / "p1.de.html").write_bytes(bytes(range(256)) * 40)
+    pairs, errors = _kinds(list(read_page_pairs([tmp_path])))
+    assert pairs == 1 and len(errors) == 1 and "p1.en.html + p1.de.html" in errors[0]
+
+
+def test_directory_pages_are_paired_or_refused_never_dropped(tmp_path: Path) -> None:
+    # region-tagged names were ignored, x.EN overwrote x.en, and a third page beside a
+    # pc/mobile pair vanished, all without a word
+    for name in (
+        "about.en-gb.html", "about.de-de.html", "x.EN.html", "x.en.html", "x.de.html",
+        "y.en.html", "y.ja-pc.html", "y.ja-mobile.html", "z.ja-pc.html", "z.ja-mobile.html",
+    ):  # fmt: skip
+        (tmp_path / name).write_text("<p>Text.</p>", encoding="utf-8")
+    items = list(read_page_pairs([tmp_path]))
+    pairs = {(p.src.lang, p.tgt.lang, p.kind) for p in items if isinstance(p, PairSource)}
+    assert pairs == {("en-gb", "de-de", "translation"), ("en", "de", "translation"),
+                     ("ja", "ja", "pc-mobile")}  # fmt: skip
+    _, errors = _kinds(items)
+    assert len(errors) == 2
+    assert any("a second en version" in error for error in errors)
+    assert any("y.*.html: 3 version(s)" in error for error in errors)
+
+
+def test_a_deeply_nested_jsonl_line_is_refused_alone(tmp_path: Path) -> None:
+    good = json.dumps({"src": {"url": "u1", "lang": "en", "html": "<p>a</p>"},
+                       "tgt": {"url": "u2", "lang": "de", "html": "<p>b</p>"}})  # fmt: skip
+    (tmp_path / "m.jsonl").write_text(f"{good}\n{'[' * 100_000}\n{good}\n", encoding="utf-8")
+    pairs, errors = _kinds(list(read_page_pairs([tmp_path / "m.jsonl"])))
+    assert pairs == 2 and len(errors) == 1 and "m.jsonl:2" in errors[0]
+
+
+def test_a_warc_page_with_a_refused_field_is_refused_alone(tmp_path: Path) -> None:
+    # a 5,000-character URL failed Page's schema outside the reader's try: nothing processed
+    long_url = "http://x.org/en/2?utm=" + "a" * 5_000
+    records = [*WARC_PAGES, (long_url, '<html lang="en"><p>Long.</p></html>')]
+    (tmp_path / "crawl.warc").write_bytes(_warc(records))
+    options = PairingOptions(src_lang="en", tgt_lang="de")
+    pairs, errors = _kinds(list(read_page_pairs([tmp_path / "crawl.warc"], options)))
+    assert pairs == 2 and len(errors) == 1 and "utm=aaa" in errors[0]
+
+
+def test_a_truncated_warc_is_reported(tmp_path: Path) -> None:
+    # fastwarc stopped at the cut without a word: the tail's pages were lost unseen
+    plain = _warc(WARC_PAGES)
+    (tmp_path / "cut.warc").write_bytes(plain[: len(plain) - 40])
+    options = PairingOptions(src_lang="en", tgt_lang="de")
+    pairs, errors = _kinds(list(read_page_pairs([tmp_path / "cut.warc"], options)))
+    assert pairs == 1 and len(errors) == 1 and "cut short" in errors[0]
+    from tests.docs.test_readme_workflows import warc_record
+
+    compressed = b"".join(warc_record(url, html.encode()) for url, html in WARC_PAGES)
+    (tmp_path / "full.warc.gz").write_bytes(compressed)
+    (tmp_path / "cut.warc.gz").write_bytes(compressed[: len(compressed) - 30])
+    assert _kinds(list(read_page_pairs([tmp_path / "full.warc.gz"], options))) == (2, [])
+    _, errors = _kinds(list(read_page_pairs([tmp_path / "cut.warc.gz"], options)))
+    assert len(errors) == 1 and "not readable to the end" in errors[0]
