@@ -40,16 +40,14 @@ _WHATWG_ALIASES = {
 # read, and the UTF-32 of byte-order marks), as Python names them. Any other codec Python
 # knows is refused: base64, rot13 and hex are no text encodings (a <meta charset="base64">
 # raised LookupError mid-batch), and EBCDIC or unicode_escape garble a page browsers read.
-_TEXT_ENCODINGS = frozenset(
-    codecs.lookup(label).name
-    for label in (
-        "utf-8 ibm866 iso-8859-2 iso-8859-3 iso-8859-4 iso-8859-5 iso-8859-6 iso-8859-7 "
-        "iso-8859-8 iso-8859-10 iso-8859-13 iso-8859-14 iso-8859-15 iso-8859-16 koi8-r "
-        "koi8-u mac-roman cp874 cp1250 cp1251 cp1252 cp1253 cp1254 cp1255 cp1256 cp1257 "
-        "cp1258 mac-cyrillic gbk gb18030 big5 big5hkscs euc-jp iso-2022-jp shift_jis cp932 "
-        "euc-kr cp949 utf-16 utf-16-le utf-16-be utf-32 utf-32-le utf-32-be latin-1 ascii"
-    ).split()
+_WHATWG_LABELS = (
+    "utf-8 ibm866 iso-8859-2 iso-8859-3 iso-8859-4 iso-8859-5 iso-8859-6 iso-8859-7 iso-8859-8 "
+    "iso-8859-10 iso-8859-13 iso-8859-14 iso-8859-15 iso-8859-16 koi8-r koi8-u mac-roman cp874 "
+    "cp1250 cp1251 cp1252 cp1253 cp1254 cp1255 cp1256 cp1257 cp1258 mac-cyrillic gbk gb18030 "
+    "big5 big5hkscs euc-jp iso-2022-jp shift_jis cp932 euc-kr cp949 utf-16 utf-16-le "
+    "utf-16-be utf-32 utf-32-le utf-32-be latin-1 ascii"
 )
+_TEXT_ENCODINGS = frozenset(codecs.lookup(label).name for label in _WHATWG_LABELS.split(" "))
 # At most this share of U+FFFD in a declared encoding's lenient decoding: past it the
 # declaration is wrong, not the bytes.
 MAX_REPLACED_SHARE = 0.01

@@ -40,7 +40,7 @@ def tsv_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
     for row in rows:
         yield (
             f"{_clean(row['src_text'])}\t{_clean(row['tgt_text'])}\t{row['score']:.6f}\t"
-            f"{row['src_url']}\t{row['tgt_url']}\n"
+            f"{_clean(row['src_url'])}\t{_clean(row['tgt_url'])}\n"  # a tab in a URL split rows
         )
 
 

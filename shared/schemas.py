@@ -32,23 +32,33 @@ JOB_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,64}$"
 MAX_INGEST_PAIRS = 10_000
 
 
+# A language code: ISO 639 with optional region or script subtags (en, en-GB, zh_Hant).
+LANG_PATTERN = r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]+)*$"
+
+
 class Page(BaseModel):
     """One crawled page: where it came from, its language and its HTML."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     url: str = Field(default="", max_length=4_096)
-    lang: str = Field(min_length=2, max_length=16, pattern=r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]+)*$")
+    lang: str = Field(min_length=2, max_length=16, pattern=LANG_PATTERN)
     html: str
 
     @field_validator("url", "html")
     @classmethod
     def _encodable(cls, text: str) -> str:
-        # JSON can carry lone surrogates ("\ud800"); no page text can, so refuse them here.
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValueError("text contains an unpaired surrogate code point") from None
-        return text
+        return encodable(text)
+
+
+def encodable(text: str) -> str:
+    """``text`` if UTF-8 can carry it (ValueError otherwise): JSON can carry lone surrogates
+    ("\ud800"), no page or article text can, and a message holding one failed later, when
+    it was written."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("text contains an unpaired surrogate code point") from None
+    return text
 
 
 class PagePair(Message):
@@ -130,6 +140,16 @@ class ArticleIn(BaseModel):
     body: str
     keywords: list[str] = Field(default_factory=list, max_length=1_000)
     url: str = Field(default="", max_length=4_096)
+
+    @field_validator("id", "date", "title", "body", "url")
+    @classmethod
+    def _encodable(cls, text: str) -> str:
+        return encodable(text)  # a lone surrogate gave a 500 building the batch id
+
+    @field_validator("keywords")
+    @classmethod
+    def _encodable_keywords(cls, keywords: list[str]) -> list[str]:
+        return [encodable(keyword) for keyword in keywords]
 
 
 def unique_article_ids(articles: list[ArticleIn]) -> list[ArticleIn]:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
+from typing import Any
 
 from fastapi import FastAPI, Request, status
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from kombu.exceptions import OperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -35,12 +39,32 @@ async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
     )
 
 
+async def _invalid_request(request: Request, exc: Exception) -> JSONResponse:
+    """422 with where and why, without the refused values: echoed, a NaN or a lone
+    surrogate among them made the answer itself fail (a 500), and a too-long list came back
+    whole (a 20 MB request, a 20 MB answer)."""
+    assert isinstance(exc, RequestValidationError)
+    return JSONResponse(
+        status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
+        content={"detail": jsonable_encoder(without_inputs(exc.errors()))},
+    )
+
+
+def without_inputs(errors: Sequence[Any]) -> list[dict[str, Any]]:
+    """Validation errors without the values they refused (``input``) and their context."""
+    return [
+        {key: value for key, value in error.items() if key not in ("input", "ctx", "url")}
+        for error in errors
+    ]
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the gateway; settings default to the environment's."""
     settings = settings or get_settings()
     app = FastAPI(title="paramine gateway", version="0.1.0")
     for unavailable in (TransientError, OperationalError, RedisConnectionError):
         app.add_exception_handler(unavailable, _unavailable)
+    app.add_exception_handler(RequestValidationError, _invalid_request)
     app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute)
     app.include_router(router)
     app.include_router(exports_router)  # in the OpenAPI schema, unlike the viewer's pages

@@ -25,6 +25,7 @@ from shared.exports import (
     tmx_chunks,
     tsv_lines,
 )
+from shared.schemas import LANG_PATTERN
 from shared.store import SentencePairQuery, Store
 
 router = APIRouter(prefix="/v1/exports", tags=["exports"])
@@ -92,8 +93,8 @@ def export_sentence_pairs(
     format: SentenceFormat = "jsonl",
     job: Annotated[str | None, Query(max_length=64)] = None,
     site: Annotated[str | None, Query(max_length=256)] = None,
-    src_lang: Annotated[str | None, Query(max_length=16)] = None,
-    tgt_lang: Annotated[str | None, Query(max_length=16)] = None,
+    src_lang: Annotated[str | None, Query(max_length=16, pattern=LANG_PATTERN)] = None,
+    tgt_lang: Annotated[str | None, Query(max_length=16, pattern=LANG_PATTERN)] = None,
     min_score: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
     since: Annotated[
         str | None, Query(max_length=40, description="unix seconds or ISO date")
@@ -137,7 +138,9 @@ def export_sentence_pairs(
 @router.get("/paraphrases.ppdb")
 def export_ppdb(
     store: StoreDep,
-    lang: Annotated[str | None, Query(max_length=16, description="one language's table")] = None,
+    lang: Annotated[
+        str | None, Query(max_length=16, pattern=LANG_PATTERN, description="one language's table")
+    ] = None,
 ) -> StreamingResponse:
     """The PPDB-style phrase paraphrase tables of the stored monolingual pairs, one per
     language (``lang=xx`` ends each line's features)."""

@@ -17,6 +17,7 @@ from shared.inputs import PairSource, decode_html
 from shared.metrics import CONTENT_TYPE_LATEST, metrics_payload, stage_metrics
 from shared.schemas import (
     JOB_ID_PATTERN,
+    LANG_PATTERN,
     MAX_INGEST_PAIRS,
     ArticleBatch,
     ArticleIn,
@@ -144,8 +145,11 @@ async def _ingest_request(request: Request) -> IngestRequest:
             body = {"job_id": body.pop("job_id", None), "pairs": [body]}
         return IngestRequest.model_validate(body)
     except ValidationError as exc:
+        # without the refused values: a NaN or a lone surrogate among them made the answer
+        # fail (a 500), and a too-long list came back whole
         raise HTTPException(
-            status.HTTP_422_UNPROCESSABLE_CONTENT, exc.errors(include_url=False)
+            status.HTTP_422_UNPROCESSABLE_CONTENT,
+            exc.errors(include_url=False, include_input=False, include_context=False),
         ) from None
     except (ValueError, UnicodeDecodeError, InvalidInput) as exc:
         raise HTTPException(
@@ -272,7 +276,9 @@ def phrase_paraphrases(
     store: StoreDep,
     q: Annotated[str | None, Query(max_length=256)] = None,
     limit: Annotated[int, Query(ge=1, le=1_000)] = 50,
-    lang: Annotated[str | None, Query(max_length=16, description="one language's table")] = None,
+    lang: Annotated[
+        str | None, Query(max_length=16, pattern=LANG_PATTERN, description="one language's table")
+    ] = None,
 ) -> list[dict[str, Any]]:
     """PPDB-style phrase paraphrases (phrase, paraphrase, count, p(e|f), p(f|e), lang)."""
     from services.paraphrase import tables

@@ -126,3 +126,17 @@ def test_thesaurus_similarity_downloads(client: TestClient, store_url: str) -> N
             data["values"], np.array([[2.0, 0.5], [0.5, np.nan]], np.float32)
         )
         np.testing.assert_array_equal(data["rounds"], [[0, 1], [1, -1]])
+
+
+@pytest.mark.parametrize("value", ["日", "en\r\nX-Injected: 1", "en\x01", "e n"])
+def test_a_language_filter_that_is_no_language_code_is_refused(
+    client: TestClient, value: str
+) -> None:
+    # went unchecked into the download's file name and the TMX header: a 500 (not Latin-1),
+    # no answer at all (CR/LF in a header), a 200 with a cut body (a control character)
+    for format in ("tmx", "moses-src", "jsonl"):
+        response = client.get(
+            "/v1/exports/sentence-pairs",
+            params={"format": format, "src_lang": value, "tgt_lang": "de"},
+        )
+        assert response.status_code == 422, (format, response.text)

@@ -130,3 +130,26 @@ def test_an_unreachable_store_is_503_with_retry_after_and_not_ready(
         ready = client.get("/readyz")
         assert ready.status_code == 503 and ready.json()["database"].startswith("error")
     get_settings.cache_clear()
+
+
+MOBILE = '[{"id": "m", "body": "y"}]'
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/page-pairs", '{"job_id": NaN, "pairs": []}'),
+        ("/v1/page-pairs", '{"job_id": "\\ud800", "pairs": []}'),
+        ("/v1/page-pairs", '{"pairs": Infinity}'),
+        ("/v1/articles", '{"web": [{"id": NaN, "body": "x"}], "mobile": ' + MOBILE + "}"),
+        ("/v1/articles", '{"web": [{"id": "w", "body": "\\ud800"}], "mobile": ' + MOBILE + "}"),
+    ],
+)  # fmt: skip
+def test_a_refused_value_gets_a_422_that_does_not_echo_it(
+    client: TestClient, path: str, body: str
+) -> None:
+    # the 422 echoed the refused value: NaN or a lone surrogate made the answer fail (500),
+    # and a surrogate inside an article failed building the batch id (500)
+    response = client.post(path, content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422, response.text
+    assert all("input" not in error for error in response.json()["detail"])

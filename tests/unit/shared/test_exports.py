@@ -14,7 +14,7 @@ ROWS = [
     {
         "id": f"sp{i}",
         "pair_id": "pp",
-        "src_url": "u1",
+        "src_url": "http://example.org/en/a\tb\nc",  # a tab in a URL split its row
         "tgt_url": "u2",
         "src_lang": "en",
         "tgt_lang": "de",
