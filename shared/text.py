@@ -57,9 +57,12 @@ def _tagger() -> Any:
 
 
 def analyse_japanese(text: str) -> list[Morpheme]:
-    """Split Japanese text into UniDic morphemes (surface, lemma, base form, POS)."""
+    """Split Japanese text into UniDic morphemes (surface, lemma, base form, POS).
+
+    A NUL is read as a space: MeCab takes its input as a C string, so everything after a
+    NUL was silently lost (other control characters come back as morphemes of their own)."""
     morphemes: list[Morpheme] = []
-    for word in _tagger()(text):
+    for word in _tagger()(text.replace("\x00", " ")):
         feature = word.feature
         pos = (feature.pos1 or "*", feature.pos2 or "*", feature.pos3 or "*", feature.pos4 or "*")
         lemma = feature.lemma if feature.lemma and feature.lemma != "*" else word.surface

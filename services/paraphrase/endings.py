@@ -51,10 +51,16 @@ def strip_final_punctuation(sentence: str) -> str:
 
 
 def action_noun(mobile_sentence: str) -> str | None:
-    """The sahen noun ending a mobile sentence (its last content morpheme), else None."""
-    from shared.text import analyse_japanese
+    """The sahen noun ending a mobile sentence (its last content morpheme), else None.
 
-    morphemes = [m for m in analyse_japanese(mobile_sentence) if not m.is_punctuation]
+    Read in ``normalise_japanese`` form, as the thesaurus stage reads its sentences: UniDic
+    tags half-width ﾘﾘｰｽ as a plain noun, so mobile text in half-width kana had no action
+    noun."""
+    from shared.text import analyse_japanese, normalise_japanese
+
+    morphemes = [
+        m for m in analyse_japanese(normalise_japanese(mobile_sentence)) if not m.is_punctuation
+    ]
     if not morphemes:
         return None
     last = morphemes[-1]
@@ -62,11 +68,13 @@ def action_noun(mobile_sentence: str) -> str | None:
 
 
 def sentence_units(sentence: str, unit: Unit) -> tuple[str, ...]:
-    """A Web sentence without final punctuation, as characters or as morpheme surfaces."""
-    body = strip_final_punctuation(sentence)
+    """A Web sentence without final punctuation, as characters or as morpheme surfaces, in
+    ``normalise_japanese`` form (a decomposed or half-width spelling is one suffix)."""
+    from shared.text import analyse_japanese, normalise_japanese
+
+    body = strip_final_punctuation(normalise_japanese(sentence))
     if unit == "char":
         return tuple(body)
-    from shared.text import analyse_japanese
 
     return tuple(m.surface for m in analyse_japanese(body) if m.surface.strip())
 
@@ -122,14 +130,18 @@ def mine_endings(
 ) -> dict[str, list[EndingCandidate]]:
     """Top ending paraphrases per action noun from (web_sentence, mobile_sentence) pairs.
 
-    Deterministic; only the set of distinct pairs matters. Nouns are returned in sorted order.
+    Deterministic; only the set of distinct pairs matters, in ``normalise_japanese`` form
+    (width or composition variants of one pair count once). Nouns are returned in sorted order.
     """
+    from shared.text import normalise_japanese
+
     if unit not in ("char", "word"):
         raise InvalidInput(f"unit must be 'char' or 'word', not {unit!r}")
     if top < 1 or max_len < 1:
         raise InvalidInput("top and max_len must be positive")
     by_noun: dict[str, list[tuple[str, ...]]] = defaultdict(list)
-    for web, mobile in sorted(set(pairs)):
+    distinct = {(normalise_japanese(web), normalise_japanese(mobile)) for web, mobile in pairs}
+    for web, mobile in sorted(distinct):
         noun = action_noun(mobile)
         if noun is None:
             continue

@@ -267,11 +267,12 @@ def set_agreement(
 
 @dataclass(frozen=True)
 class KappaC:
-    """Observed agreement theta, chance agreement theta_0 and kappa_C (eq. 7)."""
+    """Observed agreement theta, chance agreement theta_0 and kappa_C (eq. 7); ``kappa`` is
+    None where eq. 7 is undefined (see ``kappa_c``)."""
 
     observed: float
     chance: float
-    kappa: float
+    kappa: float | None
 
 
 @dataclass(frozen=True)
@@ -316,7 +317,13 @@ def kappa_c(
     seed: int = 0,
     max_len: int = 7,
 ) -> KappaC:
-    """kappa_C over atomic non-identical phrase pairs (eq. 7), theta_0 by Monte Carlo (seeded)."""
+    """kappa_C over atomic non-identical phrase pairs (eq. 7), theta_0 by Monte Carlo (seeded).
+
+    Degenerate case theta_0 = 1 (every sampled edit left both coders' phrase pairs alike,
+    e.g. neither coder edited the initial alignment), where eq. 7 divides by zero:
+    kappa_C = 1 when theta = 1 too (the coders agree perfectly), None when theta < 1 (no
+    value; more ``samples`` give theta_0 < 1). Never inf or NaN, so the result is JSON.
+    """
     if not pairs:
         raise InvalidInput("kappa_C needs at least one doubly coded sentence pair")
     if samples < 1:
@@ -356,8 +363,14 @@ def kappa_c(
             ]
             chance_terms.append(set_agreement(boxes[0], boxes[1]))
     chance = float(np.mean(chance_terms))
-    kappa = (observed - chance) / (1.0 - chance) if chance < 1.0 else float("-inf")
-    return KappaC(observed, chance, kappa)
+    return KappaC(observed, chance, _kappa(observed, chance))
+
+
+def _kappa(observed: float, chance: float) -> float | None:
+    """kappa_C = (theta - theta_0) / (1 - theta_0) (eq. 7); 1 or None at theta_0 = 1."""
+    if chance < 1.0:
+        return (observed - chance) / (1.0 - chance)
+    return 1.0 if observed == 1.0 else None
 
 
 def _matrix_links(matrix: NDArray[np.bool_]) -> set[Link]:

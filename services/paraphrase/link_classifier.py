@@ -602,7 +602,11 @@ class LinkClassifier:
         source: Sequence[str],
         target: Sequence[str],
     ) -> FloatArray:
-        """p(link) per cell, shape (len(source), len(target))."""
+        """p(link) per cell, shape (len(source), len(target)); all zeros (an empty array)
+        when a side is empty, which has no cells to score (the features' max over a row or
+        column of nothing raised ValueError)."""
+        if not source or not target:
+            return np.zeros((len(source), len(target)))
         wordnet = _wordnet(self.uses_wordnet)
         static = static_features(aligner, source, target, self.lexicon, wordnet)
         mask = candidate_cells(static)

@@ -14,7 +14,7 @@ from typing import Any
 from services.paraphrase.endings import EndingCandidate, Unit, mine_endings
 from services.paraphrase.phrases import PhraseTableEntry, phrase_table
 from services.paraphrase.word_align import WordAligner
-from shared.text import analyse_japanese, base_lang, tokenize_words
+from shared.text import analyse_japanese, base_lang, normalise_japanese, tokenize_words
 
 
 @dataclass(frozen=True)
@@ -33,9 +33,12 @@ def stored_observations(rows: Iterable[Mapping[str, Any]]) -> list[Observation]:
 
 
 def tokens(text: str, lang: str) -> list[str]:
-    """Words of a sentence: UniDic morphemes for Japanese, word tokens otherwise."""
+    """Words of a sentence: UniDic morphemes for Japanese (read in ``normalise_japanese``
+    form, as the thesaurus stage reads it, so ｱｯﾌﾟﾛｰﾄﾞ ~ アップロード is no paraphrase), word
+    tokens otherwise."""
     if base_lang(lang) == "ja":
-        return [m.surface for m in analyse_japanese(text) if not m.surface.isspace()]
+        morphemes = analyse_japanese(normalise_japanese(text))
+        return [m.surface for m in morphemes if not m.surface.isspace()]
     return tokenize_words(text)
 
 

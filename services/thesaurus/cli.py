@@ -118,17 +118,15 @@ def recompute() -> None:
     """Recompute the similarity snapshots from the stored observations (what the scheduler
     does periodically): each thesaurus whose observations changed, with the parameters of its
     newest snapshot; prints the snapshot id per thesaurus."""
-    from services.thesaurus import repository
     from services.thesaurus.handler import recompute_snapshots
     from shared.config import get_settings
     from shared.store import Store
 
-    store = Store(get_settings().database_url)
-    ids = recompute_snapshots(store)
-    if not ids:
+    snapshot_ids = recompute_snapshots(Store(get_settings().database_url))
+    if not snapshot_ids:
         typer.echo("no thesaurus stored: import one first (paramine thesaurus import-...)")
         raise typer.Exit(1)
-    for name, snapshot_id in zip(repository.thesaurus_names(store.engine), ids, strict=True):
+    for name, snapshot_id in snapshot_ids.items():
         typer.echo(f"{name}: snapshot {snapshot_id}")
 
 

@@ -26,20 +26,21 @@ def handle(message: JapaneseSentences, store: Store) -> list[Outgoing]:
     return []
 
 
-def recompute_snapshots(store: Store) -> list[int]:
+def recompute_snapshots(store: Store) -> dict[str, int]:
     """A new versioned similarity snapshot per imported thesaurus whose observations changed
     (the periodic task's work), built with the parameters of its newest snapshot; the id of
-    the newest snapshot for each thesaurus."""
+    the newest snapshot keyed by thesaurus name (a thesaurus imported meanwhile is not in it:
+    listing the names again and pairing them by position paired one with another's id)."""
     from services.thesaurus import repository
 
     store.ensure_schema()
     repository.ensure_schema(store.engine)
-    return [
-        repository.rebuild_snapshot(
+    return {
+        name: repository.rebuild_snapshot(
             store.engine,
             name,
             unless_unchanged=True,
             **repository.snapshot_parameters(store.engine, name),
         )
         for name in repository.thesaurus_names(store.engine)
-    ]
+    }

@@ -116,32 +116,47 @@ def save_thesaurus(engine: sa.Engine, thesaurus: Thesaurus) -> None:
 
 
 def load_thesaurus(engine: sa.Engine, name: str) -> Thesaurus:
-    """The stored thesaurus of that name (``InvalidInput`` when there is none)."""
+    """The stored thesaurus of that name (``InvalidInput`` when there is none).
+
+    Classes, their parents and their words are read by one SELECT joined on the class key,
+    so a re-import committed meanwhile is seen whole or not at all (two SELECTs joined by
+    list position filed words under another version's classes, or raised IndexError)."""
+    parent = thesaurus_classes.alias("parent")
+    query = (
+        sa.select(
+            thesaurus_classes.c.class_id,
+            parent.c.class_id.label("parent_id"),
+            thesaurus_classes.c.label,
+            thesaurus_words.c.word,
+        )
+        .select_from(
+            thesaurus_classes.outerjoin(
+                parent,
+                sa.and_(
+                    parent.c.thesaurus == thesaurus_classes.c.thesaurus,
+                    parent.c.position == thesaurus_classes.c.parent_position,
+                ),
+            ).outerjoin(
+                thesaurus_words,
+                sa.and_(
+                    thesaurus_words.c.thesaurus == thesaurus_classes.c.thesaurus,
+                    thesaurus_words.c.class_position == thesaurus_classes.c.position,
+                ),
+            )
+        )
+        .where(thesaurus_classes.c.thesaurus == name)
+        .order_by(thesaurus_classes.c.position, thesaurus_words.c.word)
+    )
     with engine.connect() as connection:
-        classes = connection.execute(
-            sa.select(
-                thesaurus_classes.c.class_id,
-                thesaurus_classes.c.parent_position,
-                thesaurus_classes.c.label,
-            )
-            .where(thesaurus_classes.c.thesaurus == name)
-            .order_by(thesaurus_classes.c.position)
-        ).all()
-        words = connection.execute(
-            sa.select(thesaurus_words.c.word, thesaurus_words.c.class_position).where(
-                thesaurus_words.c.thesaurus == name
-            )
-        ).all()
-    if not classes:
+        rows = connection.execute(query).all()
+    if not rows:
         raise InvalidInput(f"no thesaurus named {name!r} in the store; import one first")
-    ids = [row.class_id for row in classes]
+    # One row per (class, word), or (class, NULL) for a class without words.
+    classes = {row.class_id: (row.class_id, row.parent_id, row.label) for row in rows}
     return Thesaurus.build(
         name,
-        [
-            (row.class_id, None if row.parent_position < 0 else ids[row.parent_position], row.label)
-            for row in classes
-        ],
-        [(row.word, ids[row.class_position]) for row in words],
+        list(classes.values()),
+        [(row.word, row.class_id) for row in rows if row.word is not None],
     )
 
 
@@ -334,8 +349,10 @@ def rebuild_snapshot(
     """Recompute the similarity model from all stored observations (§4 steps 1–4); snapshot id.
 
     ``unless_unchanged``: when the newest snapshot of the thesaurus was built from as many
-    observations of as many types with the same parameters over as many leaves (observations
-    are only ever added), return its id instead of storing an identical one."""
+    observations of as many types with the same parameters over the same thesaurus content
+    (observations are only ever added; the content by ``Thesaurus.digest``, since a corrected
+    re-import with as many leaves kept serving the old classes), return its id instead of
+    storing an identical one."""
     thesaurus = load_thesaurus(engine, thesaurus_name)
     observed = cooccurrence_counts(engine)
     parameters = {
@@ -348,7 +365,7 @@ def rebuild_snapshot(
             summary.get("parameters") == parameters
             and summary.get("observations") == sum(observed.values())
             and summary.get("observed_types") == len(observed)
-            and summary.get("leaves") == len(thesaurus.leaf_ids)
+            and summary.get("thesaurus_digest") == thesaurus.digest
         )
         if latest is not None and same:
             return latest
@@ -367,6 +384,7 @@ def rebuild_snapshot(
         "kept_types": len(kept),
         "generalised_total": model.total,
         "leaves": len(model.leaf_ids),
+        "thesaurus_digest": thesaurus.digest,
         "corpus_defined_share": corpus_share.get(0, 0.0),
         "round_shares": {str(k): v for k, v in final.defined_share().items()},
         "first_round_cv": estimation.first_round_cv,

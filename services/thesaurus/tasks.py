@@ -11,6 +11,7 @@ process = define_stage_task(app, "thesaurus", handle)
 
 
 @app.task(name="paramine.thesaurus.recompute", acks_late=True)  # type: ignore[untyped-decorator]
-def recompute() -> list[int]:
-    """Rebuild the similarity snapshot of every imported thesaurus from stored observations."""
+def recompute() -> dict[str, int]:
+    """Rebuild the similarity snapshot of every imported thesaurus from stored observations;
+    the newest snapshot id per thesaurus name."""
     return recompute_snapshots(worker_store())

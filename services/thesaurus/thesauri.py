@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import hashlib
 import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -193,6 +194,22 @@ class Thesaurus:
         return result
 
     # -- serialisation ----------------------------------------------------------------------
+
+    @functools.cached_property
+    def digest(self) -> str:
+        """SHA-256 of the content (name, classes with parents and labels, words with their
+        classes) in a canonical order: a re-import that files one word elsewhere changes it,
+        listing the same classes or words in another order does not."""
+        parent_ids = [None if p < 0 else self.class_ids[p] for p in self.parent]
+        content = {
+            "name": self.name,
+            "classes": sorted(zip(self.class_ids, parent_ids, self.labels, strict=True)),
+            "words": {
+                w: sorted(self.class_ids[n] for n in nodes) for w, nodes in self.words.items()
+            },
+        }
+        text = json.dumps(content, ensure_ascii=False, sort_keys=True)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def to_json(self) -> str:
         parent_ids = [None if p < 0 else self.class_ids[p] for p in self.parent]

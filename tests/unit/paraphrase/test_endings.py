@@ -67,6 +67,19 @@ def test_action_noun_from_mobile_sentence() -> None:
     assert action_noun("事故の原因が明らかになった。") is None
 
 
+def test_half_width_katakana_is_read_as_full_width() -> None:
+    # UniDic tags half-width ﾘﾘｰｽ as a plain noun: a mobile sentence in half-width kana had
+    # no action noun, and its pairs were dropped
+    assert action_noun("新機種をﾘﾘｰｽ") == action_noun("新機種をリリース") == "リリース"
+    web = ["新機種をリリースしました。", "新製品をﾘﾘｰｽしました。", "新型機をリリースしました。"]
+    half = [(sentence, "新機種をﾘﾘｰｽ") for sentence in web]
+    full = [(sentence.replace("ﾘﾘｰｽ", "リリース"), "新機種をリリース") for sentence in web]
+    for unit in ("char", "word"):
+        table = mine_endings(half, unit=unit)  # type: ignore[arg-type]
+        assert table == mine_endings(full, unit=unit)  # type: ignore[arg-type]
+        assert [c.suffix for c in table["リリース"]] == ["をリリースしました"]
+
+
 PAIRS = [
     ("政府は新しい方針を発表した。", "政府が新方針を発表"),
     ("会社は新製品を発表した。", "新製品を発表"),

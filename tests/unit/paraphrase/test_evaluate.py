@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -94,8 +95,22 @@ def test_set_agreement_and_kappa_bounds() -> None:
     assert result == again  # seeded Monte Carlo
     assert 0.0 <= result.chance < 1.0
     assert result.kappa == pytest.approx((result.observed - result.chance) / (1 - result.chance))
+
+
+def test_kappa_at_chance_agreement_one_is_one_or_none_never_infinite() -> None:
+    # theta_0 = 1 divided by zero and gave -inf: perfect agreement reported as the worst
+    # value, and json.dumps wrote the non-JSON token -Infinity
     identical = CodedPair(SOURCE, TARGET, frozenset(A_SURE), frozenset(A_SURE), frozenset(A_SURE))
-    assert kappa_c([identical], samples=5).kappa == float("-inf")  # no edits: theta_0 = 1
+    result = kappa_c([identical, identical], samples=5)  # no edits: theta_0 = 1
+    assert (result.observed, result.chance, result.kappa) == (1.0, 1.0, 1.0)
+    assert json.loads(json.dumps(asdict(result), allow_nan=False))["kappa"] == 1.0
+    # One edited cell in 49: with one sample, seed 1 flips no cell, so theta_0 = 1 > theta.
+    source, target = tuple("abcdefg"), tuple("pqrstuv")
+    initial = frozenset((i, i) for i in range(7))
+    edited = CodedPair(source, target, initial, initial - {(3, 3)}, initial)
+    undefined = kappa_c([edited], samples=1, seed=1)
+    assert undefined.chance == 1.0 and undefined.observed < 1.0 and undefined.kappa is None
+    assert json.loads(json.dumps(asdict(undefined), allow_nan=False))["kappa"] is None
 
 
 def test_read_jacana_sure_and_possible(tmp_path: Path) -> None:

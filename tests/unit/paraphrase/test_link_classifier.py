@@ -200,6 +200,16 @@ def test_fit_reproduces_training_gold_and_round_trips(aligner: WordAligner) -> N
     assert split.align(aligner, source, target) == {(0, 0), (2, 2), (3, 3)}
 
 
+def test_probabilities_of_an_empty_side_are_an_empty_matrix(aligner: WordAligner) -> None:
+    # it raised a bare ValueError (a max over a row of nothing); align() guarded, it did not
+    model = LinkClassifier.fit(aligner, PAIRS, use_wordnet=False, l2=0.1)
+    source, target, _ = PAIRS[0]
+    for empty_source, empty_target in ((source, []), ([], target), ([], [])):
+        probabilities = model.probabilities(aligner, empty_source, empty_target)
+        assert probabilities.shape == (len(empty_source), len(empty_target))
+        assert model.align(aligner, empty_source, empty_target) == set()
+
+
 def test_decide_links_uses_the_identical_threshold_on_identical_words_only() -> None:
     probabilities = np.array([[0.4, 0.6], [0.3, 0.35]])
     source, target = ["The", "cat"], ["the", "dog"]

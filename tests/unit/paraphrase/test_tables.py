@@ -92,6 +92,13 @@ def test_a_language_tag_with_an_underscore_is_still_japanese() -> None:
     assert tables.tokens(sentence, "ja_JP") == tables.tokens(sentence, "ja") != [sentence]
 
 
+def test_half_width_katakana_is_no_paraphrase_of_its_full_width_form() -> None:
+    # Japanese tokens were not normalised: ｱｯﾌﾟﾛｰﾄﾞ was listed as a paraphrase of アップロード
+    assert tables.tokens("動画をｱｯﾌﾟﾛｰﾄﾞした", "ja") == tables.tokens("動画をアップロードした", "ja")
+    widths = tables.Observation("ja", "pc-mobile", "動画をアップロードした", "動画をｱｯﾌﾟﾛｰﾄﾞした")
+    assert tables.phrase_paraphrases([widths]) == []
+
+
 def test_overlong_or_unbalanced_pairs_stay_out_of_the_phrase_table() -> None:
     # the HMM is cubic in the length: one 1,500-token pair held every table request 195 s
     pad = " ".join(f"w{k}" for k in range(110))  # 114 tokens a side with the sentence

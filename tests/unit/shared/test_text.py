@@ -31,6 +31,13 @@ def test_normalise_japanese_composes_and_widens_kana_only() -> None:
     assert normalise_japanese("ＡＢＣ１２３") == "ＡＢＣ１２３"  # full-width Latin is kept
 
 
+def test_a_nul_does_not_cut_the_analysis_short() -> None:
+    # MeCab reads a C string: everything after a NUL was lost (本 alone)
+    surfaces = [m.surface for m in analyse_japanese("本\x00を読む。彼は新製品を発表")]
+    assert surfaces == [m.surface for m in analyse_japanese("本 を読む。彼は新製品を発表")]
+    assert surfaces[-3:] == ["製品", "を", "発表"]
+
+
 def test_words_keep_their_combining_marks() -> None:
     # \w leaves combining marks out: Devanagari words fell apart into letters and signs
     assert tokenize_words("मैंने किताब खरीदी।") == ["मैंने", "किताब", "खरीदी", "।"]

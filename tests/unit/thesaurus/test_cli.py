@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
@@ -12,6 +13,7 @@ from typer.testing import CliRunner
 from services.cli import app
 from services.thesaurus import repository
 from services.thesaurus.cooccur import extract_cooccurrences
+from services.thesaurus.thesauri import Thesaurus
 from shared.config import get_settings
 from tests.conftest import REPO
 
@@ -103,3 +105,23 @@ def test_recompute_builds_from_the_stored_observations(store: str, tmp_path: Pat
     repository.record_many(engine, [("s-new", extract_cooccurrences("犬を洗う。"))])
     code, output = _run("thesaurus", "recompute")
     assert code == 0 and output.strip() != f"wlsp: snapshot {built}"
+
+
+def test_recompute_names_each_snapshot_after_its_own_thesaurus(
+    store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the names were listed again after the recompute and zipped with the ids: a thesaurus
+    # imported meanwhile got wlsp's snapshot id printed beside it, then zip raised ValueError
+    engine = sa.create_engine(store)
+    rebuild = repository.rebuild_snapshot
+
+    def rebuild_while_another_is_imported(*args: Any, **kwargs: Any) -> int:
+        snapshot_id = rebuild(*args, **kwargs)
+        thesaurus = Thesaurus.build("alpha", [("root", None, ""), ("a", "root", "")], [])
+        repository.save_thesaurus(engine, thesaurus)
+        return snapshot_id
+
+    monkeypatch.setattr(repository, "rebuild_snapshot", rebuild_while_another_is_imported)
+    code, output = _run("thesaurus", "recompute")
+    assert code == 0 and output == f"wlsp: snapshot {repository.latest_snapshot_id(engine)}\n"
+    assert repository.thesaurus_names(engine) == ["alpha", "wlsp"]

@@ -112,10 +112,81 @@ def test_the_periodic_recompute_keeps_the_build_parameters_and_skips_no_change(
     _feed(engine)
     built = repository.rebuild_snapshot(engine, tree.name, min_pair=1, min_verb=1)
     store = Store(str(engine.url))
-    assert recompute_snapshots(store) == [built]  # nothing new: no new snapshot
+    assert recompute_snapshots(store) == {tree.name: built}  # nothing new: no new snapshot
     repository.record_many(engine, [("s-new", extract_cooccurrences("犬を洗う。"))])
-    (again,) = recompute_snapshots(store)
+    (again,) = recompute_snapshots(store).values()
     snapshot = repository.load_snapshot(engine, again)
     assert again != built and snapshot.summary["parameters"]["min_verb"] == 1
     answer = repository.similarity(engine, "犬", "猫")
     assert answer is not None and answer.match is not None and answer.match.round == 0
+
+
+def _animals_and_food(*order: str) -> Thesaurus:
+    """Classes ``order`` under one root; 犬 and 猫 in animal, 林檎 and 蜜柑 in food."""
+    return Thesaurus.build(
+        "t",
+        [("root", None, "root"), *((cid, "root", cid) for cid in order)],
+        [("犬", "animal"), ("猫", "animal"), ("林檎", "food"), ("蜜柑", "food")],
+    )
+
+
+def _memberships(thesaurus: Thesaurus) -> dict[str, list[str]]:
+    return {w: [thesaurus.class_ids[n] for n in nodes] for w, nodes in thesaurus.words.items()}
+
+
+@pytest.mark.parametrize(
+    "reimported",
+    [("food", "animal"), ("animal", "plant", "food")],
+    ids=["classes-reordered", "class-added"],
+)
+def test_a_reimport_between_the_reads_of_a_load_mixes_no_classes(
+    tmp_path: Path, reimported: tuple[str, ...]
+) -> None:
+    # classes and words were two SELECTs joined by list position: a re-import committed
+    # between them filed 犬 under food, or raised IndexError when a class was added
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    reader, writer = make_engine(url), make_engine(url)  # the writer: another process
+    repository.ensure_schema(reader)
+    repository.save_thesaurus(reader, _animals_and_food("animal", "food"))
+    statements: list[str] = []
+
+    def import_after_the_first_read(*args: object) -> None:
+        statements.append(str(args[2]))
+        if len(statements) == 2:  # the load has read once already
+            repository.save_thesaurus(writer, _animals_and_food(*reimported))
+
+    sa.event.listen(reader, "before_cursor_execute", import_after_the_first_read)
+    try:
+        loaded = repository.load_thesaurus(reader, "t")
+    finally:
+        sa.event.remove(reader, "before_cursor_execute", import_after_the_first_read)
+    expected = {"犬": ["animal"], "猫": ["animal"], "林檎": ["food"], "蜜柑": ["food"]}
+    assert _memberships(loaded) == expected  # the same in both versions
+    assert set(loaded.class_ids) in ({"root", "animal", "food"}, {"root", *reimported})
+
+
+def test_the_periodic_recompute_rebuilds_after_a_reimport_with_as_many_leaves(
+    engine: sa.Engine,
+) -> None:
+    # it compared only parameters, observation counts and the number of leaves, so a
+    # corrected thesaurus (林檎 moved from tool to food) kept serving the old snapshot
+    classes = [("root", None, "root"), ("food", "root", "food"), ("tool", "root", "tool")]
+    wrong = Thesaurus.build("t", classes, [("林檎", "tool"), ("蜜柑", "food"), ("鋏", "tool")])
+    fixed = Thesaurus.build("t", classes, [("林檎", "food"), ("蜜柑", "food"), ("鋏", "tool")])
+    repository.save_thesaurus(engine, wrong)
+    sentences = ["林檎を食べる。", "蜜柑を食べる。", "鋏を使う。"]
+    repository.record_many(
+        engine, [(f"s{k}", extract_cooccurrences(text)) for k, text in enumerate(sentences)]
+    )
+    built = repository.rebuild_snapshot(engine, "t", min_pair=1, min_verb=1)
+    store = Store(str(engine.url))
+    assert recompute_snapshots(store) == {"t": built}  # nothing changed: kept
+    repository.save_thesaurus(engine, fixed)
+    assert len(fixed.leaves) == len(wrong.leaves)
+    rebuilt = recompute_snapshots(store)["t"]
+    assert rebuilt != built
+    assert _memberships(repository.load_snapshot(engine, rebuilt).thesaurus)["林檎"] == ["food"]
+    answer = repository.similarity(engine, "林檎", "蜜柑")
+    assert answer is not None and answer.match is not None
+    assert answer.match.first_class == answer.match.second_class == "food"
+    assert recompute_snapshots(store) == {"t": rebuilt}  # and kept again after that
