@@ -392,6 +392,7 @@ class _Submitted:
     pair_ids: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
     requests: int = 0
+    too_large: list[str] = field(default_factory=list)  # pairs the gateway refused (413)
 
 
 class _GatewayRefused(Exception):
@@ -487,6 +488,14 @@ def _send_chunks(
             half = len(chunk) // 2
             pending += [chunk[half:], chunk[:half]]
             continue
+        if response.status_code == 413:
+            # One pair over the gateway's body limit: refused, the rest goes on (it stopped
+            # the whole submit, and sending again met the same 413).
+            pair_id = json.loads(chunk[0]).get("id", "?")
+            submitted.too_large.append(
+                f"page pair {pair_id}: {len(chunk[0]):,} bytes, over the gateway's body limit"
+            )
+            continue
         if response.status_code >= 400:
             raise _GatewayRefused(f"gateway answered {response.status_code}: {response.text}")
         answer = response.json()
@@ -500,9 +509,6 @@ def _submit_to_gateway(gateway: str, job: Job, api_key: str | None) -> None:
     # id build_job derived from every pair (the gateway adds each request's pairs to that job).
     import httpx
 
-    if not job.pairs:
-        console.print("[red]nothing to submit[/red]: no page pair was read")
-        raise typer.Exit(1)
     headers = {"Content-Type": "application/json"}
     if api_key:
         headers["X-API-Key"] = api_key
@@ -522,6 +528,10 @@ def _submit_to_gateway(gateway: str, job: Job, api_key: str | None) -> None:
     try:
         with httpx.Client(timeout=120) as client:
             _send_chunks(client, url, headers, chunks, submitted)
+            # What was refused here, or by the gateway's body limit, becomes dead letters of
+            # the job there, as with `process` (it was only printed here).
+            refusals = [str(error) for error in job.refused] + submitted.too_large
+            _send_refusals(client, url, headers, refusals, submitted)
     except _GatewayRefused as exc:
         _print_partial_submit(str(exc), submitted, job)
         raise typer.Exit(1) from None
@@ -529,6 +539,35 @@ def _submit_to_gateway(gateway: str, job: Job, api_key: str | None) -> None:
         _print_partial_submit(f"{exc.__class__.__name__}: {exc}", submitted, job)
         raise typer.Exit(1) from None
     typer.echo(json.dumps(asdict(submitted), ensure_ascii=False))
+    if not job.pairs:
+        console.print("[red]nothing submitted[/red]: no page pair was read")
+    if submitted.refused or not job.pairs:
+        raise typer.Exit(1)  # as `process`: the rest went in, the refusals are dead letters
+
+
+# Refusals per request (each reason cut to the gateway's limit on one).
+_REFUSALS_PER_REQUEST = 1_000
+
+
+def _send_refusals(
+    client: httpx.Client,
+    url: str,
+    headers: dict[str, str],
+    refusals: Sequence[str],
+    submitted: _Submitted,
+) -> None:
+    from shared.schemas import MAX_REFUSAL_CHARS
+
+    for start in range(0, len(refusals), _REFUSALS_PER_REQUEST):
+        batch = [
+            reason[:MAX_REFUSAL_CHARS] for reason in refusals[start : start + _REFUSALS_PER_REQUEST]
+        ]
+        body = json.dumps({"job_id": submitted.job_id, "refused": batch}).encode("utf-8")
+        response = _post_ingest(client, url, body, headers)
+        submitted.requests += 1
+        if response.status_code >= 400:
+            raise _GatewayRefused(f"gateway answered {response.status_code}: {response.text}")
+        submitted.refused += response.json()["refused"]
 
 
 def _print_partial_submit(reason: str, submitted: _Submitted, job: Job) -> None:

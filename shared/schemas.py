@@ -30,6 +30,7 @@ class Message(BaseModel):
 JOB_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,64}$"
 # Page pairs in one ingest request (the gateway's bound; ``paramine submit`` splits below it).
 MAX_INGEST_PAIRS = 10_000
+MAX_REFUSAL_CHARS = 2_000  # of one refused input's reason sent to the gateway by a client
 
 
 # A language code: ISO 639 with optional region or script subtags (en, en-GB, zh_Hant).

@@ -7,7 +7,14 @@ from dataclasses import asdict
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response, status
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from services.gateway.deps import AdminKey, IngestKey, SettingsDep, StoreDep
 from shared.errors import InvalidInput
@@ -19,6 +26,7 @@ from shared.schemas import (
     JOB_ID_PATTERN,
     LANG_PATTERN,
     MAX_INGEST_PAIRS,
+    MAX_REFUSAL_CHARS,
     ArticleBatch,
     ArticleIn,
     Page,
@@ -44,7 +52,18 @@ class IngestRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     job_id: str | None = Field(default=None, pattern=JOB_ID_PATTERN)
-    pairs: list[dict[str, Any]] = Field(min_length=1, max_length=MAX_INGEST_PAIRS)
+    pairs: list[dict[str, Any]] = Field(default_factory=list, max_length=MAX_INGEST_PAIRS)
+    # Inputs the client could not read or send (``paramine submit``): recorded as ingest
+    # dead letters of the job with these reasons, as if refused here.
+    refused: list[Annotated[str, Field(max_length=MAX_REFUSAL_CHARS)]] = Field(
+        default_factory=list, max_length=MAX_INGEST_PAIRS
+    )
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> IngestRequest:
+        if not self.pairs and not self.refused:
+            raise ValueError("give at least one page pair (or refused input)")
+        return self
 
 
 class IngestResponse(BaseModel):
@@ -186,6 +205,7 @@ async def ingest_page_pairs(request: Request, store: StoreDep, _key: IngestKey) 
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
             items.append(InvalidInput(f"pairs[{number}].{where}: {first['msg']}"))
+    items += [InvalidInput(f"refused by the client: {reason}") for reason in ingest.refused]
     job = build_job(items, ingest.job_id)
     metrics = stage_metrics()
     metrics.messages_in.labels("gateway").inc(len(ingest.pairs))

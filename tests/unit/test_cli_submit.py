@@ -214,3 +214,31 @@ def test_the_pairs_bound_of_submit_is_the_gateways(store_url: str) -> None:
     client = TestClient(create_app(Settings()))
     refused = client.post("/v1/page-pairs", json={"pairs": [{}] * (max_pairs + 1)})
     assert refused.status_code == 422
+
+
+def test_submit_records_what_it_cannot_send_and_sends_the_rest(
+    tmp_path: Path, store_url: str, serve: Callable[[ASGIApp], str]
+) -> None:
+    # A pair over the gateway's body limit stopped the whole submit (later pairs never sent),
+    # and inputs refused while reading were only printed: no dead letter, job 'done', exit 0.
+    crawl = manifest(tmp_path / "crawl.jsonl")
+    huge = {
+        "id": "huge",
+        "src": {"url": "https://x.org/en/huge", "lang": "en", "html": "<p>big</p>" * 400},
+        "tgt": {"url": "https://x.org/de/huge", "lang": "de", "html": "<p>groß</p>" * 400},
+    }
+    lines = crawl.read_text(encoding="utf-8").splitlines()
+    lines[:0] = [json.dumps(huge), "{not json"]
+    crawl.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    url = serve(create_app(Settings(max_body_bytes=BODY_LIMIT)))
+    result = CliRunner().invoke(cli.app, ["submit", str(crawl), "--gateway", url])
+    assert result.exit_code == 1, result.output
+    answer = json.loads(result.stdout.strip().splitlines()[-1])
+    assert answer["accepted"] == PAIRS and len(answer["refused"]) == 2
+    store = Store(store_url)
+    status = store.job_status(answer["job_id"])
+    assert status is not None
+    assert (status.pairs, status.completed, status.refused) == (PAIRS, PAIRS, 2)
+    reasons = sorted(letter["reason"] for letter in store.list_dead_letters())
+    assert len(reasons) == 2
+    assert "crawl.jsonl:2" in reasons[0] and "over the gateway's body limit" in reasons[1]
