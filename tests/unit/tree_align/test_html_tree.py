@@ -295,3 +295,27 @@ def test_noframes_fallback_text_is_not_page_text() -> None:
     )
     assert all("<" not in text for text in page_text(parse_html(page)))
     assert not any("Use frames" in text for text in page_text(parse_html(page)))
+
+
+def test_too_many_elements_are_refused_before_the_tree_is_built() -> None:
+    # The element limit was checked on the built tree: an 18 MB page of <p> (under the byte
+    # limit) took about 750 MB before it was refused. Peak memory of a fresh process, so the
+    # parser's C allocations count too.
+    import subprocess
+    import sys
+
+    script = (
+        "import resource\n"
+        "from services.tree_align.html_tree import parse_html\n"
+        "from shared.errors import InputTooLarge\n"
+        "try:\n"
+        "    parse_html('<html><body>' + '<p>x' * 4_900_000)\n"
+        "except InputTooLarge as error:\n"
+        "    print(error)\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert output[0] == "HTML page has more than 300,000 nodes"
+    assert int(output[1]) < 300, f"peak {output[1]} MB"
