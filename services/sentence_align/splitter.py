@@ -32,7 +32,7 @@ _ABBREVIATION_LIST = """
     etc vs cf ca bzw z.b d.h u.a usw vgl nr st dr prof mr mrs ms jr sr no fig e.g i.e approx
     dept inc ltd co corp jan feb mar apr jun jul aug sep sept oct nov dec m mme mlle mm env
     p ex cie ste av bd chap vol éd ed hr hrn frl evtl ggf inkl jh jhs mio mrd sog tel u.ä
-    z.t zit bspw abs art ff
+    z.t zit bspw abs art ff str abb geb tab kap hrsg
 """
 _COMMON_ABBREVIATIONS = frozenset(_ABBREVIATION_LIST.split())
 _MONTH_LIST = """
@@ -41,12 +41,24 @@ _MONTH_LIST = """
     january february march may june july october december
 """
 _MONTHS = frozenset(_MONTH_LIST.split())
+# Words before a German ordinal ("der 2. Weltkrieg", "im 19. Jahrhundert", "zum 3. Mal").
+_ORDINAL_LIST = """
+    der die das dem den des am im vom zum zur beim ab bis seit um ihr ihre ihrem ihren
+    sein seine seinem seinen dieser diese dieses diesem diesen jeder jede jedes jedem jeden
+"""
+_ORDINAL_CONTEXT = frozenset(_ORDINAL_LIST.split())
+# Languages that write a date as day.month. ("am 24.12."): elsewhere "2.5." is a decimal
+# number that ends a sentence.
+_DAY_MONTH_LANGS = frozenset({"de", "cs", "sk", "pl", "fi", "da", "nb", "no", "hr", "sl", "sr"})
 
 # A candidate boundary: terminator run, optional closing quotes/brackets, then whitespace.
 # French sets a space (often no-break) before a closing guillemet: « Bonjour. » Il partit.
 # German closes with “ and ‘ („Ja.“ Dann ...); before a word they open, and need no rule.
-_EURO_BOUNDARY = re.compile(r"([.!?…]+)((?:[ \u00a0\u202f]?[\"'»”’“‘)\]])*)(\s+)")
-_SENTENCE_START = re.compile(r"(?:[\"'«“‘(\[¿¡]\s?)*\w")
+# German also quotes »so« and ‹so›: an unspaced « ‹ › after the stop closes the sentence
+# ("»Ja.« Dann"), a spaced « opens the next one in French.
+_EURO_BOUNDARY = re.compile(r"([.!?…]+)((?:[ \u00a0\u202f]?[\"'»”’“‘)\]]|[«‹›])*)(\s+)")
+# A sentence starts at a word, after opening quotes, brackets or a dialogue dash.
+_SENTENCE_START = re.compile(r"(?:[\"'«»“‘„‚‹›(\[¿¡–—]\s?)*\w")
 _WORD = re.compile(r"\w+")
 _LINE_BREAK = re.compile(r"\s*\n\s*")
 # Page lines (newline_is_boundary): what ends a line as a unit, and the first word of a line
@@ -70,6 +82,15 @@ def _unclosed_brackets(text: str) -> set[int]:
     return set(open_positions)
 
 
+def _inside_latin(text: str, index: int) -> bool:
+    """An ASCII ! or ? inside Latin text ("Yahoo!ニュース", "?id=3" in a URL): after an
+    ASCII character and before neither a space nor the end, it ends no sentence."""
+    if text[index] not in "!?":
+        return False
+    after = text[index + 1 : index + 2]
+    return index > 0 and text[index - 1].isascii() and after != "" and not after.isspace()
+
+
 def _split_cjk(text: str) -> list[str]:
     sentences: list[str] = []
     literal = _unclosed_brackets(text)
@@ -82,7 +103,7 @@ def _split_cjk(text: str) -> list[str]:
             depth += 1
         elif char in _CJK_CLOSE:
             depth = max(0, depth - 1)
-        elif char in _CJK_TERMINATORS and depth == 0:
+        elif char in _CJK_TERMINATORS and depth == 0 and not _inside_latin(text, index):
             # Keep runs such as ！？ together with the sentence they end.
             while index + 1 < len(text) and text[index + 1] in _CJK_TERMINATORS:
                 index += 1
@@ -107,7 +128,7 @@ def _is_day_and_month(parts: list[str]) -> bool:
     return 1 <= int(parts[0]) <= 31 and 1 <= int(parts[1]) <= 12
 
 
-def _is_european_boundary(text: str, match: re.Match[str]) -> bool:
+def _is_european_boundary(text: str, match: re.Match[str], lang: str) -> bool:
     # matched in place (no copy of the rest of the text: a copy per candidate boundary made
     # splitting quadratic in the length of a long block)
     start = _SENTENCE_START.match(text, match.end())
@@ -120,30 +141,39 @@ def _is_european_boundary(text: str, match: re.Match[str]) -> bool:
         return True  # ! ? … and runs like "..." before a capital end a sentence
     token = _previous_token(text, match.start()).lstrip("\"'«“‘([")
     word = token.lower()
-    if word in _COMMON_ABBREVIATIONS:
-        return False
+    if word in _COMMON_ABBREVIATIONS or (lang == "de" and word.endswith("str")):
+        return False  # "-str." is -straße in German street names ("Hauptstr. 5")
     if len(token) == 1 and token.isalpha():
         return False  # an initial: "J. Smith"
     parts = token.split(".")
     if "." in token and all(len(part) <= 2 and not part.isdigit() for part in parts):
         return False  # "z.B.", "U.S."
-    if _is_day_and_month(parts):
+    if lang in _DAY_MONTH_LANGS and _is_day_and_month(parts):
         return False  # a German date "am 24.12. Abends": the period ends the month
     # other numbers ("$3.50.", "Version 2.0.", "3.14.") end the sentence like any word
     if token.isdigit() and len(token) <= 2:
-        # German ordinals ("am 3. Mai", "der 2. Weltkrieg"): a short number + period before
-        # a month name or a capitalised word is read as an ordinal, not a sentence end.
+        # Ordinals ("am 3. Mai", "der 2. Weltkrieg"): a short number + period before a
+        # month name, or after an article or preposition in German, is no sentence end.
         next_word = _WORD.match(text, start.end() - 1)
         if next_word is not None and next_word.group(0).lower() in _MONTHS:
+            return False
+        if lang == "de" and _previous_word(text, match.start() - len(token)) in _ORDINAL_CONTEXT:
             return False
     return True
 
 
-def _split_european(text: str) -> list[str]:
+def _previous_word(text: str, end: int) -> str:
+    """The lowercase word ending before the whitespace that ends at ``end``."""
+    while end > 0 and text[end - 1].isspace():
+        end -= 1
+    return _previous_token(text, end).lower()
+
+
+def _split_european(text: str, lang: str) -> list[str]:
     sentences: list[str] = []
     start = 0
     for match in _EURO_BOUNDARY.finditer(text):
-        if _is_european_boundary(text, match):
+        if _is_european_boundary(text, match, lang):
             sentences.append(text[start : match.end(2)])
             start = match.end()
     sentences.append(text[start:])
@@ -204,6 +234,6 @@ def split_sentences(text: str, lang: str, *, newline_is_boundary: bool = False) 
             # A line break inside a chunk is layout, not a boundary: CJK text runs on without
             # spaces, European text gets a space.
             block = _LINE_BREAK.sub("" if cjk else " ", block)
-        pieces = _split_cjk(block) if cjk else _split_european(block)
+        pieces = _split_cjk(block) if cjk else _split_european(block, code)
         sentences.extend(piece.strip() for piece in pieces if piece.strip())
     return sentences

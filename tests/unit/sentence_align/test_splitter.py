@@ -149,3 +149,56 @@ def test_a_japanese_page_line_after_a_comma_or_an_open_bracket_continues() -> No
     # headings, menu items and closed brackets stay lines
     for text in ("会社について\n当社は東京にあります。", "お知らせ（重要）\n休業日のご案内"):
         assert split_sentences(text, "ja", newline_is_boundary=True) == text.split("\n")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Der 2. Weltkrieg endete 1945.",
+        "Im 19. Jahrhundert wuchs die Stadt.",
+        "Er wohnt in der Hauptstr. 5 in Bern.",
+        "Siehe Abb. 3 unten.",
+        "Sie wurde geb. 1950 in Wien.",
+    ],
+)
+def test_german_ordinals_and_abbreviations_before_numbers_end_no_sentence(text: str) -> None:
+    assert split_sentences(text, "de") == [text]
+
+
+def test_a_day_and_month_is_a_date_only_where_dates_are_written_so() -> None:
+    # "2.5." was read as the 2nd of May in every language: the sentence after it stayed on
+    assert split_sentences("The rate is 2.5. Then it fell.", "en") == [
+        "The rate is 2.5.",
+        "Then it fell.",
+    ]
+    assert split_sentences("Am 2.5. Abends kam er.", "de") == ["Am 2.5. Abends kam er."]
+
+
+def test_german_quotes_and_dialogue_dashes() -> None:
+    assert split_sentences("Er ging. „Warum?“ fragte sie.", "de") == [
+        "Er ging.",
+        "„Warum?“ fragte sie.",
+    ]
+    assert split_sentences("Er sagte: »Nein.« Dann ging er.", "de") == [
+        "Er sagte: »Nein.«",
+        "Dann ging er.",
+    ]
+    assert split_sentences("Sie nickte. – Gut, sagte er.", "de") == [
+        "Sie nickte.",
+        "– Gut, sagte er.",
+    ]
+    # French: a spaced « opens the next sentence
+    assert split_sentences("Il partit. « Bonjour », dit-elle.", "fr") == [
+        "Il partit.",
+        "« Bonjour », dit-elle.",
+    ]
+
+
+def test_an_ascii_mark_inside_latin_text_ends_no_japanese_sentence() -> None:
+    text = "Yahoo!ニュースで見た。詳細はhttp://example.jp/a?id=3を参照。すごい!本当に?"
+    assert split_sentences(text, "ja") == [
+        "Yahoo!ニュースで見た。",
+        "詳細はhttp://example.jp/a?id=3を参照。",
+        "すごい!",
+        "本当に?",
+    ]
