@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 
-from shared.text import analyse_japanese, normalise_japanese, tokenize_words
+from shared.text import analyse_japanese, japanese_nouns, normalise_japanese, tokenize_words
 
 TEXTS = (
     "強い冬型の気圧配置の影響で、東北地方では12日、各地で大雪となった。" * 20,
@@ -43,3 +43,11 @@ def test_words_keep_their_combining_marks() -> None:
     assert tokenize_words("मैंने किताब खरीदी।") == ["मैंने", "किताब", "खरीदी", "।"]
     decomposed = unicodedata.normalize("NFD", "Grüße aus Köln, well-known!")
     assert tokenize_words(decomposed) == ["Grüße", "aus", "Köln", ",", "well-known", "!"]
+
+
+def test_numbers_and_the_counters_after_them_are_no_content_nouns() -> None:
+    # shared by unrelated articles of one day, they paired an accident with a baseball game
+    nouns = japanese_nouns("２０２４年３月５日、車５台の事故で１０人がけが。損害は１００万円。")
+    assert nouns == ["車", "事故", "けが", "損害"]
+    # a counter-like noun that follows no number stays a noun
+    assert japanese_nouns("去年から円が上がった。時は金なり。") == ["去年", "円", "時", "金"]
