@@ -105,9 +105,9 @@ def test_article_pairs_of_a_batch_get_positions_through_the_batch(tmp_path: Path
         job_id="j1",
         web=[
             ArticleIn(id="w1", date=day, title="東北で大雪", body=SNOW_WEB,
-                      keywords=["大雪", "東北", "新幹線"], url="https://news.example.jp/w1"),
+                      keywords=["大雪", "東北", "新幹線", "積雪"], url="https://news.example.jp/w1"),
             ArticleIn(id="w2", date=day, title="プロ野球の日程", body=BALL_WEB,
-                      keywords=["プロ野球", "開幕戦", "東京ドーム"], url="https://news.example.jp/w2"),
+                      keywords=["プロ野球", "開幕戦", "東京ドーム", "巨人"], url="https://news.example.jp/w2"),
         ],
         mobile=[
             ArticleIn(id="m1", date=day, body=SNOW_MOBILE, url="https://m.news.example.jp/m1"),

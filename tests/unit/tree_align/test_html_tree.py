@@ -304,15 +304,18 @@ def test_too_many_elements_are_refused_before_the_tree_is_built() -> None:
     import subprocess
     import sys
 
+    # VmHWM, not ru_maxrss: Linux keeps ru_maxrss across exec, so a child of a large pytest
+    # process reported the parent's size.
     script = (
-        "import resource\n"
+        "import re\n"
         "from services.tree_align.html_tree import parse_html\n"
         "from shared.errors import InputTooLarge\n"
         "try:\n"
         "    parse_html('<html><body>' + '<p>x' * 4_900_000)\n"
         "except InputTooLarge as error:\n"
         "    print(error)\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n"
+        "status = open('/proc/self/status').read()\n"
+        "print(int(re.search(r'VmHWM:\\s+(\\d+)', status).group(1)) // 1024)\n"
     )
     output = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
