@@ -392,7 +392,6 @@ class _Submitted:
     pair_ids: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
     requests: int = 0
-    too_large: list[str] = field(default_factory=list)  # pairs the gateway refused (413)
 
 
 class _GatewayRefused(Exception):
@@ -475,10 +474,11 @@ def _send_chunks(
     headers: dict[str, str],
     chunks: list[list[bytes]],
     submitted: _Submitted,
-) -> None:
+) -> list[str]:
     """Send every chunk under ``submitted.job_id``, merging the gateway's answers into
     ``submitted``; a chunk refused as too large (413: the gateway's limit is below ours) is
-    halved and sent again."""
+    halved and sent again. Returns the refusals of single pairs still too large."""
+    too_large: list[str] = []
     pending = chunks[::-1]  # a stack: the next chunk on top, halves pushed back in order
     while pending:
         chunk = pending.pop()
@@ -492,7 +492,7 @@ def _send_chunks(
             # One pair over the gateway's body limit: refused, the rest goes on (it stopped
             # the whole submit, and sending again met the same 413).
             pair_id = json.loads(chunk[0]).get("id", "?")
-            submitted.too_large.append(
+            too_large.append(
                 f"page pair {pair_id}: {len(chunk[0]):,} bytes, over the gateway's body limit"
             )
             continue
@@ -502,6 +502,7 @@ def _send_chunks(
         submitted.accepted += int(answer["accepted"])
         submitted.pair_ids += answer["pair_ids"]
         submitted.refused += answer["refused"]
+    return too_large
 
 
 def _submit_to_gateway(gateway: str, job: Job, api_key: str | None) -> None:
@@ -527,10 +528,10 @@ def _submit_to_gateway(gateway: str, job: Job, api_key: str | None) -> None:
     submitted = _Submitted(job.job_id)
     try:
         with httpx.Client(timeout=120) as client:
-            _send_chunks(client, url, headers, chunks, submitted)
+            too_large = _send_chunks(client, url, headers, chunks, submitted)
             # What was refused here, or by the gateway's body limit, becomes dead letters of
             # the job there, as with `process` (it was only printed here).
-            refusals = [str(error) for error in job.refused] + submitted.too_large
+            refusals = [str(error) for error in job.refused] + too_large
             _send_refusals(client, url, headers, refusals, submitted)
     except _GatewayRefused as exc:
         _print_partial_submit(str(exc), submitted, job)

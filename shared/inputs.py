@@ -90,7 +90,7 @@ def pairs_from_html_dir(directory: Path) -> Iterator[PairSource | InvalidInput]:
         pc = [v for v in variants if v.endswith("-pc")]
         mobile = [v for v in variants if v.endswith("-mobile")]
         if len(pc) == 1 and len(mobile) == 1 and len(variants) == 2:
-            yield _file_pair(variants[pc[0]], variants[mobile[0]], "pc-mobile")
+            yield _file_pair(variants, pc[0], mobile[0], "pc-mobile")
             continue
         langs = sorted(variants)
         if len(langs) != 2 or pc or mobile:
@@ -101,19 +101,25 @@ def pairs_from_html_dir(directory: Path) -> Iterator[PairSource | InvalidInput]:
             continue
         # English first when present, so translation pairs read en → xx.
         first, second = sorted(langs, key=lambda lang: (lang.split("-")[0] != "en", lang))
-        yield _file_pair(variants[first], variants[second], "translation")
+        yield _file_pair(variants, first, second, "translation")
 
 
-def _file_pair(src: Path, tgt: Path, kind: str) -> PairSource | InvalidInput:
+def _file_pair(
+    variants: dict[str, Path], src: str, tgt: str, kind: str
+) -> PairSource | InvalidInput:
+    """The pair of two versions of one page (``variants``: version -> file)."""
     try:
-        return PairSource(_file_page(src), _file_page(tgt), kind, origin=str(src.parent))
+        return PairSource(
+            _file_page(variants[src], src), _file_page(variants[tgt], tgt), kind,
+            origin=str(variants[src].parent),
+        )  # fmt: skip
     except (InvalidInput, OSError, ValueError) as exc:  # the rest of the directory goes on
-        return InvalidInput(f"{src.name} + {tgt.name} in {src.parent}: {str(exc)[:200]}")
+        names = f"{variants[src].name} + {variants[tgt].name}"
+        return InvalidInput(f"{names} in {variants[src].parent}: {str(exc)[:200]}")
 
 
-def _file_page(path: Path) -> Page:
-    variant = _HTML_FILE.match(path.name)
-    lang = re.sub(r"-(?:pc|mobile)$", "", variant.group("variant").lower()) if variant else "und"
+def _file_page(path: Path, variant: str) -> Page:
+    lang = re.sub(r"-(?:pc|mobile)$", "", variant)  # ja-pc -> ja, en-gb stays
     return Page(url=path.resolve().as_uri(), lang=lang, html=decode_html(path.read_bytes()))
 
 

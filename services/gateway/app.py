@@ -46,11 +46,11 @@ async def _invalid_request(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     return JSONResponse(
         status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
-        content={"detail": jsonable_encoder(without_inputs(exc.errors()))},
+        content={"detail": jsonable_encoder(_without_inputs(exc.errors()))},
     )
 
 
-def without_inputs(errors: Sequence[Any]) -> list[dict[str, Any]]:
+def _without_inputs(errors: Sequence[Any]) -> list[dict[str, Any]]:
     """Validation errors without the values they refused (``input``) and their context."""
     return [
         {key: value for key, value in error.items() if key not in ("input", "ctx", "url")}

@@ -199,15 +199,7 @@ def _cjk_continues(previous: str, line: str) -> bool:
     comma or leaves a bracket open ("彼は「今日は" + "晴れだ」と言った。")."""
     if not line.strip():
         return False
-    if previous.rstrip()[-1:] in _CJK_COMMAS:
-        return True
-    depth = 0
-    for char in previous:
-        if char in _CJK_OPEN:
-            depth += 1
-        elif char in _CJK_CLOSE:
-            depth = max(0, depth - 1)
-    return depth > 0
+    return previous.rstrip()[-1:] in _CJK_COMMAS or bool(_unclosed_brackets(previous))
 
 
 def _continues(previous: str, line: str) -> bool:
