@@ -21,6 +21,7 @@ BENCHMARKS = (
     "sentence_align",
     "bam_anchors",
     "sentence_align_ablation",
+    "sentence_align_missing_block",
     "web_mobile",
     "tree_align_pages",
     "tree_align_speed",

@@ -15,12 +15,13 @@ Run: ``.venv/bin/python -m benchmarks.sentence_align`` from the repository root.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -61,19 +62,26 @@ DEV_PARTS = 4  # pseudo-documents of the multi-document dev setting
 LARGE_SENTENCES = int(os.environ.get("PARAMINE_LARGE_SENTENCES", "100000"))
 
 
-def synthetic_document(documents: Sequence[DocumentPair], n_src: int) -> DocumentPair:
-    """Real gold beads sampled (seeded) and concatenated until the source has n_src lines."""
-    pool = [
+def bead_pool(documents: Sequence[DocumentPair]) -> list[tuple[list[str], list[str]]]:
+    """The sentences of every gold bead of the documents, as (source, target) lists."""
+    return [
         ([doc.src[i] for i in bead.src], [doc.tgt[j] for j in bead.tgt])
         for doc in documents
         for bead in doc.gold
     ]
-    rng = np.random.default_rng(SEED)
+
+
+def concatenate_beads(
+    name: str, beads: Iterable[tuple[list[str], list[str]]], n_src: int
+) -> DocumentPair:
+    """A document of the beads in order, until the source has ``n_src`` lines (or they run
+    out), with its gold beads."""
     src: list[str] = []
     tgt: list[str] = []
     gold: list[Bead] = []
-    while len(src) < n_src:
-        src_part, tgt_part = pool[int(rng.integers(len(pool)))]
+    for src_part, tgt_part in beads:
+        if len(src) >= n_src:
+            break
         gold.append(
             Bead(
                 tuple(range(len(src), len(src) + len(src_part))),
@@ -82,7 +90,15 @@ def synthetic_document(documents: Sequence[DocumentPair], n_src: int) -> Documen
         )
         src += src_part
         tgt += tgt_part
-    return DocumentPair("synthetic", src, tgt, gold)
+    return DocumentPair(name, src, tgt, gold)
+
+
+def synthetic_document(documents: Sequence[DocumentPair], n_src: int) -> DocumentPair:
+    """Real gold beads sampled (seeded) and concatenated until the source has n_src lines."""
+    pool = bead_pool(documents)
+    rng = np.random.default_rng(SEED)
+    sampled = (pool[int(rng.integers(len(pool)))] for _ in itertools.count())
+    return concatenate_beads("synthetic", sampled, n_src)
 
 
 def run_large(method: str, n_src: int) -> dict[str, float]:

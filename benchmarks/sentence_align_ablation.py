@@ -33,15 +33,21 @@ from benchmarks.sentence_align_length import REPO, load
 from services.sentence_align._two_pass import LexicalSettings
 from services.sentence_align.beads import Bead
 from services.sentence_align.evaluate import bootstrap_difference, score_documents
-from services.sentence_align.hybrid import HYBRID_SETTINGS, TEXTBERG_DEV_SETTINGS, align_hybrid
+from services.sentence_align.hybrid import (
+    HYBRID_SETTINGS,
+    PLAIN_FIRST_PASS_SETTINGS,
+    TEXTBERG_DEV_SETTINGS,
+    align_hybrid,
+)
 
 RESULT = REPO / "benchmarks" / "results" / "sentence_align_ablation.md"
 INTRO = (
     "The hybrid objective's five components that were chosen by strict F1 on the one Text+Berg dev "
     "document (cheap deletions, the refinement round's diagonal prior, the sentence-end model, "
     "the deletion model, the anchor-token model; services/sentence_align/hybrid.py), each "
-    "switched off in turn (as the settings it had before it was chosen), and all five (the "
-    "default since session 14). Scored on the "
+    "switched off in turn (as the settings it had before it was chosen), all five (the "
+    "default of sessions 14-19), and all five with the anchored length pass of session 20 "
+    "(_two_pass.anchored_length_pass, the default since). Scored on the "
     "Text+Berg dev document (where they were chosen) and on the paraphrase documents of "
     "benchmarks/bam_anchors.py (two versions of one English text from real Edinburgh++ and "
     "MSRP sentence pairs with seeded insertions, deletions, 1-2 splits and 2-1 merges; the "
@@ -53,7 +59,8 @@ INTRO = (
 # The deletion model reads the sentence-end model's classes, so switching the sentence-end
 # model off switches both off.
 DEV_CHOSEN = "Text+Berg dev-chosen settings (the default until session 14)"
-ALL_OFF = "all five off (the default since session 14)"
+ALL_OFF = "all five off (the default of sessions 14-19)"
+ANCHORED = "all five off, anchored length pass (the default since session 20)"
 VARIANTS: dict[str, LexicalSettings] = {
     DEV_CHOSEN: TEXTBERG_DEV_SETTINGS,
     "anchor tokens off": replace(TEXTBERG_DEV_SETTINGS, anchor_weight=0.0),
@@ -66,7 +73,8 @@ VARIANTS: dict[str, LexicalSettings] = {
     "the four soft models off (anchors, deletion, sentence-end, diagonal)": replace(
         TEXTBERG_DEV_SETTINGS, anchor_weight=0.0, boundary_weight=0.0, refinement_diagonal=0.0
     ),
-    ALL_OFF: HYBRID_SETTINGS,
+    ALL_OFF: PLAIN_FIRST_PASS_SETTINGS,
+    ANCHORED: HYBRID_SETTINGS,
 }
 
 
@@ -123,9 +131,10 @@ def deletions_found(
     return found, total
 
 
-def corpus_rows(corpus: Corpus) -> tuple[list[str], dict[str, float], dict[str, int]]:
-    """Table rows of every variant on ``corpus``, each variant's difference estimate and
-    how many gold 1-0 / 0-1 beads each finds (key "gold": how many there are)."""
+def corpus_rows(corpus: Corpus) -> tuple[list[str], dict[str, float], dict[str, int], str]:
+    """Table rows of every variant on ``corpus``, each variant's difference estimate, how
+    many gold 1-0 / 0-1 beads each finds (key "gold": how many there are), and a line on
+    the anchored length pass against the plain one (both with the five components off)."""
     golds = [gold for _, _, gold in corpus.documents]
     outputs = {name: align_all(corpus, settings) for name, settings in VARIANTS.items()}
     dev_chosen = outputs[DEV_CHOSEN]
@@ -148,7 +157,13 @@ def corpus_rows(corpus: Corpus) -> tuple[list[str], dict[str, float], dict[str, 
             f"{scores.recall_strict:.3f} | {scores.f1_strict:.3f} | {change} | "
             f"{found} / {deletions} |"
         )
-    return rows, differences, found_deletions
+    anchored = bootstrap_difference(golds, outputs[ANCHORED], outputs[ALL_OFF])
+    line = (
+        f"- Anchored length pass minus plain length pass, {corpus.name}: "
+        f"{anchored.estimate:+.3f} [{anchored.low:+.3f}, {anchored.high:+.3f}]"
+        + (" (significant)." if anchored.low > 0 or anchored.high < 0 else " (not significant).")
+    )
+    return rows, differences, found_deletions, line
 
 
 def reading(
@@ -179,9 +194,11 @@ def main() -> None:
     table: list[str] = []
     differences: dict[str, dict[str, float]] = {}
     deletions: dict[str, dict[str, int]] = {}
+    anchored_lines: list[str] = []
     for corpus in corpora():
-        rows, differences[corpus.name], deletions[corpus.name] = corpus_rows(corpus)
+        rows, differences[corpus.name], deletions[corpus.name], line = corpus_rows(corpus)
         table.extend(rows)
+        anchored_lines.append(line)
     seconds = time.perf_counter() - start
     publish(
         RESULT,
@@ -204,6 +221,7 @@ def main() -> None:
             "## Reading",
             "",
             *reading(differences, deletions),
+            *anchored_lines,
             "",
             f"({seconds:.0f} s for {len(VARIANTS)} settings on {len(differences)} document sets.)",
         ],

@@ -128,6 +128,15 @@ def _bead_cost(
 
 
 @njit(cache=True)
+def _max_width(band_low: IntArray, band_high: IntArray) -> int:
+    """Cells in the widest row of the band (at least 1)."""
+    width = 1
+    for i in range(band_low.shape[0]):
+        width = max(width, band_high[i] - band_low[i] + 1)
+    return width
+
+
+@njit(cache=True)
 def banded_dp(
     src_cum: IntArray,
     tgt_cum: IntArray,
@@ -156,9 +165,7 @@ def banded_dp(
     """
     n = src_cum.shape[0] - 1
     m = tgt_cum.shape[0] - 1
-    width = 1
-    for i in range(n + 1):
-        width = max(width, band_high[i] - band_low[i] + 1)
+    width = _max_width(band_low, band_high)
     has_extra = extra.shape[0] > 0
     n_shapes = shape_src.shape[0]
     n_rows = shape_src.max() + 1  # rolling rows: D(i - a, .) for every source size a
@@ -220,6 +227,128 @@ def banded_dp(
         i -= shape_src[shape]
         j -= shape_tgt[shape]
     return cells[:count][::-1].copy(), costs[:count][::-1].copy(), total_cost
+
+
+@njit(cache=True)
+def banded_gap_dp(
+    src_cum: IntArray,
+    tgt_cum: IntArray,
+    band_low: IntArray,
+    band_high: IntArray,
+    shape_cost: FloatArray,
+    ratio: float,
+    variance: float,
+    length_weight: FloatArray,
+    extra: FloatArray,
+    extra_row: IntArray,
+    shape_src: IntArray,
+    shape_tgt: IntArray,
+    gap_extension: float,
+    free_end: bool = False,
+) -> tuple[IntArray, FloatArray, float]:
+    """``banded_dp`` with affine deletion runs (Gotoh 1982): a 1-0 (0-1) bead that follows
+    a 1-0 (0-1) bead costs ext = min(its cost, ``gap_extension`` + its extra cost) instead of
+    its cost, so a block of sentences missing on one side costs the opening deletion plus
+    about ``gap_extension`` per further sentence, not -log Pr(1-0) plus a length cost per
+    sentence (that cost grows with the sentence, and a long block then costs more than
+    misaligning everything around it). Three states per cell: the last bead is no deletion
+    (0), a 1-0 (1), a 0-1 (2):
+        D0(i, j) = min over shapes (a, b) with a, b >= 1 of min_s Ds(i - a, j - b) + cost
+        D1(i, j) = min(min(D0, D2)(i - 1, j) + cost(1-0), D1(i - 1, j) + ext(1-0))
+        D2(i, j) = min(min(D0, D1)(i, j - 1) + cost(0-1), D2(i, j - 1) + ext(0-1))
+    Same arguments and result as ``banded_dp`` (the cost of each bead as it was charged).
+    """
+    n = src_cum.shape[0] - 1
+    m = tgt_cum.shape[0] - 1
+    width = _max_width(band_low, band_high)
+    has_extra = extra.shape[0] > 0
+    n_shapes = shape_src.shape[0]
+    n_rows = shape_src.max() + 1
+    score = np.full((3, n_rows, width), np.inf)
+    # Per state and cell: the shape of the last bead and the state before it.
+    back_shape = np.full((3, n + 1, width), -1, dtype=np.int8)
+    back_state = np.full((3, n + 1, width), -1, dtype=np.int8)
+    for i in range(n + 1):
+        row = i % n_rows
+        score[:, row, :] = np.inf
+        for j in range(band_low[i], band_high[i] + 1):
+            column = j - band_low[i]
+            if i == 0 and j == 0:
+                score[0, 0, 0] = 0.0
+                continue
+            for shape in range(n_shapes):
+                if not _previous_in_band(i, j, shape, shape_src, shape_tgt, band_low, band_high):
+                    continue
+                previous_i = i - shape_src[shape]
+                previous_j = j - shape_tgt[shape]
+                previous_row = previous_i % n_rows
+                previous_column = previous_j - band_low[previous_i]
+                if shape_src[shape] == 0:
+                    state, run = 2, 2
+                elif shape_tgt[shape] == 0:
+                    state, run = 1, 1
+                else:
+                    state, run = 0, -1
+                cost = _bead_cost(
+                    shape, i, j, shape_src, shape_tgt, src_cum, tgt_cum, shape_cost, ratio,
+                    variance, length_weight, extra, extra_row, band_low,
+                )  # fmt: skip
+                extension = cost
+                if run > 0:
+                    own_extra = 0.0
+                    if has_extra:
+                        own_extra = extra[extra_row[i] + j - band_low[i], shape]
+                    extension = min(cost, gap_extension + own_extra)
+                for before in range(3):
+                    previous = score[before, previous_row, previous_column]
+                    if previous == np.inf:
+                        continue
+                    total = previous + (extension if before == run else cost)
+                    if total < score[state, row, column]:
+                        score[state, row, column] = total
+                        back_shape[state, i, column] = shape
+                        back_state[state, i, column] = before
+    end = m
+    end_state = 0
+    best_end = np.inf
+    candidates = range(band_low[n], band_high[n] + 1) if free_end else range(m, m + 1)
+    for j in candidates:
+        for state in range(3):
+            value = score[state, n % n_rows, j - band_low[n]]
+            if value < best_end:
+                best_end = value
+                end = j
+                end_state = state
+    count = 0
+    cells = np.empty((n + m + 1, 3), dtype=np.int64)
+    costs = np.empty(n + m + 1, dtype=np.float64)
+    i = n
+    j = end
+    state = end_state
+    while i > 0 or j > 0:
+        column = j - band_low[i]
+        shape = back_shape[state, i, column]
+        if shape < 0:
+            break  # unreachable end cell; the caller sees an incomplete path
+        before = back_state[state, i, column]
+        cost = _bead_cost(
+            shape, i, j, shape_src, shape_tgt, src_cum, tgt_cum, shape_cost, ratio, variance,
+            length_weight, extra, extra_row, band_low,
+        )  # fmt: skip
+        if state > 0 and before == state:
+            own_extra = 0.0
+            if has_extra:
+                own_extra = extra[extra_row[i] + column, shape]
+            cost = min(cost, gap_extension + own_extra)
+        cells[count, 0] = i
+        cells[count, 1] = j
+        cells[count, 2] = shape
+        costs[count] = cost
+        count += 1
+        i -= shape_src[shape]
+        j -= shape_tgt[shape]
+        state = before
+    return cells[:count][::-1].copy(), costs[:count][::-1].copy(), best_end
 
 
 @njit(cache=True)
@@ -338,9 +467,7 @@ def path_posteriors(
     """
     n = src_cum.shape[0] - 1
     m = tgt_cum.shape[0] - 1
-    width = 1
-    for i in range(n + 1):
-        width = max(width, band_high[i] - band_low[i] + 1)
+    width = _max_width(band_low, band_high)
     n_shapes = shape_src.shape[0]
     forward = np.full((n + 1, width), -np.inf)
     backward = np.full((n + 1, width), -np.inf)

@@ -55,12 +55,18 @@ class LengthModel:
         -math.log(DEFAULT_SHAPE_PROBABILITY[shape]) for shape in BEAD_SHAPES
     )
     shapes: tuple[tuple[int, int], ...] = BEAD_SHAPES
+    # With a value: deletion runs are affine (``_banded_dp.banded_gap_dp``), each 1-0 (0-1)
+    # bead after another costing at most this much.
+    gap_extension: float | None = None
 
     def mirrored(self) -> LengthModel:
         """The model for the swapped language pair (c -> 1/c, s2 -> s2 / c^3, shapes swapped)."""
         index = {shape: k for k, shape in enumerate(self.shapes)}
         swapped = tuple(self.shape_cost[index[(b, a)]] for a, b in self.shapes)
-        return LengthModel(1.0 / self.ratio, self.variance / self.ratio**3, swapped, self.shapes)
+        return LengthModel(
+            1.0 / self.ratio, self.variance / self.ratio**3, swapped, self.shapes,
+            self.gap_extension,
+        )  # fmt: skip
 
     def with_shapes(
         self, max_size: int, sentence_cost: float, *, cheap_deletions: bool = False
@@ -136,7 +142,12 @@ def run_dp(
         shape_src,
         shape_tgt,
     )
-    cells, costs, _ = dp.banded_dp(*lattice, free_end)
+    if model.gap_extension is None:
+        cells, costs, _ = dp.banded_dp(*lattice, free_end)
+    else:
+        if confidence:
+            raise ValueError("bead confidences need a model without affine deletion runs")
+        cells, costs, _ = dp.banded_gap_dp(*lattice, model.gap_extension, free_end)
     posteriors = dp.path_posteriors(*lattice, cells, 1.0, free_end) if confidence else None
     return cells_to_beads(cells, costs, model.shapes, posteriors)
 
@@ -323,9 +334,12 @@ def fit_model(
     return replace(prior, ratio=ratio, variance=variance)
 
 
-def length_pass(src_cum: dp.IntArray, tgt_cum: dp.IntArray) -> tuple[list[Bead], LengthModel]:
-    """Gale-Church alignment with c and s2 fitted to the text; the beads and the model."""
-    first_model = initial_model(src_cum, tgt_cum)
+def length_pass(
+    src_cum: dp.IntArray, tgt_cum: dp.IntArray, gap_extension: float | None = None
+) -> tuple[list[Bead], LengthModel]:
+    """Gale-Church alignment with c and s2 fitted to the text; the beads and the model
+    (``gap_extension``: affine deletion runs, ``LengthModel.gap_extension``)."""
+    first_model = replace(initial_model(src_cum, tgt_cum), gap_extension=gap_extension)
     first = align_with_widening_band(src_cum, tgt_cum, first_model)
     fitted = fit_model(src_cum, tgt_cum, first, first_model)
     if fitted == first_model:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services.sentence_align import _banded_dp as dp
-from services.sentence_align._two_pass import _anchor_extra, anchor_tokens
+from services.sentence_align._two_pass import _anchor_extra, anchor_chain, anchor_tokens
 from services.sentence_align.beads import bead_shapes
 
 
@@ -108,3 +108,39 @@ def test_anchor_model_keeps_crossing_content_in_one_bead() -> None:
 
     assert found(TEXTBERG_DEV_SETTINGS.anchor_weight)
     assert not found(0.0)
+
+
+def _longest_chains(points: list[tuple[int, int]]) -> list[set[tuple[int, int]]]:
+    """Every longest subset of the points whose members are pairwise non-decreasing in both
+    coordinates, by enumeration."""
+    for size in range(len(points), 0, -1):
+        chains = [
+            set(subset)
+            for subset in itertools.combinations(points, size)
+            if all(
+                (a[0] <= b[0] and a[1] <= b[1]) or (b[0] <= a[0] and b[1] <= a[1])
+                for a, b in itertools.combinations(subset, 2)
+            )
+        ]
+        if chains:
+            return chains
+    return []
+
+
+pair_lists = st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), max_size=9)
+
+
+@given(pair_lists)
+def test_anchor_chain_is_the_pairs_on_every_longest_chain(pairs: list[tuple[int, int]]) -> None:
+    points = sorted(set(pairs))
+    chains = _longest_chains(points)
+    expected = sorted(set.intersection(*chains)) if chains else []
+    found = anchor_chain(np.asarray(pairs, dtype=np.int64).reshape(-1, 2))
+    assert [tuple(pair) for pair in found.tolist()] == expected
+
+
+@given(pair_lists)
+def test_anchor_chain_of_swapped_sides_is_swapped(pairs: list[tuple[int, int]]) -> None:
+    forward = anchor_chain(np.asarray(pairs, dtype=np.int64).reshape(-1, 2))
+    backward = anchor_chain(np.asarray([(j, i) for i, j in pairs], dtype=np.int64).reshape(-1, 2))
+    assert sorted(map(tuple, backward[:, ::-1].tolist())) == sorted(map(tuple, forward.tolist()))
