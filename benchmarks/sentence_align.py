@@ -414,7 +414,8 @@ def dictionary_goal_lines(by_name: dict[str, Row], intervals: dict[str, Interval
     ]
 
 
-def _span(interval: Interval) -> str:
+def signed_span(interval: Interval) -> str:
+    """A difference and its interval: "+0.012 [-0.003, +0.027]"."""
     return f"{interval.estimate:+.3f} [{interval.low:+.3f}, {interval.high:+.3f}]"
 
 
@@ -461,7 +462,7 @@ def certainty_section(
             if a in by_name and b in by_name:
                 difference = bootstrap_difference(golds, by_name[a].beads, by_name[b].beads)
                 differences[(name, a)] = difference
-                lines.append(f"| {name} | {a} minus {b} | {_span(difference)} |")
+                lines.append(f"| {name} | {a} minus {b} | {signed_span(difference)} |")
     reading = certainty_reading(
         dev_intervals.get("paramine hybrid"),
         sum(len(doc.gold) for doc in dev),
@@ -498,7 +499,7 @@ def certainty_reading(
         "consistent with none of them carrying over to test."
     )
     if dictionary_gain is not None:
-        text += f" On test the FreeDict dictionary's gain ({_span(dictionary_gain)}) is " + (
+        text += f" On test the FreeDict dictionary's gain ({signed_span(dictionary_gain)}) is " + (
             "above the noise (lexical knowledge, not a setting tuned on dev)."
             if dictionary_gain.low > 0
             else "within the noise."

@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 
 from benchmarks import bam_anchors
 from benchmarks._report import publish
+from benchmarks.sentence_align import signed_span
 from benchmarks.sentence_align_length import REPO, load
 from services.sentence_align._two_pass import LexicalSettings
 from services.sentence_align.beads import Bead
@@ -147,9 +148,7 @@ def corpus_rows(corpus: Corpus) -> tuple[list[str], dict[str, float], dict[str, 
             interval = bootstrap_difference(golds, dev_chosen, tests)
             differences[name] = interval.estimate
             significant = interval.low > 0 or interval.high < 0
-            change = f"{interval.estimate:+.3f} [{interval.low:+.3f}, {interval.high:+.3f}]" + (
-                " *" if significant else ""
-            )
+            change = signed_span(interval) + (" *" if significant else "")
         found, deletions = deletions_found(golds, tests)
         found_deletions[name], found_deletions["gold"] = found, deletions
         rows.append(
@@ -160,7 +159,7 @@ def corpus_rows(corpus: Corpus) -> tuple[list[str], dict[str, float], dict[str, 
     anchored = bootstrap_difference(golds, outputs[ANCHORED], outputs[ALL_OFF])
     line = (
         f"- Anchored length pass minus plain length pass, {corpus.name}: "
-        f"{anchored.estimate:+.3f} [{anchored.low:+.3f}, {anchored.high:+.3f}]"
+        + signed_span(anchored)
         + (" (significant)." if anchored.low > 0 or anchored.high < 0 else " (not significant).")
     )
     return rows, differences, found_deletions, line

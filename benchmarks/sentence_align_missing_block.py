@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from benchmarks._report import publish
-from benchmarks.sentence_align import bead_pool, concatenate_beads
+from benchmarks.sentence_align import bead_pool, concatenate_beads, signed_span
 from benchmarks.sentence_align_length import REPO, TEST, DocumentPair, load
 from services.sentence_align.beads import Bead
 from services.sentence_align.evaluate import bootstrap_difference, score_documents
@@ -52,12 +52,12 @@ def cut_block(document: DocumentPair, start: float, count: int, side: str) -> Do
     ``start`` (share of the beads) on removed until at least ``count`` are gone; the other
     side's sentences of those beads become 1-0 (0-1) gold beads."""
     first = int(len(document.gold) * start)
-    cut: list[int] = []
+    cut: set[int] = set()
     removed: set[int] = set()
     for k in range(first, len(document.gold)):
         if len(removed) >= count:
             break
-        cut.append(k)
+        cut.add(k)
         removed.update(document.gold[k].tgt if side == "tgt" else document.gold[k].src)
     lines = document.tgt if side == "tgt" else document.src
     kept = [index for index in range(len(lines)) if index not in removed]
@@ -115,7 +115,7 @@ def rows_for(label: str, documents: Sequence[DocumentPair]) -> tuple[list[str], 
     interval = bootstrap_difference(golds, outputs["anchored"], outputs["plain"])
     summary = (
         f"- {label}: anchored minus plain strict F1 over all {len(documents)} documents "
-        f"{interval.estimate:+.3f} [{interval.low:+.3f}, {interval.high:+.3f}] (paired 95% "
+        f"{signed_span(interval)} (paired 95% "
         "block bootstrap)."
     )
     return rows, summary

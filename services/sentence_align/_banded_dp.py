@@ -15,6 +15,7 @@ the posterior probability of each bead of a path, the aligners' bead confidence.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -230,6 +231,25 @@ def banded_dp(
 
 
 @njit(cache=True)
+def _run_cost(
+    cost: float,
+    shape: int,
+    i: int,
+    j: int,
+    gap_extension: float,
+    extra: FloatArray,
+    extra_row: IntArray,
+    band_low: IntArray,
+) -> float:
+    """Cost of a 1-0 (0-1) bead ``shape`` ending at (i, j) that continues a run of its
+    kind: min(its own ``cost``, ``gap_extension`` + its extra cost)."""
+    own_extra = 0.0
+    if extra.shape[0] > 0:
+        own_extra = extra[extra_row[i] + j - band_low[i], shape]
+    return min(cost, gap_extension + own_extra)
+
+
+@njit(cache=True)
 def banded_gap_dp(
     src_cum: IntArray,
     tgt_cum: IntArray,
@@ -261,7 +281,6 @@ def banded_gap_dp(
     n = src_cum.shape[0] - 1
     m = tgt_cum.shape[0] - 1
     width = _max_width(band_low, band_high)
-    has_extra = extra.shape[0] > 0
     n_shapes = shape_src.shape[0]
     n_rows = shape_src.max() + 1
     score = np.full((3, n_rows, width), np.inf)
@@ -295,10 +314,9 @@ def banded_gap_dp(
                 )  # fmt: skip
                 extension = cost
                 if run > 0:
-                    own_extra = 0.0
-                    if has_extra:
-                        own_extra = extra[extra_row[i] + j - band_low[i], shape]
-                    extension = min(cost, gap_extension + own_extra)
+                    extension = _run_cost(
+                        cost, shape, i, j, gap_extension, extra, extra_row, band_low
+                    )
                 for before in range(3):
                     previous = score[before, previous_row, previous_column]
                     if previous == np.inf:
@@ -336,10 +354,7 @@ def banded_gap_dp(
             length_weight, extra, extra_row, band_low,
         )  # fmt: skip
         if state > 0 and before == state:
-            own_extra = 0.0
-            if has_extra:
-                own_extra = extra[extra_row[i] + column, shape]
-            cost = min(cost, gap_extension + own_extra)
+            cost = _run_cost(cost, shape, i, j, gap_extension, extra, extra_row, band_low)
         cells[count, 0] = i
         cells[count, 1] = j
         cells[count, 2] = shape
@@ -404,6 +419,15 @@ def connect_band(low: IntArray, high: IntArray, n_tgt: int) -> tuple[IntArray, I
     # Row i must start at or before the end of row i - 1.
     high[:-1] = np.maximum(high[:-1], low[1:])
     return low.astype(np.int64), high.astype(np.int64)
+
+
+def union_band(bands: Sequence[tuple[IntArray, IntArray]]) -> tuple[IntArray, IntArray]:
+    """The cells of any of the bands (same rows). Connected bands stay connected: each row
+    of the union starts at or before the end of the row above, since each band's does."""
+    return (
+        np.minimum.reduce([low for low, _ in bands]),
+        np.maximum.reduce([high for _, high in bands]),
+    )
 
 
 def path_touches_edge(cells: IntArray, low: IntArray, high: IntArray, n_tgt: int) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -382,51 +382,53 @@ def anchored_length_pass(
       ``_banded_dp.banded_gap_dp``).
 
     Without chain pairs, or when the band would exceed ANCHORED_BAND_CELLS, it is the plain
-    length pass (without affine runs: alone they cost dev F1, 0.896 -> 0.870).
+    length pass (without affine runs: alone they cost dev F1, 0.896 -> 0.870). The model
+    returned has no affine runs.
     """
     n, m = len(src_cum) - 1, len(tgt_cum) - 1
     chain = anchor_chain(anchors)
-    chain_cells = np.concatenate([[[0, 0]], chain + 1, [[n, m]]]).astype(np.int64)
     if len(chain) == 0:
         return length.length_pass(src_cum, tgt_cum)
+    chain_cells = np.concatenate([[[0, 0]], chain + 1, [[n, m]]]).astype(np.int64)
 
-    def band_of(guide: dp.IntArray, width: int) -> tuple[dp.IntArray, dp.IntArray]:
-        bands = [dp.band_around_path(guide, n, m, width)]
-        if guide is chain_cells:  # the first run: the chain and the diagonal
-            bands.append(dp.length_diagonal_band(src_cum, tgt_cum, width))
-        return dp.connect_band(
-            np.minimum.reduce([low for low, _ in bands]),
-            np.maximum.reduce([high for _, high in bands]),
-            m,
+    def first_band(width: int) -> tuple[dp.IntArray, dp.IntArray]:
+        return dp.union_band(
+            [
+                dp.band_around_path(chain_cells, n, m, width),
+                dp.length_diagonal_band(src_cum, tgt_cum, width),
+            ]
         )
 
-    def run(model: length.LengthModel, guide: dp.IntArray, width: int) -> list[Bead]:
-        while True:
-            band = band_of(guide, width)
+    def run(
+        model: length.LengthModel,
+        band_at: Callable[[int], tuple[dp.IntArray, dp.IntArray]],
+        width: int,
+    ) -> list[Bead]:
+        def align(band: tuple[dp.IntArray, dp.IntArray]) -> list[Bead]:
             row_first = _row_first(band)
             extra = _anchor_extra(band, row_first, model.shapes, anchors, weight)
-            beads = length.run_dp(src_cum, tgt_cum, model, band, extra=extra, extra_row=row_first)
-            low, high = band
-            full = bool(np.all(low == 0) and np.all(high == m))
-            if full or not dp.path_touches_edge(length.beads_to_cells(beads)[1:], low, high, m):
-                return beads
-            width *= 2
+            return length.run_dp(src_cum, tgt_cum, model, band, extra=extra, extra_row=row_first)
 
-    low, high = band_of(chain_cells, margin)
+        return length.widen_until_inside(band_at, align, width, m)
+
+    low, high = first_band(margin)
     if int(np.sum(high - low + 1)) > ANCHORED_BAND_CELLS:
         return length.length_pass(src_cum, tgt_cum)
-    first_model = replace(length.initial_model(src_cum, tgt_cum), gap_extension=gap_extension)
     ratio = _chain_ratio(src_cum, tgt_cum, chain_cells)
-    if ratio is not None:
-        first_model = replace(
-            first_model, ratio=ratio, variance=length.DEFAULT_VARIANCE * ratio**1.5
-        )
-    first = run(first_model, chain_cells, margin)
+    first_model = (
+        length.initial_model(src_cum, tgt_cum) if ratio is None else length.ratio_model(ratio)
+    )
+    first_model = replace(first_model, gap_extension=gap_extension)
+    first = run(first_model, first_band, margin)
     fitted = length.fit_model(src_cum, tgt_cum, first, first_model)
-    if fitted == first_model:
-        return first, first_model
-    # The refitted pass searches near the first path (the band still widens if needed).
-    return run(fitted, length.beads_to_cells(first), length.REFIT_MARGIN), fitted
+    if fitted != first_model:
+        # The refitted pass searches near the first path (the band still widens if needed).
+        cells = length.beads_to_cells(first)
+        first = run(
+            fitted, lambda width: dp.band_around_path(cells, n, m, width), length.REFIT_MARGIN
+        )
+    # The lexical passes price deletions their own way.
+    return first, replace(fitted, gap_extension=None)
 
 
 def _length_weights(settings: LexicalSettings, model: length.LengthModel) -> dp.FloatArray:
@@ -454,7 +456,6 @@ def _align_window(
     x0, x1, y0, y1 = bounds
     n, m = x1 - x0, y1 - y0
     sides = (lexicon.slice_side(src_side, x0, x1), lexicon.slice_side(tgt_side, y0, y1))
-    margin = settings.margin
     guides = [path_cells]
     if max(n, m) > FULL_BAND_SIZE and n * m <= settings.coarse_cells:
         coarse = replace(
@@ -470,23 +471,20 @@ def _align_window(
             sides, tables, coarse, settings, cums, dp.full_band(n, m), boundaries, anchors
         )
         guides.append(length.beads_to_cells(coarse_beads))
-    while True:
+
+    def band_at(margin: int) -> tuple[dp.IntArray, dp.IntArray]:
         if max(n, m) <= FULL_BAND_SIZE:
-            band = dp.full_band(n, m)  # small window: the whole table costs less than a band
-        else:
-            bands = [dp.band_around_path(cells, n, m, margin) for cells in guides]
-            band = (
-                np.minimum.reduce([low for low, _ in bands]),
-                np.maximum.reduce([high for _, high in bands]),
-            )
-        beads = _lexical_dp(
+            return dp.full_band(n, m)  # small window: the whole table costs less than a band
+        return dp.union_band([dp.band_around_path(cells, n, m, margin) for cells in guides])
+
+    return length.widen_until_inside(
+        band_at,
+        lambda band: _lexical_dp(
             sides, tables, model, settings, cums, band, boundaries, anchors, confidence
-        )
-        low, high = band
-        full = bool(np.all(low == 0) and np.all(high == m))
-        if full or not dp.path_touches_edge(length.beads_to_cells(beads)[1:], low, high, m):
-            return beads
-        margin *= 2
+        ),
+        settings.margin,
+        m,
+    )
 
 
 def _lexical_dp(
@@ -596,16 +594,15 @@ def align_two_pass(
     pairs seed Model 1 as cues (``dictionary.BilingualDictionary.cues``).
     """
     src_cum, tgt_cum = length.cumulative_lengths(src), length.cumulative_lengths(tgt)
-    if segments is None and settings.first_anchor_weight and len(src) <= 2 * length.CHUNK:
-        first, model = anchored_length_pass(
-            src_cum, tgt_cum, anchor_tokens(src, tgt),
-            settings.first_anchor_weight, settings.first_anchor_margin,
-            settings.first_gap_extension,
-        )  # fmt: skip
-        model = replace(model, gap_extension=None)
-        cuts = anchor_cuts(first, settings.window)
-    elif segments is None:
-        first, model = length.length_pass(src_cum, tgt_cum)
+    if segments is None:
+        if settings.first_anchor_weight and len(src) <= 2 * length.CHUNK:
+            first, model = anchored_length_pass(
+                src_cum, tgt_cum, anchor_tokens(src, tgt),
+                settings.first_anchor_weight, settings.first_anchor_margin,
+                settings.first_gap_extension,
+            )  # fmt: skip
+        else:
+            first, model = length.length_pass(src_cum, tgt_cum)
         cuts = anchor_cuts(first, settings.window)
     else:
         cuts = list(segments)

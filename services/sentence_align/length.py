@@ -11,7 +11,7 @@ pass is repeated.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -105,7 +105,11 @@ def initial_model(src_cum: dp.IntArray, tgt_cum: dp.IntArray) -> LengthModel:
     """
     if src_cum[-1] == 0 or tgt_cum[-1] == 0:
         return LengthModel()
-    ratio = float(tgt_cum[-1]) / float(src_cum[-1])
+    return ratio_model(float(tgt_cum[-1]) / float(src_cum[-1]))
+
+
+def ratio_model(ratio: float) -> LengthModel:
+    """The model of c = ``ratio`` before any fit: s2 = 6.8 c^1.5 (``initial_model``)."""
     return LengthModel(ratio=ratio, variance=DEFAULT_VARIANCE * ratio**1.5)
 
 
@@ -195,13 +199,30 @@ def align_with_widening_band(
     if n > 2 * CHUNK:
         return _align_in_chunks(src_cum, tgt_cum, model, half_width)
     # The band follows the slope m/n, so it need not cover the difference n - m itself.
+    return widen_until_inside(
+        lambda width: dp.length_diagonal_band(src_cum, tgt_cum, width),
+        lambda band: run_dp(src_cum, tgt_cum, model, band),
+        half_width,
+        m,
+    )
+
+
+def widen_until_inside(
+    band_at: Callable[[int], tuple[dp.IntArray, dp.IntArray]],
+    align: Callable[[tuple[dp.IntArray, dp.IntArray]], list[Bead]],
+    width: int,
+    n_tgt: int,
+) -> list[Bead]:
+    """``align`` over ``band_at(width)``, the width doubling while the path runs along the
+    band's edge (the band may have cut the best path off) and the band is not yet full."""
     while True:
-        low, high = dp.length_diagonal_band(src_cum, tgt_cum, half_width)
-        beads = run_dp(src_cum, tgt_cum, model, (low, high))
-        full = bool(np.all(low == 0) and np.all(high == m))
-        if full or not dp.path_touches_edge(beads_to_cells(beads)[1:], low, high, m):
+        band = band_at(width)
+        beads = align(band)
+        low, high = band
+        full = bool(np.all(low == 0) and np.all(high == n_tgt))
+        if full or not dp.path_touches_edge(beads_to_cells(beads)[1:], low, high, n_tgt):
             return beads
-        half_width *= 2
+        width *= 2
 
 
 def _chunk_band(
@@ -297,13 +318,12 @@ def align_near_path(
     the band's edge."""
     n, m = len(src_cum) - 1, len(tgt_cum) - 1
     cells = beads_to_cells(path)
-    while True:
-        low, high = dp.band_around_path(cells, n, m, margin)
-        beads = run_dp(src_cum, tgt_cum, model, (low, high))
-        full = bool(np.all(low == 0) and np.all(high == m))
-        if full or not dp.path_touches_edge(beads_to_cells(beads)[1:], low, high, m):
-            return beads
-        margin *= 2
+    return widen_until_inside(
+        lambda width: dp.band_around_path(cells, n, m, width),
+        lambda band: run_dp(src_cum, tgt_cum, model, band),
+        margin,
+        m,
+    )
 
 
 def fit_model(
@@ -334,12 +354,9 @@ def fit_model(
     return replace(prior, ratio=ratio, variance=variance)
 
 
-def length_pass(
-    src_cum: dp.IntArray, tgt_cum: dp.IntArray, gap_extension: float | None = None
-) -> tuple[list[Bead], LengthModel]:
-    """Gale-Church alignment with c and s2 fitted to the text; the beads and the model
-    (``gap_extension``: affine deletion runs, ``LengthModel.gap_extension``)."""
-    first_model = replace(initial_model(src_cum, tgt_cum), gap_extension=gap_extension)
+def length_pass(src_cum: dp.IntArray, tgt_cum: dp.IntArray) -> tuple[list[Bead], LengthModel]:
+    """Gale-Church alignment with c and s2 fitted to the text; the beads and the model."""
+    first_model = initial_model(src_cum, tgt_cum)
     first = align_with_widening_band(src_cum, tgt_cum, first_model)
     fitted = fit_model(src_cum, tgt_cum, first, first_model)
     if fitted == first_model:
