@@ -26,21 +26,25 @@ class Job:
 
 
 def build_job(items: Iterable[PairSource | InvalidInput], job_id: str | None = None) -> Job:
-    """Collect page pairs; the job id is derived from the pairs unless one is given."""
-    drafts: list[PagePair] = []
+    """Collect page pairs; the job id is derived from the pairs unless one is given.
+
+    A pair given twice (same content, so the same pair id) is kept once: it was listed twice
+    in the answer and, in local runs, aligned twice."""
+    by_id: dict[str, PagePair] = {}
     refused: list[InvalidInput] = []
     for item in items:
         if isinstance(item, InvalidInput):
             refused.append(item)
             continue
         try:
-            drafts.append(
-                PagePair.model_validate(
-                    {"job_id": "-", "kind": item.kind, "src": item.src, "tgt": item.tgt}
-                )
+            draft = PagePair.model_validate(
+                {"job_id": "-", "kind": item.kind, "src": item.src, "tgt": item.tgt}
             )
         except ValidationError as exc:
             refused.append(InvalidInput(f"{item.origin}: {exc.errors()[0]['msg']}"))
+            continue
+        by_id.setdefault(draft.pair_id, draft)
+    drafts = list(by_id.values())
     if job_id is None:
         # The refusals count too: requests whose pairs were all refused got one shared id.
         keys = sorted(draft.pair_id for draft in drafts) + sorted(map(str, refused))

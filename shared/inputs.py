@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import gzip
+import io
 import json
 import re
 import zlib
@@ -165,9 +166,11 @@ def pages_from_warc(path: Path) -> Iterator[Page | InvalidInput]:
     from fastwarc.warc import ArchiveIterator, WarcRecordType
 
     # A .gz is decompressed by Python's gzip, which raises EOFError at a cut-off member
-    # (fastwarc's own decompression stopped there silently, and the rest was lost unseen).
+    # (fastwarc's own decompression stopped there silently, and the rest was lost unseen);
+    # it is read in short reads, so the records before the cut reach fastwarc first.
     with _open_binary(path) as stream:
-        for record in ArchiveIterator(stream, parse_http=True, stream_detect=False):
+        source = _ShortReads(stream) if isinstance(stream, gzip.GzipFile) else stream
+        for record in ArchiveIterator(source, parse_http=True, stream_detect=False):
             if record.headers.get("Content-Length") is None:
                 yield InvalidInput(f"{path}: record at byte {record.stream_pos} is cut short")
                 continue
@@ -251,6 +254,23 @@ def _url_language(url: str) -> str | None:
 
 def _charset(field: str) -> str | None:
     return field.split("=", 1)[1] if "=" in field else (field or None)
+
+
+class _ShortReads:
+    """A gzip stream whose ``read`` returns what one decompression step gives (``read1``).
+
+    A full ``read(n)`` gathers several steps and, when the data is cut off, raises EOFError
+    with everything it gathered: a small truncated .warc.gz lost all its pages. With short
+    reads only the records after the last whole step are lost, and the error still comes."""
+
+    def __init__(self, stream: gzip.GzipFile) -> None:
+        self._stream = stream
+
+    def read(self, size: int = -1) -> bytes:
+        return self._stream.read1(size if size > 0 else io.DEFAULT_BUFFER_SIZE)
+
+    def tell(self) -> int:
+        return self._stream.tell()
 
 
 def _open_binary(path: Path) -> IO[bytes]:

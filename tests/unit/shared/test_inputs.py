@@ -53,6 +53,16 @@ def test_jsonl_bad_lines_become_errors_and_the_rest_flows(tmp_path: Path) -> Non
     assert "pairs.jsonl:2" in str(job.refused[0])
 
 
+def test_a_pair_given_twice_is_kept_once(tmp_path: Path) -> None:
+    page = {"kind": "translation", "src": {"url": "a", "lang": "en", "html": "<p>x</p>"},
+            "tgt": {"url": "b", "lang": "fr", "html": "<p>y</p>"}}  # fmt: skip
+    other = {**page, "tgt": {"url": "c", "lang": "fr", "html": "<p>z</p>"}}
+    manifest = tmp_path / "pairs.jsonl"
+    manifest.write_text("".join(json.dumps(line) + "\n" for line in (page, other, page)))
+    job = build_job(read_page_pairs([manifest]))
+    assert [pair.tgt.url for pair in job.pairs] == ["b", "c"] and not job.refused
+
+
 def test_url_language_stripping_pairs_common_schemes() -> None:
     assert strip_language("https://x.org/en/about", "en") == strip_language(
         "https://x.org/de/about", "de"
@@ -264,5 +274,6 @@ def test_a_truncated_warc_is_reported(tmp_path: Path) -> None:
     (tmp_path / "full.warc.gz").write_bytes(compressed)
     (tmp_path / "cut.warc.gz").write_bytes(compressed[: len(compressed) - 30])
     assert _kinds(list(read_page_pairs([tmp_path / "full.warc.gz"], options))) == (2, [])
-    _, errors = _kinds(list(read_page_pairs([tmp_path / "cut.warc.gz"], options)))
-    assert len(errors) == 1 and "not readable to the end" in errors[0]
+    # a small cut .warc.gz lost every page: gzip's full read raised with all it had gathered
+    pairs, errors = _kinds(list(read_page_pairs([tmp_path / "cut.warc.gz"], options)))
+    assert pairs == 1 and len(errors) == 1 and "not readable to the end" in errors[0]

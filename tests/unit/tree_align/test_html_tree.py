@@ -160,6 +160,14 @@ def test_binary_garbage_is_invalid() -> None:
         parse_html(bytes(range(256)) * 40)
 
 
+def test_parse_limit_defaults_are_the_settings_defaults() -> None:
+    # the pure parser keeps its own defaults (no settings import); they must not drift apart
+    from shared.config import HtmlLimits
+
+    settings = HtmlLimits().model_dump(include={"max_bytes", "max_depth", "max_elements"})
+    assert ParseLimits() == ParseLimits(**settings)
+
+
 def test_too_many_bytes() -> None:
     with pytest.raises(InputTooLarge, match="bytes"):
         parse_html(b"<p>x</p>" * 100, limits=ParseLimits(max_bytes=500))
