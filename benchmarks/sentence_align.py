@@ -729,9 +729,9 @@ def main(*, keep_large: bool = False) -> None:
         "the test documents the band alone left the program's own cost above the exhaustive "
         "optimum in 2 of 14 windows, compared on model cost only, no gold; dev F1 was "
         "unchanged). Model 1 training (EM, pruning) is compiled (numba), with tables "
-        "identical to the former numpy code. Documents over 2,000 source sentences get "
-        "their length pass by sliding windows (1,000 source sentences with a free end, "
-        "first half kept).",
+        "identical to the former numpy code. Documents over 4,000 sentences (both sides "
+        "together) get their length pass by sliding windows (2,000 sentences of both sides, "
+        "ending at the cheapest cell with i + j = 2,000, first half kept).",
         "",
         "Modes: rows without a mark align each document on its own (per-document mode, "
         "as `align_sentences`). Rows marked *(corpus mode)* align all documents of the set "

@@ -152,6 +152,7 @@ def banded_dp(
     shape_src: IntArray,
     shape_tgt: IntArray,
     free_end: bool = False,
+    end_sum: int = -1,
 ) -> tuple[IntArray, FloatArray, float]:
     """Best bead path; returns (bead end cells as [i, j, shape] rows, bead costs, total).
 
@@ -162,7 +163,9 @@ def banded_dp(
     empty or holds one extra cost per band cell and shape; row i starts at ``extra_row[i]``.
     Shape k takes ``shape_src[k]`` source and ``shape_tgt[k]`` target sentences. With
     ``free_end`` the path ends at the cheapest cell (n, j) of the last row instead of
-    (n, m): min over j of D(n, j), for aligning a prefix of a long document.
+    (n, m): min over j of D(n, j), for aligning a prefix of a long document. With
+    ``end_sum`` >= 0 it ends at the cheapest band cell on the anti-diagonal i + j =
+    ``end_sum``: a free end that treats both sides alike (swapping them mirrors the path).
     """
     n = src_cum.shape[0] - 1
     m = tgt_cum.shape[0] - 1
@@ -172,6 +175,8 @@ def banded_dp(
     n_rows = shape_src.max() + 1  # rolling rows: D(i - a, .) for every source size a
     score = np.full((n_rows, width), np.inf)
     back = np.full((n + 1, width), -1, dtype=np.int8)
+    # The best cell on i + j = end_sum so far ((0, 0) itself when end_sum is 0).
+    end_cost, end_row, end_column = (0.0, 0, 0) if end_sum == 0 else (np.inf, n, m)
     for i in range(n + 1):
         row = i % n_rows
         score[row, :] = np.inf
@@ -202,17 +207,20 @@ def banded_dp(
                     best_shape = shape
             score[row, j - band_low[i]] = best
             back[i, j - band_low[i]] = best_shape
-    end = m
-    if free_end:
-        last = score[n % n_rows, : band_high[n] - band_low[n] + 1]
-        end = band_low[n] + int(np.argmin(last))
-    total_cost = score[n % n_rows, end - band_low[n]]
-    # Back-trace from (n, end), recomputing each chosen bead's own cost.
+            if i + j == end_sum and best < end_cost:
+                end_cost, end_row, end_column = best, i, j
+    if end_sum < 0:
+        end_row, end_column = n, m
+        if free_end:
+            last = score[n % n_rows, : band_high[n] - band_low[n] + 1]
+            end_column = band_low[n] + int(np.argmin(last))
+        end_cost = score[n % n_rows, end_column - band_low[n]]
+    # Back-trace from (end_row, end_column), recomputing each chosen bead's own cost.
     count = 0
     cells = np.empty((n + m + 1, 3), dtype=np.int64)
     costs = np.empty(n + m + 1, dtype=np.float64)
-    i = n
-    j = end
+    i = end_row
+    j = end_column
     while i > 0 or j > 0:
         shape = back[i, j - band_low[i]]
         if shape < 0:
@@ -227,7 +235,7 @@ def banded_dp(
         count += 1
         i -= shape_src[shape]
         j -= shape_tgt[shape]
-    return cells[:count][::-1].copy(), costs[:count][::-1].copy(), total_cost
+    return cells[:count][::-1].copy(), costs[:count][::-1].copy(), end_cost
 
 
 @njit(cache=True)

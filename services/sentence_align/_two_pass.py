@@ -595,7 +595,7 @@ def align_two_pass(
     """
     src_cum, tgt_cum = length.cumulative_lengths(src), length.cumulative_lengths(tgt)
     if segments is None:
-        if settings.first_anchor_weight and len(src) <= 2 * length.CHUNK:
+        if settings.first_anchor_weight and not length.chunked(len(src), len(tgt)):
             first, model = anchored_length_pass(
                 src_cum, tgt_cum, anchor_tokens(src, tgt),
                 settings.first_anchor_weight, settings.first_anchor_margin,

@@ -157,7 +157,7 @@ if TYPE_CHECKING:
 # Affine runs alone (no anchors): dev 0.870; gap extension 0.5 / 1.5: the same cut-document
 # scores, 2.0 lost the largest cut in a 2,000-sentence document. Corpus mode and page
 # segments keep the plain length pass (their documents are cut into given segments), and so
-# do documents of more than 2 * length.CHUNK source sentences (the chunked pass).
+# do documents of more than 4 * length.CHUNK sentences, both sides together (length.chunked).
 # Test (one run after the choice): per document 0.867 -> 0.858, paired -0.008 [-0.031,
 # +0.014], not significant; on documents built from test beads with a block cut (held out,
 # benchmarks/results/sentence_align_missing_block.md) 0.01-0.55 -> 0.87-0.89.

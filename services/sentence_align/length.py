@@ -33,7 +33,7 @@ DEFAULT_SHAPE_PROBABILITY: dict[tuple[int, int], float] = {
 DEFAULT_VARIANCE = 6.8
 INITIAL_HALF_BAND = 20
 REFIT_MARGIN = 8  # the refitted pass stays near the first path (widens if it must)
-CHUNK = 1000  # source sentences per window of the sliding pass over long documents
+CHUNK = 1000  # half the sentences (both sides) of a window of the sliding pass
 # A chunk's band starts at a half width of CHUNK / CHUNK_BAND_SHARE sentences (at least
 # INITIAL_HALF_BAND): it follows the character ratio from the chunk's own start and drifts
 # from the path over 1,000 rows. At 20 a path that stayed inside the band missed a cheaper one
@@ -123,13 +123,17 @@ def run_dp(
     extra_row: dp.IntArray | None = None,
     length_weight: dp.FloatArray | None = None,
     free_end: bool = False,
+    end_sum: int | None = None,
     confidence: bool = False,
 ) -> list[Bead]:
     """One pass of the banded program; beads with their own costs (with ``free_end`` the
-    path ends at the cheapest cell of the last row, so it may leave targets uncovered).
+    path ends at the cheapest cell of the last row, so it may leave targets uncovered; with
+    ``end_sum`` at the cheapest cell (i, j) with i + j = ``end_sum``, a prefix of both sides).
     With ``confidence`` each bead also gets its posterior probability over all paths of the
     band weighted exp(-cost) (``_banded_dp.path_posteriors``, temperature 1: the model's
     own costs); it costs a forward and a backward sweep more."""
+    if end_sum is not None and (confidence or model.gap_extension is not None):
+        raise ValueError("an anti-diagonal end needs the plain program, without confidences")
     low, high = band
     shape_src, shape_tgt = dp.shape_arrays(model.shapes)
     lattice = (
@@ -147,7 +151,7 @@ def run_dp(
         shape_tgt,
     )
     if model.gap_extension is None:
-        cells, costs, _ = dp.banded_dp(*lattice, free_end)
+        cells, costs, _ = dp.banded_dp(*lattice, free_end, -1 if end_sum is None else end_sum)
     else:
         if confidence:
             raise ValueError("bead confidences need a model without affine deletion runs")
@@ -191,12 +195,12 @@ def align_with_widening_band(
 ) -> list[Bead]:
     """Banded pass around the diagonal; the band doubles while the path touches its edge.
 
-    Documents longer than ``2 * CHUNK`` source sentences are aligned chunk by chunk
-    (``_align_in_chunks``): their paths drift far from any straight diagonal, and a band
-    wide enough for the whole document costs more than the rest of the alignment.
+    Documents of more than ``4 * CHUNK`` sentences on both sides together are aligned
+    chunk by chunk (``_align_in_chunks``): their paths drift far from any straight diagonal,
+    and a band wide enough for the whole document costs more than the rest of the alignment.
     """
     n, m = len(src_cum) - 1, len(tgt_cum) - 1
-    if n > 2 * CHUNK:
+    if chunked(n, m):
         return _align_in_chunks(src_cum, tgt_cum, model, half_width)
     # The band follows the slope m/n, so it need not cover the difference n - m itself.
     return widen_until_inside(
@@ -237,39 +241,51 @@ def _chunk_band(
     return dp.connect_band(low, high, n_tgt)
 
 
+def chunked(n_src: int, n_tgt: int) -> bool:
+    """Whether a document is aligned chunk by chunk: over 4 * CHUNK sentences on both sides
+    together (counted on both, so swapping the sides does not change the answer)."""
+    return n_src + n_tgt > 4 * CHUNK
+
+
 def _align_in_chunks(
     src_cum: dp.IntArray, tgt_cum: dp.IntArray, model: LengthModel, half_width: int
 ) -> list[Bead]:
-    """Sliding-window Viterbi for long documents: align CHUNK source sentences from the
-    current start with a free end (best cell of the last row), keep the path's first half,
-    restart from its end; the last stretch ends at (n, m). Each chunk's band follows the
-    character ratio from its own start and doubles while the path touches its edge."""
+    """Sliding-window Viterbi for long documents: from the current start, align the next
+    2 * CHUNK sentences of both sides together (the path ends at the cheapest cell with
+    i + j = 2 * CHUNK), keep the path up to i + j = CHUNK and restart from its end; the last
+    stretch ends at (n, m). The free end lies on an anti-diagonal, not on a last source row,
+    so both sides are treated alike and swapping them mirrors the beads. Each chunk's band
+    follows the character ratio from its own start and doubles while the path touches its
+    edge."""
     n, m = len(src_cum) - 1, len(tgt_cum) - 1
+    reach = 2 * CHUNK
     beads: list[Bead] = []
     i0 = j0 = 0
-    while n - i0 > 2 * CHUNK:
-        i1 = i0 + CHUNK
-        expected = tgt_cum[j0] + (src_cum[i1] - src_cum[i0]) * model.ratio
-        j1 = min(m, int(np.searchsorted(tgt_cum, expected)) + CHUNK // 2)
-        local_src = src_cum[i0 : i1 + 1] - src_cum[i0]
-        local_tgt = tgt_cum[j0 : j1 + 1] - tgt_cum[j0]
+    while chunked(n - i0, m - j0):
+        local_src = src_cum[i0 : i0 + min(n - i0, reach) + 1] - src_cum[i0]
+        local_tgt = tgt_cum[j0 : j0 + min(m - j0, reach) + 1] - tgt_cum[j0]
+        n_tgt = len(local_tgt) - 1
         width = max(half_width, CHUNK // CHUNK_BAND_SHARE)
         while True:
             low, high = _chunk_band(local_src, local_tgt, model.ratio, width)
-            chunk = run_dp(local_src, local_tgt, model, (low, high), free_end=True)
+            # Rows past the anti-diagonal hold no cell the path can end in: left out. The
+            # rows overlap (connect_band), so some cell of the kept rows lies on it.
+            rows = int(np.searchsorted(low + np.arange(len(low)), reach, side="right"))
+            low, high = low[:rows], high[:rows]
+            chunk = run_dp(local_src[:rows], local_tgt, model, (low, high), end_sum=reach)
             cells = beads_to_cells(chunk)
-            # The last row is free to end anywhere, so only earlier rows count as edges.
-            inner = cells[1:][cells[1:, 0] < CHUNK]
-            if not dp.path_touches_edge(inner, low, high, j1 - j0) or width >= CHUNK:
+            if not dp.path_touches_edge(cells[1:], low, high, n_tgt) or width >= CHUNK:
                 break
             width *= 2
-        keep = int(np.searchsorted(cells[1:, 0], CHUNK // 2, side="left")) + 1
+        # At least one bead, so that each round moves on.
+        keep = max(1, int(np.searchsorted(cells[1:].sum(axis=1), CHUNK, side="right")))
         beads += shift_beads(chunk[:keep], i0, j0)
         i0, j0 = i0 + int(cells[keep, 0]), j0 + int(cells[keep, 1])
     rest_src = src_cum[i0:] - src_cum[i0]
     rest_tgt = tgt_cum[j0:] - tgt_cum[j0]
-    if len(rest_tgt) == 1:  # no target left: the rest is deletions
-        return beads + [Bead((i,), ()) for i in range(i0, n)]
+    if len(rest_src) == 1 or len(rest_tgt) == 1:  # one side used up: the rest is deletions
+        return [*beads, *(Bead((i,), ()) for i in range(i0, n)),
+                *(Bead((), (j,)) for j in range(j0, m))]  # fmt: skip
     return beads + shift_beads(
         align_with_widening_band(rest_src, rest_tgt, model, half_width), i0, j0
     )

@@ -137,3 +137,19 @@ def test_swapping_the_sides_of_a_long_document_mirrors_the_beads() -> None:
     forward = align_sentences(de, fr, method="lexicon", src_lang="de", tgt_lang="fr")
     backward = align_sentences(fr, de, method="lexicon", src_lang="fr", tgt_lang="de")
     assert _links([bead.mirrored() for bead in backward]) == _links(forward)
+
+
+@pytest.mark.parametrize("method", ["length", "hybrid"])
+def test_swapping_the_sides_of_a_document_near_the_chunking_size_mirrors_the_beads(
+    method: str,
+) -> None:
+    # Chunked above 2,000 source sentences: 1,990 x 2,130 was aligned whole one way and in
+    # chunks the other (hybrid: with the anchored first pass one way only), and 735 links
+    # (length) and 464 (hybrid) did not mirror. Now the size of both sides together decides.
+    folder = kit_path("textberg-bleualign-de-fr")
+    names = ["dev", *(f"test{k}" for k in range(7))] * 2
+    de = [s for name in names for s in (folder / f"{name}.de").read_text().splitlines()][:1990]
+    fr = [s for name in names for s in (folder / f"{name}.fr").read_text().splitlines()][:2130]
+    forward = align_sentences(de, fr, method=method, src_lang="de", tgt_lang="fr")
+    backward = align_sentences(fr, de, method=method, src_lang="fr", tgt_lang="de")
+    assert _links([bead.mirrored() for bead in backward]) == _links(forward)

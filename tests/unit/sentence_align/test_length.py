@@ -219,6 +219,36 @@ def test_free_end_program_equals_best_prefix_by_exhaustive_search(
     assert sum(bead.cost for bead in beads) == pytest.approx(expected, rel=1e-9)
 
 
+@given(lengths, lengths, models, st.integers(0, 8), st.integers(0, 3))
+def test_anti_diagonal_end_equals_best_prefix_pair_by_exhaustive_search(
+    src: list[int], tgt: list[int], model: LengthModel, end_sum: int, half_width: int
+) -> None:
+    # The path ends at the cheapest cell (i, j) with i + j = end_sum: the best full path of
+    # src[:i] and tgt[:j] over those cells, inside the band.
+    end_sum = min(end_sum, len(src) + len(tgt))
+    src_cum = np.cumsum([0, *src]).astype(np.int64)
+    tgt_cum = np.cumsum([0, *tgt]).astype(np.int64)
+    band = dp.diagonal_band(len(src), len(tgt), half_width)
+    beads = run_dp(src_cum, tgt_cum, model, band, end_sum=end_sum)
+    end_i, end_j = sum(len(b.src) for b in beads), sum(len(b.tgt) for b in beads)
+    check_coverage(beads, end_i, end_j)
+    assert end_i + end_j == end_sum
+    expected = min(
+        brute_force(src[:i], tgt[: end_sum - i], model, (band[0][: i + 1], band[1][: i + 1]))
+        for i in range(max(0, end_sum - len(tgt)), min(end_sum, len(src)) + 1)
+    )
+    assert sum(bead.cost for bead in beads) == pytest.approx(expected, rel=1e-9)
+
+
+def test_an_anti_diagonal_end_needs_the_plain_program() -> None:
+    cum = np.array([0, 10, 20], dtype=np.int64)
+    band = dp.full_band(2, 2)
+    with pytest.raises(ValueError, match="anti-diagonal"):
+        run_dp(cum, cum, LengthModel(gap_extension=1.0), band, end_sum=2)
+    with pytest.raises(ValueError, match="anti-diagonal"):
+        run_dp(cum, cum, LengthModel(), band, end_sum=2, confidence=True)
+
+
 @settings(max_examples=40)
 @given(
     st.lists(st.integers(1, 80), min_size=0, max_size=40),
@@ -229,12 +259,34 @@ def test_chunked_pass_covers_every_sentence_once(src: list[int], tgt: list[int])
     tgt_cum = np.cumsum([0, *tgt]).astype(np.int64)
     model = LengthModel(float(tgt_cum[-1]) / max(float(src_cum[-1]), 1.0), 6.8)
     original = length_module.CHUNK
-    length_module.CHUNK = 3  # documents over 6 source sentences go chunk by chunk
+    length_module.CHUNK = 3  # documents over 12 sentences (both sides) go chunk by chunk
     try:
         beads = align_with_widening_band(src_cum, tgt_cum, model, half_width=1)
     finally:
         length_module.CHUNK = original
     check_coverage(beads, len(src), len(tgt))
+
+
+@settings(max_examples=200, derandomize=True, deadline=None)
+@given(
+    st.lists(st.integers(1, 300), min_size=1, max_size=60, unique=True),
+    st.lists(st.integers(1, 300), min_size=1, max_size=60, unique=True),
+)
+def test_swapping_sides_mirrors_the_chunked_pass(src: list[int], tgt: list[int]) -> None:
+    # Chunks counted on the source side (chunked above 2 * CHUNK source sentences, windows of
+    # CHUNK source rows with a free last row) aligned 1 x 11 sentences whole and 11 x 1 in
+    # chunks: different beads. Distinct lengths, as equal ones can tie (either path optimal).
+    src_cum = np.cumsum([0, *src]).astype(np.int64)
+    tgt_cum = np.cumsum([0, *tgt]).astype(np.int64)
+    model = length_module.initial_model(src_cum, tgt_cum)
+    original = length_module.CHUNK
+    length_module.CHUNK = 5  # documents over 20 sentences (both sides) go chunk by chunk
+    try:
+        forward = align_with_widening_band(src_cum, tgt_cum, model)
+        backward = align_with_widening_band(tgt_cum, src_cum, model.mirrored())
+    finally:
+        length_module.CHUNK = original
+    assert {(b.tgt, b.src) for b in backward} == {(b.src, b.tgt) for b in forward}
 
 
 def test_chunked_pass_scores_like_the_whole_document_on_dev(
