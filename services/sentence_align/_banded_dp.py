@@ -151,7 +151,6 @@ def banded_dp(
     extra_row: IntArray,
     shape_src: IntArray,
     shape_tgt: IntArray,
-    free_end: bool = False,
     end_sum: int = -1,
 ) -> tuple[IntArray, FloatArray, float]:
     """Best bead path; returns (bead end cells as [i, j, shape] rows, bead costs, total).
@@ -162,10 +161,9 @@ def banded_dp(
     ``src_cum``/``tgt_cum`` are cumulative sentence lengths with a leading 0. ``extra`` is
     empty or holds one extra cost per band cell and shape; row i starts at ``extra_row[i]``.
     Shape k takes ``shape_src[k]`` source and ``shape_tgt[k]`` target sentences. With
-    ``free_end`` the path ends at the cheapest cell (n, j) of the last row instead of
-    (n, m): min over j of D(n, j), for aligning a prefix of a long document. With
-    ``end_sum`` >= 0 it ends at the cheapest band cell on the anti-diagonal i + j =
-    ``end_sum``: a free end that treats both sides alike (swapping them mirrors the path).
+    ``end_sum`` >= 0 the path ends at the cheapest band cell on the anti-diagonal i + j =
+    ``end_sum`` instead of (n, m), for aligning a stretch at the start of a long document: a
+    free end that treats both sides alike (swapping them mirrors the path).
     """
     n = src_cum.shape[0] - 1
     m = tgt_cum.shape[0] - 1
@@ -211,10 +209,7 @@ def banded_dp(
                 end_cost, end_row, end_column = best, i, j
     if end_sum < 0:
         end_row, end_column = n, m
-        if free_end:
-            last = score[n % n_rows, : band_high[n] - band_low[n] + 1]
-            end_column = band_low[n] + int(np.argmin(last))
-        end_cost = score[n % n_rows, end_column - band_low[n]]
+        end_cost = score[n % n_rows, m - band_low[n]]
     # Back-trace from (end_row, end_column), recomputing each chosen bead's own cost.
     count = 0
     cells = np.empty((n + m + 1, 3), dtype=np.int64)
@@ -272,7 +267,6 @@ def banded_gap_dp(
     shape_src: IntArray,
     shape_tgt: IntArray,
     gap_extension: float,
-    free_end: bool = False,
 ) -> tuple[IntArray, FloatArray, float]:
     """``banded_dp`` with affine deletion runs (Gotoh 1982): a 1-0 (0-1) bead that follows
     a 1-0 (0-1) bead costs ext = min(its cost, ``gap_extension`` + its extra cost) instead of
@@ -334,22 +328,18 @@ def banded_gap_dp(
                         score[state, row, column] = total
                         back_shape[state, i, column] = shape
                         back_state[state, i, column] = before
-    end = m
     end_state = 0
     best_end = np.inf
-    candidates = range(band_low[n], band_high[n] + 1) if free_end else range(m, m + 1)
-    for j in candidates:
-        for state in range(3):
-            value = score[state, n % n_rows, j - band_low[n]]
-            if value < best_end:
-                best_end = value
-                end = j
-                end_state = state
+    for state in range(3):
+        value = score[state, n % n_rows, m - band_low[n]]
+        if value < best_end:
+            best_end = value
+            end_state = state
     count = 0
     cells = np.empty((n + m + 1, 3), dtype=np.int64)
     costs = np.empty(n + m + 1, dtype=np.float64)
     i = n
-    j = end
+    j = m
     state = end_state
     while i > 0 or j > 0:
         column = j - band_low[i]
@@ -484,7 +474,6 @@ def path_posteriors(
     shape_tgt: IntArray,
     cells: IntArray,
     temperature: float,
-    free_end: bool = False,
 ) -> FloatArray:
     """Posterior probability of each bead of a path (``banded_dp``'s ``cells``).
 
@@ -494,8 +483,7 @@ def path_posteriors(
         A(0, 0) = 0,   A(i, j) = logsumexp over shapes (a, b) of A(i-a, j-b) - cost / T
         B(n, m) = 0,   B(i, j) = logsumexp over shapes (a, b) of B(i+a, j+b) - cost' / T
         Pr(bead (i-a..i, j-b..j)) = exp(A(i-a, j-b) - cost / T + B(i, j) - A(n, m))
-    (cost' the cost of the bead ending at (i+a, j+b)). With ``free_end`` every cell of the
-    last row ends a path, as in ``banded_dp``.
+    (cost' the cost of the bead ending at (i+a, j+b)).
     """
     n = src_cum.shape[0] - 1
     m = tgt_cum.shape[0] - 1
@@ -528,15 +516,11 @@ def path_posteriors(
                 total = np.logaddexp(total, previous - cost)
             forward[i, column] = total
     log_z = forward[n, m - band_low[n]]
-    if free_end:
-        log_z = -np.inf
-        for j in range(band_low[n], band_high[n] + 1):
-            log_z = np.logaddexp(log_z, forward[n, j - band_low[n]])
     for i in range(n, -1, -1):
         for j in range(band_high[i], band_low[i] - 1, -1):
             column = j - band_low[i]
             # A path may end here (weight exp(0)) or go on through a later bead.
-            total = 0.0 if i == n and (free_end or j == m) else -np.inf
+            total = 0.0 if i == n and j == m else -np.inf
             for shape in range(n_shapes):
                 next_i = i + shape_src[shape]
                 next_j = j + shape_tgt[shape]

@@ -73,7 +73,7 @@ def _length_windows(
         cells, costs, _ = dp.banded_dp(
             src_cum[x0 : x1 + 1] - src_cum[x0], tgt_cum[y0 : y1 + 1] - tgt_cum[y0],
             low, high, shape_cost, ratio, variance, length_weight, extra, extra_row,
-            shape_src, shape_tgt, False,
+            shape_src, shape_tgt,
         )  # fmt: skip
         count = _collect(out_cells, out_costs, count, cells, costs, x0, y0)
     return out_cells[:count], out_costs[:count]
@@ -147,12 +147,12 @@ def _lexical_windows(
         extra = -lexical_weight * llr
         cells, costs, _ = dp.banded_dp(
             window_src_cum, window_tgt_cum, low, high, shape_cost, ratio, variance,
-            length_weight, extra, row_first, shape_src, shape_tgt, False,
+            length_weight, extra, row_first, shape_src, shape_tgt,
         )  # fmt: skip
         if confidence:
             out_confidences[count : count + cells.shape[0]] = dp.path_posteriors(
                 window_src_cum, window_tgt_cum, low, high, shape_cost, ratio, variance,
-                length_weight, extra, row_first, shape_src, shape_tgt, cells, 1.0, False,
+                length_weight, extra, row_first, shape_src, shape_tgt, cells, 1.0,
             )  # fmt: skip
         count = _collect(out_cells, out_costs, count, cells, costs, x0, y0)
     return out_cells[:count], out_costs[:count], out_confidences[:count]

@@ -122,13 +122,11 @@ def run_dp(
     extra: dp.FloatArray | None = None,
     extra_row: dp.IntArray | None = None,
     length_weight: dp.FloatArray | None = None,
-    free_end: bool = False,
     end_sum: int | None = None,
     confidence: bool = False,
 ) -> list[Bead]:
-    """One pass of the banded program; beads with their own costs (with ``free_end`` the
-    path ends at the cheapest cell of the last row, so it may leave targets uncovered; with
-    ``end_sum`` at the cheapest cell (i, j) with i + j = ``end_sum``, a prefix of both sides).
+    """One pass of the banded program; beads with their own costs (with ``end_sum`` the
+    path ends at the cheapest cell (i, j) with i + j = ``end_sum``, a prefix of both sides).
     With ``confidence`` each bead also gets its posterior probability over all paths of the
     band weighted exp(-cost) (``_banded_dp.path_posteriors``, temperature 1: the model's
     own costs); it costs a forward and a backward sweep more."""
@@ -151,12 +149,12 @@ def run_dp(
         shape_tgt,
     )
     if model.gap_extension is None:
-        cells, costs, _ = dp.banded_dp(*lattice, free_end, -1 if end_sum is None else end_sum)
+        cells, costs, _ = dp.banded_dp(*lattice, -1 if end_sum is None else end_sum)
     else:
         if confidence:
             raise ValueError("bead confidences need a model without affine deletion runs")
-        cells, costs, _ = dp.banded_gap_dp(*lattice, model.gap_extension, free_end)
-    posteriors = dp.path_posteriors(*lattice, cells, 1.0, free_end) if confidence else None
+        cells, costs, _ = dp.banded_gap_dp(*lattice, model.gap_extension)
+    posteriors = dp.path_posteriors(*lattice, cells, 1.0) if confidence else None
     return cells_to_beads(cells, costs, model.shapes, posteriors)
 
 
