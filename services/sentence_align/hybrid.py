@@ -42,7 +42,12 @@ if TYPE_CHECKING:
 # coarse pass in 0 (in both the lexical pass and the refinement; without it in the
 # refinement, synthetic documents with large insertions still end above the optimum).
 # Dev F1 unchanged (no search errors there); on the test documents it costs about half the
-# throughput (6,900 -> 3,600 sentences/s of CPU, side by side).
+# throughput (6,900 -> 3,600 sentences/s of CPU, side by side). Rechecked with the anchored
+# length pass (session 21): without the coarse pass no bead changes on the Text+Berg dev and
+# test documents or the 32 paraphrase documents, but the band alone still ends above the
+# optimum on a dev document with 100 source sentences cut (model cost 524.7 vs 516.0) and on
+# a made-up document with 50 inserted sentences and a number in one sentence of 20 (-958.0
+# vs -1231.8): kept.
 # cheap_deletions with deletion_length_weight 0.8: on dev, OCR debris, captions and notes
 # ("....."; "24 a !"; "Literatur :") were absorbed into the neighbouring 1-1 bead, since a
 # 0-1 bead (Gale-Church Pr = 0.0099, cost 4.6) cost twice an extra sentence (2.3). Strict F1
