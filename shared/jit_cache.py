@@ -31,20 +31,20 @@ def use_keyed_cache(root: Path) -> Path | None:
     """Point numba's cache at ``<cache root>/<source_key(root)>`` for this process and its
     children. The cache root: ``$NUMBA_CACHE_DIR`` as the user set it, else
     ``$XDG_CACHE_HOME/paramine/numba`` (``~/.cache/...``). None, and numba's own folders
-    kept, when the folder cannot be written."""
+    kept, when the folder cannot be written (or there is no home folder)."""
     key = source_key(root)
     given = os.environ.get("NUMBA_CACHE_DIR")
-    if given and Path(given).name == key:  # set here in a parent process
-        folder = Path(given)
-    elif given:
-        folder = Path(given) / key
-    else:
-        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        folder = Path(base) / "paramine" / "numba" / key
     try:
+        if given and Path(given).name == key:  # set here in a parent process
+            folder = Path(given)
+        elif given:
+            folder = Path(given) / key
+        else:
+            base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+            folder = Path(base) / "paramine" / "numba" / key
         folder.mkdir(parents=True, exist_ok=True)
         tempfile.TemporaryFile(dir=folder).close()
-    except OSError:
+    except (OSError, RuntimeError, KeyError):  # unwritable, or no home folder to be found
         return None
     os.environ["NUMBA_CACHE_DIR"] = str(folder)
     numba = sys.modules.get("numba")

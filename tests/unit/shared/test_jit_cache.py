@@ -53,6 +53,18 @@ def test_an_unwritable_root_leaves_numba_its_own_folders(
     assert os.environ["NUMBA_CACHE_DIR"] == str(blocked)
 
 
+def test_no_home_folder_leaves_numba_its_own_folders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    assert use_keyed_cache(tmp_path) is None
+
+
 def test_the_compiled_programs_cache_under_the_key(tmp_path: Path) -> None:
     # A fresh interpreter: numba's cache path of a compiled program is the keyed folder.
     code = (
