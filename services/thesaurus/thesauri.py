@@ -200,10 +200,9 @@ class Thesaurus:
         """SHA-256 of the content (name, classes with parents and labels, words with their
         classes) in a canonical order: a re-import that files one word elsewhere changes it,
         listing the same classes or words in another order does not."""
-        parent_ids = [None if p < 0 else self.class_ids[p] for p in self.parent]
         content = {
             "name": self.name,
-            "classes": sorted(zip(self.class_ids, parent_ids, self.labels, strict=True)),
+            "classes": sorted(zip(self.class_ids, self._parent_ids, self.labels, strict=True)),
             "words": {
                 w: sorted(self.class_ids[n] for n in nodes) for w, nodes in self.words.items()
             },
@@ -211,8 +210,13 @@ class Thesaurus:
         text = json.dumps(content, ensure_ascii=False, sort_keys=True)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
+    @property
+    def _parent_ids(self) -> list[str | None]:
+        """The parent's class id of each class (None for a root)."""
+        return [None if p < 0 else self.class_ids[p] for p in self.parent]
+
     def to_json(self) -> str:
-        parent_ids = [None if p < 0 else self.class_ids[p] for p in self.parent]
+        parent_ids = self._parent_ids
         return json.dumps(
             {
                 "name": self.name,
