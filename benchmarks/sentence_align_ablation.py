@@ -48,7 +48,7 @@ INTRO = (
     "the deletion model, the anchor-token model; services/sentence_align/hybrid.py), each "
     "switched off in turn (as the settings it had before it was chosen), all five (the "
     "default of sessions 14-19), and all five with the anchored length pass of session 20 "
-    "(_two_pass.anchored_length_pass, the default since). Scored on the "
+    "(_two_pass.anchored_first_run, the default since). Scored on the "
     "Text+Berg dev document (where they were chosen) and on the paraphrase documents of "
     "benchmarks/bam_anchors.py (two versions of one English text from real Edinburgh++ and "
     "MSRP sentence pairs with seeded insertions, deletions, 1-2 splits and 2-1 merges; the "

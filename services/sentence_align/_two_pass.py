@@ -86,7 +86,7 @@ class LexicalSettings:
     # Weight of the anchor-token model (``anchor_tokens``): each end of a pair of sentences
     # sharing a rare identical name or number that a bead separates costs this much.
     anchor_weight: float = 0.0
-    # Weight of the anchor-token model in the length pass (``anchored_length_pass``): the
+    # Weight of the anchor-token model in the length pass (``anchored_first_run``): the
     # band also covers the longest chain of anchor pairs, and separating a pair costs this.
     first_anchor_weight: float = 0.0
     first_anchor_margin: int = 20
@@ -360,18 +360,19 @@ def _chain_ratio(
 ANCHORED_BAND_CELLS = 1_000_000
 
 
-def anchored_length_pass(
+def anchored_first_run(
     src_cum: dp.IntArray,
     tgt_cum: dp.IntArray,
     anchors: dp.IntArray,
     weight: float,
     margin: int,
     gap_extension: float | None = None,
-) -> tuple[list[Bead], length.LengthModel]:
-    """The length pass (``length.length_pass``) made robust to a block of sentences missing
-    on one side, which moves the path far from the diagonal where length costs alone do not
-    follow it (on Text+Berg dev beads with 100 of 300 target sentences cut, hybrid strict F1
-    fell from 0.86 to 0.20). Three changes, all from the document itself:
+) -> length.FirstRun:
+    """First run of the length pass made robust to a block of sentences missing on one
+    side (the anchored length pass), which moves the path far from the diagonal where
+    length costs alone do not follow it (on Text+Berg dev beads with 100 of 300 target
+    sentences cut, hybrid strict F1 fell from 0.86 to 0.20). Three changes, all from the
+    document itself:
 
     - the band covers the character diagonal and the pairs on every longest chain of anchor
       pairs (``anchor_chain``), with ``margin`` sentences around both;
@@ -382,13 +383,13 @@ def anchored_length_pass(
       ``_banded_dp.banded_gap_dp``).
 
     Without chain pairs, or when the band would exceed ANCHORED_BAND_CELLS, it is the plain
-    length pass (without affine runs: alone they cost dev F1, 0.896 -> 0.870). The model
-    returned has no affine runs.
+    first run (``length.first_run``; without affine runs: alone they cost dev F1, 0.896 ->
+    0.870). Its rerun searches near the first path with the same anchor costs.
     """
     n, m = len(src_cum) - 1, len(tgt_cum) - 1
     chain = anchor_chain(anchors)
     if len(chain) == 0:
-        return length.length_pass(src_cum, tgt_cum)
+        return length.first_run(src_cum, tgt_cum)
     chain_cells = np.concatenate([[[0, 0]], chain + 1, [[n, m]]]).astype(np.int64)
 
     def first_band(width: int) -> tuple[dp.IntArray, dp.IntArray]:
@@ -413,22 +414,22 @@ def anchored_length_pass(
 
     low, high = first_band(margin)
     if int(np.sum(high - low + 1)) > ANCHORED_BAND_CELLS:
-        return length.length_pass(src_cum, tgt_cum)
+        return length.first_run(src_cum, tgt_cum)
     ratio = _chain_ratio(src_cum, tgt_cum, chain_cells)
     first_model = (
         length.initial_model(src_cum, tgt_cum) if ratio is None else length.ratio_model(ratio)
     )
     first_model = replace(first_model, gap_extension=gap_extension)
     first = run(first_model, first_band, margin)
-    fitted = length.fit_model(src_cum, tgt_cum, first, first_model)
-    if fitted != first_model:
+    cells = length.beads_to_cells(first)
+
+    def rerun(fitted: length.LengthModel) -> list[Bead]:
         # The refitted pass searches near the first path (the band still widens if needed).
-        cells = length.beads_to_cells(first)
-        first = run(
+        return run(
             fitted, lambda width: dp.band_around_path(cells, n, m, width), length.REFIT_MARGIN
         )
-    # The lexical passes price deletions their own way.
-    return first, replace(fitted, gap_extension=None)
+
+    return length.FirstRun(first, first_model, rerun)
 
 
 def _length_weights(settings: LexicalSettings, model: length.LengthModel) -> dp.FloatArray:
@@ -577,6 +578,84 @@ def segmented_length_pass(
     return (first, first_model) if fitted == first_model else (run(fitted), fitted)
 
 
+def document_first_run(
+    src: Sequence[str],
+    tgt: Sequence[str],
+    src_cum: dp.IntArray,
+    tgt_cum: dp.IntArray,
+    settings: LexicalSettings,
+) -> length.FirstRun:
+    """First run of one document's length pass: anchored (``anchored_first_run``) when
+    ``settings.first_anchor_weight`` is set and the document is not chunked
+    (``length.chunked``), else plain (``length.first_run``)."""
+    if settings.first_anchor_weight and not length.chunked(len(src), len(tgt)):
+        return anchored_first_run(
+            src_cum, tgt_cum, anchor_tokens(src, tgt),
+            settings.first_anchor_weight, settings.first_anchor_margin,
+            settings.first_gap_extension,
+        )  # fmt: skip
+    return length.first_run(src_cum, tgt_cum)
+
+
+def document_length_pass(
+    src: Sequence[str],
+    tgt: Sequence[str],
+    src_cum: dp.IntArray,
+    tgt_cum: dp.IntArray,
+    settings: LexicalSettings,
+) -> tuple[list[Bead], length.LengthModel]:
+    """The length pass of one document (``document_first_run``, c and s2 refitted on its
+    beads); the model returned has no affine runs."""
+    run = document_first_run(src, tgt, src_cum, tgt_cum, settings)
+    beads, fitted = length.finish(run, length.fit_model(src_cum, tgt_cum, run.beads, run.model))
+    return beads, replace(fitted, gap_extension=None)
+
+
+def corpus_length_pass(
+    src: Sequence[str],
+    tgt: Sequence[str],
+    src_cum: dp.IntArray,
+    tgt_cum: dp.IntArray,
+    cuts: Sequence[tuple[int, int]],
+    settings: LexicalSettings,
+) -> tuple[list[Bead], length.LengthModel]:
+    """Length pass of corpus mode (the documents between the cut points (i, j)): every
+    document's first run as on its own (``document_first_run``: a block missing on one
+    side of one document is skipped, not misaligned), c and s2 refitted once on the 1-1
+    beads of all first runs, then every document's rerun with them. A corpus of one
+    document with 10 1-1 beads or more gets the beads and model of
+    ``document_length_pass``."""
+    windows = list(itertools.pairwise(cuts))
+
+    def first_run(x0: int, x1: int, y0: int, y1: int) -> length.FirstRun | None:
+        if x0 == x1 or y0 == y1:
+            return None
+        cums = (src_cum[x0 : x1 + 1] - src_cum[x0], tgt_cum[y0 : y1 + 1] - tgt_cum[y0])
+        return document_first_run(src[x0:x1], tgt[y0:y1], *cums, settings)
+
+    runs = [first_run(x0, x1, y0, y1) for (x0, y0), (x1, y1) in windows]
+    first = [
+        bead
+        for ((x0, y0), _), run in zip(windows, runs, strict=True)
+        if run is not None
+        for bead in length.shift_beads(run.beads, x0, y0)
+    ]
+    fitted = length.fit_ratio_variance(src_cum, tgt_cum, first)
+    beads: list[Bead] = []
+    for ((x0, y0), (x1, y1)), run in zip(windows, runs, strict=True):
+        if run is None:
+            beads += unaligned_beads(range(x0, x1), range(y0, y1))
+        elif fitted is None:
+            beads += length.shift_beads(run.beads, x0, y0)
+        else:
+            model = replace(run.model, ratio=fitted[0], variance=fitted[1])
+            beads += length.shift_beads(length.finish(run, model)[0], x0, y0)
+    model = length.initial_model(src_cum, tgt_cum)
+    if fitted is not None:
+        model = replace(model, ratio=fitted[0], variance=fitted[1])
+    return beads, model
+
+
 def align_two_pass(
     src: Sequence[str],
     tgt: Sequence[str],
@@ -595,18 +674,15 @@ def align_two_pass(
     """
     src_cum, tgt_cum = length.cumulative_lengths(src), length.cumulative_lengths(tgt)
     if segments is None:
-        if settings.first_anchor_weight and not length.chunked(len(src), len(tgt)):
-            first, model = anchored_length_pass(
-                src_cum, tgt_cum, anchor_tokens(src, tgt),
-                settings.first_anchor_weight, settings.first_anchor_margin,
-                settings.first_gap_extension,
-            )  # fmt: skip
-        else:
-            first, model = length.length_pass(src_cum, tgt_cum)
+        first, model = document_length_pass(src, tgt, src_cum, tgt_cum, settings)
         cuts = anchor_cuts(first, settings.window)
     else:
         cuts = list(segments)
-        first, model = segmented_length_pass(src_cum, tgt_cum, cuts)
+        first, model = (
+            corpus_length_pass(src, tgt, src_cum, tgt_cum, cuts, settings)
+            if settings.first_anchor_weight
+            else segmented_length_pass(src_cum, tgt_cum, cuts)
+        )
     src_side, tgt_side = lexicon.encode(src, src_lang), lexicon.encode(tgt, tgt_lang)
     cues = lexicon.cue_similarity(src_side.vocabulary, tgt_side.vocabulary)
     if dictionary is not None:

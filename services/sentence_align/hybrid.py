@@ -146,7 +146,7 @@ if TYPE_CHECKING:
 # 0.913, -0.016 [-0.045, +0.013]). Rule: a component chosen on one document stays on only
 # if it is significant there and not significantly harmful on other gold. Not blind to
 # test: the Text+Berg test scores of an earlier, simpler objective were known (higher).
-# first_anchor_weight, first_gap_extension (session 20; _two_pass.anchored_length_pass):
+# first_anchor_weight, first_gap_extension (session 20; _two_pass.anchored_first_run):
 # robustness, not dev F1. A block of sentences missing on one side (a page's untranslated
 # section, a dropped chapter) defeated the length pass, and Model 1 then trained on its wrong
 # beads: on Text+Berg dev beads in a seeded order (300 and 460 sentences) with a block of
@@ -160,9 +160,12 @@ if TYPE_CHECKING:
 # document / mean per piece 0.896 / 0.848 -> 0.897 / 0.856, paraphrase documents -0.000 /
 # -0.002 [-0.004, +0.000] (dev / test side), neither significant. 0.01: dev 0.879 / 0.849.
 # Affine runs alone (no anchors): dev 0.870; gap extension 0.5 / 1.5: the same cut-document
-# scores, 2.0 lost the largest cut in a 2,000-sentence document. Corpus mode and page
-# segments keep the plain length pass (their documents are cut into given segments), and so
-# do documents of more than 4 * length.CHUNK sentences, both sides together (length.chunked).
+# scores, 2.0 lost the largest cut in a 2,000-sentence document. Documents of more than
+# 4 * length.CHUNK sentences, both sides together (length.chunked), keep the plain length
+# pass; so do page segments (SEGMENT_SETTINGS). Corpus mode gives every document the pass it
+# gets on its own since session 22 (_two_pass.corpus_length_pass; before, it kept the plain
+# pass and a dev document with 150 sentences cut from one side fell to strict F1 0.28 / 0.31
+# there against 0.92 / 0.91 on its own).
 # Test (one run after the choice): per document 0.867 -> 0.858, paired -0.008 [-0.031,
 # +0.014], not significant; on documents built from test beads with a block cut (held out,
 # benchmarks/results/sentence_align_missing_block.md) 0.01-0.55 -> 0.87-0.89.
@@ -208,7 +211,10 @@ PLAIN_FIRST_PASS_SETTINGS = replace(
 # Page pairs in the pipeline (align_segments: many short text chunks, about 20 ms of CPU a
 # page pair budgeted): the same objective without the refinement round, which doubled the
 # handler's time (38.5 ms instead of about 20 ms a page pair in benchmarks/sentence_align).
-SEGMENT_SETTINGS = replace(HYBRID_SETTINGS, refinements=0)
+# Page chunks are short and already paired by the tree alignment: the plain length pass.
+SEGMENT_SETTINGS = replace(
+    HYBRID_SETTINGS, refinements=0, first_anchor_weight=0.0, first_gap_extension=None
+)
 
 
 def align_hybrid(

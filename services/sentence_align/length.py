@@ -340,13 +340,13 @@ def align_near_path(
     )
 
 
-def fit_model(
-    src_cum: dp.IntArray, tgt_cum: dp.IntArray, beads: Sequence[Bead], prior: LengthModel
-) -> LengthModel:
-    """Re-estimate c and s2 from a first-pass alignment.
+def fit_ratio_variance(
+    src_cum: dp.IntArray, tgt_cum: dp.IntArray, beads: Sequence[Bead]
+) -> tuple[float, float] | None:
+    """c and s2 re-estimated from a first-pass alignment; None with fewer than 10 1-1 beads.
 
     c = sum l_t / sum l_s and s2 = mean((l_t - c l_s)^2 / mean) over the
-    1-1 beads of the first pass; the shape costs are kept.
+    1-1 beads of the first pass.
     """
     pairs = [
         (bead.cost, src_cum[bead.src[0] + 1] - src_cum[bead.src[0]],
@@ -356,7 +356,7 @@ def fit_model(
     ]  # fmt: skip
     pairs = [pair for pair in pairs if pair[1] > 0 and pair[2] > 0]
     if len(pairs) < 10:
-        return prior
+        return None
     # All 1-1 beads, not only the cheapest: the cheapest are biased toward small deviations
     # and shrink s2 (on Text+Berg dev that cost 25 F1 points).
     confident = np.array(pairs, dtype=float)
@@ -364,19 +364,50 @@ def fit_model(
     ratio = float(len_tgt.sum() / len_src.sum())
     mean = 0.5 * (len_src + len_tgt / ratio)
     variance = float(np.mean((len_tgt - ratio * len_src) ** 2 / mean))
-    variance = max(variance, 0.5)
-    return replace(prior, ratio=ratio, variance=variance)
+    return ratio, max(variance, 0.5)
+
+
+def fit_model(
+    src_cum: dp.IntArray, tgt_cum: dp.IntArray, beads: Sequence[Bead], prior: LengthModel
+) -> LengthModel:
+    """``prior`` with c and s2 re-estimated from a first-pass alignment
+    (``fit_ratio_variance``); the shape costs are kept."""
+    fitted = fit_ratio_variance(src_cum, tgt_cum, beads)
+    if fitted is None:
+        return prior
+    return replace(prior, ratio=fitted[0], variance=fitted[1])
+
+
+@dataclass(frozen=True)
+class FirstRun:
+    """The first path of a length pass, the model it was found with, and ``rerun``: the
+    search near that path again with a refitted model (``finish``)."""
+
+    beads: list[Bead]
+    model: LengthModel
+    rerun: Callable[[LengthModel], list[Bead]]
+
+
+def first_run(src_cum: dp.IntArray, tgt_cum: dp.IntArray) -> FirstRun:
+    """First run of the Gale-Church pass: c from the total lengths (``initial_model``)."""
+    model = initial_model(src_cum, tgt_cum)
+    first = align_with_widening_band(src_cum, tgt_cum, model)
+    # The refitted pass searches near the first path only (the band still widens if needed).
+    return FirstRun(first, model, lambda fitted: align_near_path(src_cum, tgt_cum, fitted, first))
+
+
+def finish(run: FirstRun, fitted: LengthModel) -> tuple[list[Bead], LengthModel]:
+    """The beads and model of a length pass whose first run is ``run`` and whose model is
+    refitted to ``fitted`` (no second search when the fit changed nothing)."""
+    if fitted == run.model:
+        return run.beads, run.model
+    return run.rerun(fitted), fitted
 
 
 def length_pass(src_cum: dp.IntArray, tgt_cum: dp.IntArray) -> tuple[list[Bead], LengthModel]:
     """Gale-Church alignment with c and s2 fitted to the text; the beads and the model."""
-    first_model = initial_model(src_cum, tgt_cum)
-    first = align_with_widening_band(src_cum, tgt_cum, first_model)
-    fitted = fit_model(src_cum, tgt_cum, first, first_model)
-    if fitted == first_model:
-        return first, first_model
-    # The refitted pass searches near the first path only (the band still widens if needed).
-    return align_near_path(src_cum, tgt_cum, fitted, first), fitted
+    run = first_run(src_cum, tgt_cum)
+    return finish(run, fit_model(src_cum, tgt_cum, run.beads, run.model))
 
 
 def align_by_length(
