@@ -730,8 +730,10 @@ def main(*, keep_large: bool = False) -> None:
         "optimum in 2 of 14 windows, compared on model cost only, no gold; dev F1 was "
         "unchanged). Model 1 training (EM, pruning) is compiled (numba), with tables "
         "identical to the former numpy code. Documents over 4,000 sentences (both sides "
-        "together) get their length pass by sliding windows (2,000 sentences of both sides, "
-        "ending at the cheapest cell with i + j = 2,000, first half kept).",
+        "together) get their plain length pass by sliding windows (2,000 sentences of both "
+        "sides, ending at the cheapest cell with i + j = 2,000, first half kept); `hybrid` "
+        "takes its anchored length pass instead while that pass's band stays within "
+        "1,000,000 cells (not so for the 100k document below).",
         "",
         "Modes: rows without a mark align each document on its own (per-document mode, "
         "as `align_sentences`). Rows marked *(corpus mode)* align all documents of the set "

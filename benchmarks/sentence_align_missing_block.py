@@ -16,12 +16,17 @@ Run: ``.venv/bin/python -m benchmarks.sentence_align_missing_block`` from the re
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from benchmarks._report import publish
-from benchmarks.sentence_align import bead_pool, concatenate_beads, signed_span
+from benchmarks.sentence_align import (
+    bead_pool,
+    concatenate_beads,
+    signed_span,
+    synthetic_document,
+)
 from benchmarks.sentence_align_length import REPO, TEST, DocumentPair, load
 from services.sentence_align.align import align_corpus
 from services.sentence_align.beads import Bead
@@ -38,6 +43,9 @@ SEED = 20240607
 DEV_CASES = ((300, 0, 0.4), (300, 30, 0.4), (300, 100, 0.4), (460, 50, 0.4), (460, 150, 0.4))
 DEV_CASES += ((460, 250, 0.2),)
 TEST_CASES = ((980, 0, 0.4), (980, 100, 0.4), (980, 300, 0.4), (980, 600, 0.2))
+# Documents of over 4,000 sentences (both sides), whose plain length pass is chunked:
+# dev and test beads drawn with repetition (``sentence_align.synthetic_document``).
+LONG_CASES = ((2500, 0, 0.4), (2500, 300, 0.4), (2500, 1000, 0.3))
 
 
 def shuffled_document(documents: Sequence[DocumentPair], n_src: int) -> DocumentPair:
@@ -82,11 +90,13 @@ def cut_block(document: DocumentPair, start: float, count: int, side: str) -> Do
 
 
 def documents_for(
-    source: Sequence[DocumentPair], cases: Sequence[tuple[int, int, float]]
+    source: Sequence[DocumentPair],
+    cases: Sequence[tuple[int, int, float]],
+    build: Callable[[Sequence[DocumentPair], int], DocumentPair] = shuffled_document,
 ) -> list[DocumentPair]:
     result = []
     for n_src, count, start in cases:
-        base = shuffled_document(source, n_src)
+        base = build(source, n_src)
         if count == 0:
             result.append(
                 DocumentPair(
@@ -135,6 +145,10 @@ def main() -> None:
     test_rows, test_summary = rows_for(
         "test beads (held out)", documents_for(load(TEST), TEST_CASES)
     )
+    long_rows, long_summary = rows_for(
+        "dev+test beads, long",
+        documents_for(load(["dev", *TEST]), LONG_CASES, synthetic_document),
+    )
     seconds = time.perf_counter() - start
     publish(
         RESULT,
@@ -154,18 +168,24 @@ def main() -> None:
             "beads, test beads) in one run; each document gets the anchored length pass, then "
             "one length model and one Model 1 serve them all (since session 22; corpus mode "
             "had the plain length pass before). The documents of a group are cuts of the same "
-            "shuffled base documents, so one corpus run holds the same sentences several times.",
+            "shuffled base documents, so one corpus run holds the same sentences several times. "
+            "The long documents (over 4,000 sentences, both sides together) draw dev and test "
+            "beads with repetition (so fewer names and numbers occur once a side); their "
+            "plain length pass is chunked, and since session 22 they get the anchored pass as "
+            "well (before, only documents of up to 4,000 sentences did).",
             "",
             "| beads from | document | plain length pass | anchored length pass | "
             "anchored, corpus mode |",
             "|---|---|---|---|---|",
             *dev_rows,
             *test_rows,
+            *long_rows,
             "",
             "## Reading",
             "",
             dev_summary,
             test_summary,
+            long_summary,
             "",
             f"({seconds:.0f} s.)",
         ],

@@ -383,6 +383,12 @@ def diagonal_band(n_src: int, n_tgt: int, half_width: int) -> tuple[IntArray, In
     return connect_band(low, high, n_tgt)
 
 
+def band_cells(band: tuple[IntArray, IntArray]) -> int:
+    """Number of cells of a band (rows low..high)."""
+    low, high = band
+    return int(np.sum(high - low + 1))
+
+
 def length_diagonal_band(
     src_cum: IntArray, tgt_cum: IntArray, half_width: int
 ) -> tuple[IntArray, IntArray]:

@@ -355,8 +355,11 @@ def _chain_ratio(
     return float(np.exp(np.median(np.log(tgt_chars[both] / src_chars[both]))))
 
 
-# Largest band (cells) of the anchored length pass; beyond it the plain length pass runs.
-# The anchor costs take 8 floats a cell (64 MB at this size).
+# Largest band (cells) of the anchored length pass: a document whose first band (the
+# character diagonal and the anchor chain, ``first_anchor_margin`` sentences either side)
+# is larger gets the plain length pass, chunked when long (the 100,000-sentence benchmark
+# document, for one), and the band stops widening before it would exceed it. The anchor
+# costs take 8 floats a cell (64 MB at this size).
 ANCHORED_BAND_CELLS = 1_000_000
 
 
@@ -410,10 +413,9 @@ def anchored_first_run(
             extra = _anchor_extra(band, row_first, model.shapes, anchors, weight)
             return length.run_dp(src_cum, tgt_cum, model, band, extra=extra, extra_row=row_first)
 
-        return length.widen_until_inside(band_at, align, width, m)
+        return length.widen_until_inside(band_at, align, width, m, ANCHORED_BAND_CELLS)
 
-    low, high = first_band(margin)
-    if int(np.sum(high - low + 1)) > ANCHORED_BAND_CELLS:
+    if dp.band_cells(first_band(margin)) > ANCHORED_BAND_CELLS:
         return length.first_run(src_cum, tgt_cum)
     ratio = _chain_ratio(src_cum, tgt_cum, chain_cells)
     first_model = (
@@ -586,9 +588,9 @@ def document_first_run(
     settings: LexicalSettings,
 ) -> length.FirstRun:
     """First run of one document's length pass: anchored (``anchored_first_run``) when
-    ``settings.first_anchor_weight`` is set and the document is not chunked
-    (``length.chunked``), else plain (``length.first_run``)."""
-    if settings.first_anchor_weight and not length.chunked(len(src), len(tgt)):
+    ``settings.first_anchor_weight`` is set (it falls back to the plain run itself above
+    ANCHORED_BAND_CELLS), else plain (``length.first_run``, chunked for long documents)."""
+    if settings.first_anchor_weight:
         return anchored_first_run(
             src_cum, tgt_cum, anchor_tokens(src, tgt),
             settings.first_anchor_weight, settings.first_anchor_margin,

@@ -160,12 +160,14 @@ if TYPE_CHECKING:
 # document / mean per piece 0.896 / 0.848 -> 0.897 / 0.856, paraphrase documents -0.000 /
 # -0.002 [-0.004, +0.000] (dev / test side), neither significant. 0.01: dev 0.879 / 0.849.
 # Affine runs alone (no anchors): dev 0.870; gap extension 0.5 / 1.5: the same cut-document
-# scores, 2.0 lost the largest cut in a 2,000-sentence document. Documents of more than
-# 4 * length.CHUNK sentences, both sides together (length.chunked), keep the plain length
-# pass; so do page segments (SEGMENT_SETTINGS). Corpus mode gives every document the pass it
-# gets on its own since session 22 (_two_pass.corpus_length_pass; before, it kept the plain
-# pass and a dev document with 150 sentences cut from one side fell to strict F1 0.28 / 0.31
-# there against 0.92 / 0.91 on its own).
+# scores, 2.0 lost the largest cut in a 2,000-sentence document. Page segments keep the
+# plain length pass (SEGMENT_SETTINGS), and so do documents whose first band exceeds
+# _two_pass.ANCHORED_BAND_CELLS. Since session 22 corpus mode gives every document the pass
+# it gets on its own (_two_pass.corpus_length_pass; before, it kept the plain pass and a dev
+# document with 150 sentences cut from one side fell to strict F1 0.28 / 0.31 there against
+# 0.92 / 0.91 on its own), and documents of more than 4 * length.CHUNK sentences, both sides
+# together, get the anchored pass too (before, their chunked plain pass fell to 0.30 on a
+# 2,500 x 2,711 document with 300 target sentences cut; now 0.87, 0.87 uncut).
 # Test (one run after the choice): per document 0.867 -> 0.858, paired -0.008 [-0.031,
 # +0.014], not significant; on documents built from test beads with a block cut (held out,
 # benchmarks/results/sentence_align_missing_block.md) 0.01-0.55 -> 0.87-0.89.

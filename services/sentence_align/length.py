@@ -214,13 +214,18 @@ def widen_until_inside(
     align: Callable[[tuple[dp.IntArray, dp.IntArray]], list[Bead]],
     width: int,
     n_tgt: int,
+    max_cells: int | None = None,
 ) -> list[Bead]:
     """``align`` over ``band_at(width)``, the width doubling while the path runs along the
-    band's edge (the band may have cut the best path off) and the band is not yet full."""
+    band's edge (the band may have cut the best path off) and the band is not yet full;
+    with ``max_cells``, a wider band of more cells is not searched (the last path stays)."""
+    beads: list[Bead] | None = None
     while True:
         band = band_at(width)
-        beads = align(band)
         low, high = band
+        if beads is not None and max_cells is not None and dp.band_cells(band) > max_cells:
+            return beads
+        beads = align(band)
         full = bool(np.all(low == 0) and np.all(high == n_tgt))
         if full or not dp.path_touches_edge(beads_to_cells(beads)[1:], low, high, n_tgt):
             return beads

@@ -23,6 +23,7 @@ from services.sentence_align.length import (
     cumulative_lengths,
     run_dp,
     sentence_length,
+    widen_until_inside,
 )
 
 
@@ -191,6 +192,31 @@ def test_band_widening_never_does_worse_than_its_first_band() -> None:
     first = align_with_widening_band(src_cum, tgt_cum, model, half_width=5)
     low, high = dp.length_diagonal_band(src_cum, tgt_cum, 5)
     assert total(first) <= total(run_dp(src_cum, tgt_cum, model, (low, high))) + 1e-9
+
+
+def test_band_widening_stops_before_the_band_exceeds_max_cells() -> None:
+    # The document of the test above: a band of 2 touches its edge, so it widens (to 4, 8,
+    # 16); with max_cells between the cells of the 4 and 8 bands, it stops at 4.
+    rng = np.random.default_rng(7)
+    body = ["x" * int(n) for n in rng.integers(20, 80, size=150)]
+    tgt = body[8:] + ["z" * int(n) for n in rng.integers(20, 80, size=8)]
+    src_cum, tgt_cum = cumulative_lengths(body), cumulative_lengths(tgt)
+    searched: list[int] = []
+
+    def band_at(width: int) -> tuple[np.ndarray, np.ndarray]:
+        return dp.diagonal_band(150, 150, width)
+
+    def align(band: tuple[np.ndarray, np.ndarray]) -> list[Bead]:
+        searched.append(dp.band_cells(band))
+        return run_dp(src_cum, tgt_cum, LengthModel(), band)
+
+    widen_until_inside(band_at, align, 2, 150)
+    assert len(searched) >= 3  # 2, 4, 8, ...: the uncapped search widens past 4
+    four, eight = dp.band_cells(band_at(4)), dp.band_cells(band_at(8))
+    searched.clear()
+    capped = widen_until_inside(band_at, align, 2, 150, max_cells=(four + eight) // 2)
+    assert searched == [dp.band_cells(band_at(2)), four]
+    assert capped == run_dp(src_cum, tgt_cum, LengthModel(), band_at(4))
 
 
 def test_path_touches_edge() -> None:
