@@ -544,6 +544,14 @@ def train_tables(
     return forward, backward
 
 
+def _window_cums(
+    src_cum: dp.IntArray, tgt_cum: dp.IntArray, window: tuple[int, int, int, int]
+) -> tuple[dp.IntArray, dp.IntArray]:
+    """The cumulative lengths of the window's sentences (x0..x1, y0..y1), from 0."""
+    x0, x1, y0, y1 = window
+    return src_cum[x0 : x1 + 1] - src_cum[x0], tgt_cum[y0 : y1 + 1] - tgt_cum[y0]
+
+
 def _full_band_window(window: tuple[int, int, int, int]) -> bool:
     """A window with both sides non-empty and at most FULL_BAND_SIZE sentences a side."""
     x0, x1, y0, y1 = window
@@ -569,7 +577,7 @@ def segmented_length_pass(
             elif _full_band_window((x0, x1, y0, y1)):
                 beads += next(batched)
             else:
-                cums = (src_cum[x0 : x1 + 1] - src_cum[x0], tgt_cum[y0 : y1 + 1] - tgt_cum[y0])
+                cums = _window_cums(src_cum, tgt_cum, (x0, x1, y0, y1))
                 window = length.align_with_widening_band(*cums, model)
                 beads += length.shift_beads(window, x0, y0)
         return beads
@@ -637,7 +645,7 @@ def corpus_length_pass(
     def first_run(x0: int, x1: int, y0: int, y1: int) -> length.FirstRun | None:
         if x0 == x1 or y0 == y1:
             return None
-        cums = (src_cum[x0 : x1 + 1] - src_cum[x0], tgt_cum[y0 : y1 + 1] - tgt_cum[y0])
+        cums = _window_cums(src_cum, tgt_cum, (x0, x1, y0, y1))
         return document_first_run(src[x0:x1], tgt[y0:y1], *cums, settings)
 
     runs = [first_run(x0, x1, y0, y1) for (x0, y0), (x1, y1) in windows]
@@ -811,7 +819,7 @@ def _lexical_pass(
         window_cells = window_cells[(window_cells[:, 1] >= y0) & (window_cells[:, 1] <= y1)]
         beads = _align_window(
             *sides, tables, model, settings,
-            (src_cum[x0 : x1 + 1] - src_cum[x0], tgt_cum[y0 : y1 + 1] - tgt_cum[y0]),
+            _window_cums(src_cum, tgt_cum, (x0, x1, y0, y1)),
             window_cells - np.array([x0, y0]), (x0, x1, y0, y1),
             None
             if boundaries is None
