@@ -7,6 +7,7 @@ from dataclasses import asdict
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response, status
+from fastapi.exceptions import RequestValidationError
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -164,12 +165,9 @@ async def _ingest_request(request: Request) -> IngestRequest:
             body = {"job_id": body.pop("job_id", None), "pairs": [body]}
         return IngestRequest.model_validate(body)
     except ValidationError as exc:
-        # without the refused values: a NaN or a lone surrogate among them made the answer
-        # fail (a 500), and a too-long list came back whole
-        raise HTTPException(
-            status.HTTP_422_UNPROCESSABLE_CONTENT,
-            exc.errors(include_url=False, include_input=False, include_context=False),
-        ) from None
+        # answered by the app's handler, as FastAPI's own validation errors are: a 422
+        # without the refused values (app._invalid_request)
+        raise RequestValidationError(exc.errors()) from None
     except (ValueError, UnicodeDecodeError, InvalidInput) as exc:
         raise HTTPException(
             status.HTTP_422_UNPROCESSABLE_CONTENT, f"malformed body: {exc}"
