@@ -273,14 +273,20 @@ class _ShortReads:
         return self._stream.tell()
 
 
+def _gzipped(path: Path) -> bool:
+    """Whether ``path`` is read through gzip: named .gz in any case, as ``read_page_pairs``
+    matches the names."""
+    return path.name.lower().endswith(".gz")
+
+
 def _open_binary(path: Path) -> IO[bytes]:
-    if path.name.lower().endswith(".gz"):
+    if _gzipped(path):
         return cast(IO[bytes], gzip.open(path, "rb"))
     return path.open("rb")
 
 
 def _open_text(path: Path) -> IO[str]:
-    if path.suffix == ".gz":
+    if _gzipped(path):
         return gzip.open(path, "rt", encoding="utf-8", errors="replace")
     return path.open("r", encoding="utf-8", errors="replace")
 

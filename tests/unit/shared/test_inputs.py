@@ -119,6 +119,16 @@ def test_a_missing_or_broken_file_is_refused_and_the_batch_goes_on(tmp_path: Pat
     assert "not readable to the end" in str(job.refused[-1])
 
 
+def test_an_upper_case_gz_suffix_is_read_as_gzip(tmp_path: Path) -> None:
+    # x.jsonl.GZ was taken for JSONL (the name is matched in lower case) but opened as plain
+    # text (the .gz test was case-sensitive there), so its one record was refused
+    record = {"src": {"lang": "en", "html": "<p>a</p>"}, "tgt": {"lang": "de", "html": "<p>b</p>"}}
+    upper = tmp_path / "x.jsonl.GZ"
+    upper.write_bytes(gzip.compress((json.dumps(record) + "\n").encode()))
+    job = build_job(read_page_pairs([upper]))
+    assert (len(job.pairs), job.refused) == (1, [])
+
+
 def test_a_page_without_exactly_one_counterpart_is_refused(tmp_path: Path) -> None:
     for lang in ("en", "de", "fr"):
         (tmp_path / f"about.{lang}.html").write_text(f"<p>About us ({lang}).</p>")
