@@ -67,8 +67,9 @@ class _ClearErrors(TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:  # a click Context (typer vendors its own click)
         from pydantic import ValidationError
+        from sqlalchemy.exc import ArgumentError
 
-        from shared.errors import InvalidInput
+        from shared.errors import ConfigurationError, InvalidInput, TransientError
 
         try:
             return super().invoke(ctx)
@@ -82,6 +83,13 @@ class _ClearErrors(TyperGroup):
                 message = f"cannot decode the input ({message}): not in the encoding expected"
             console.print(f"[red]invalid input[/red]: {escape(message)}", soft_wrap=True)
             raise typer.Exit(2) from None
+        except (ConfigurationError, ArgumentError) as exc:
+            # unsafe settings, a PARAMINE_DATABASE_URL SQLAlchemy cannot read
+            console.print(f"[red]invalid settings[/red]: {escape(str(exc))}", soft_wrap=True)
+            raise typer.Exit(2) from None
+        except TransientError as exc:  # the database (or Redis) is unreachable
+            console.print(f"[red]unavailable[/red]: {escape(str(exc))}", soft_wrap=True)
+            raise typer.Exit(1) from None
 
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__, cls=_ClearErrors)
@@ -110,12 +118,15 @@ TgtLang = Annotated[str, typer.Option("--tgt-lang", help="target language of .le
 
 
 def _url_key(value: str | None) -> str | None:
-    """``--url-key``: a regex that compiles (a bad one failed late, with a traceback)."""
+    """``--url-key``: a regex that compiles and has a group to take the key from (a bad one
+    failed late, with a traceback)."""
     if value is not None:
         try:
-            re.compile(value)
+            pattern = re.compile(value)
         except re.error as error:
             raise typer.BadParameter(f"not a regular expression: {error}") from None
+        if pattern.groups == 0:
+            raise typer.BadParameter("needs a group holding the key: (?P<key>...) or (...)")
     return value
 
 
@@ -337,11 +348,26 @@ def reconcile(
     typer.echo(json.dumps(dataclasses.asdict(sweep_once())))
 
 
+def _gateway_url(value: str | None) -> str | None:
+    """``--gateway``: an http(s) URL with a host (a malformed one failed with a traceback)."""
+    if value is not None:
+        import httpx
+
+        try:
+            url = httpx.URL(value)
+        except httpx.InvalidURL as error:
+            raise typer.BadParameter(f"not a URL: {error}") from None
+        if url.scheme not in ("http", "https") or not url.host:
+            raise typer.BadParameter("needs an http:// or https:// URL with a host")
+    return value
+
+
 @app.command()
 def submit(
     inputs: InputPaths,
     gateway: Annotated[
-        str | None, typer.Option(help="gateway base URL (default: straight to Redis)")
+        str | None,
+        typer.Option(help="gateway base URL (default: straight to Redis)", callback=_gateway_url),
     ] = None,
     job_id: Annotated[str | None, typer.Option(callback=_job_id)] = None,
     src_lang: SrcLang = "en",
@@ -729,7 +755,7 @@ def align_pages(
 @dead_letter_app.command("list")
 def dead_letters_list(
     stage: Annotated[str | None, typer.Option()] = None,
-    limit: Annotated[int, typer.Option()] = 100,
+    limit: Annotated[int, typer.Option(min=1)] = 100,
 ) -> None:
     """List dead letters: id, stage, error type and reason."""
     from shared.config import get_settings

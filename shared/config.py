@@ -14,36 +14,38 @@ from shared.errors import ConfigurationError
 class HtmlLimits(BaseModel):
     """Bounds on crawled HTML: anything larger is refused with a clear error."""
 
-    max_bytes: int = 20_000_000
-    max_depth: int = 1_000
-    max_elements: int = 300_000
+    max_bytes: int = Field(default=20_000_000, gt=0)
+    max_depth: int = Field(default=1_000, gt=0)
+    max_elements: int = Field(default=300_000, gt=0)
     # Work of one tree alignment pass (services.tree_align.decoder.DEFAULT_MAX_WORK, about
     # 6-27 s): wider page pairs are aligned with restricted spans, or as flat text.
-    max_alignment_work: float = 4e8
+    max_alignment_work: float = Field(default=4e8, gt=0)
     # Memory of one tree alignment's tables (decoder.DEFAULT_MAX_TABLE_BYTES); over it, flat text.
-    max_alignment_bytes: int = 1_500_000_000
+    max_alignment_bytes: int = Field(default=1_500_000_000, gt=0)
 
 
 class QueueSettings(BaseModel):
     """Celery delivery settings shared by every stage's worker."""
 
-    soft_time_limit: float = 120.0
-    hard_time_limit: float = 150.0
+    soft_time_limit: float = Field(default=120.0, gt=0)
+    hard_time_limit: float = Field(default=150.0, gt=0)
     # Must exceed the hard limit, or Redis redelivers tasks that are still running.
-    visibility_timeout: float = 3_600.0
-    max_retries: int = 8  # TransientError (database or broker away): retries with backoff
+    visibility_timeout: float = Field(default=3_600.0, gt=0)
+    # TransientError (database or broker away): retries with backoff
+    max_retries: int = Field(default=8, ge=0)
     # Any other failure (a bug, a time limit) is retried this often, then dead-lettered;
     # InvalidInput is dead-lettered at once (retrying cannot help).
-    failure_retries: int = 3
-    restore_interval: int = 30  # seconds between sweeps restoring expired unacked messages
+    failure_retries: int = Field(default=3, ge=0)
+    # seconds between sweeps restoring expired unacked messages
+    restore_interval: int = Field(default=30, gt=0)
     # Reconciler (shared/reconcile.py, in the tree_align workers): every reconcile_interval s
     # (0: off) it sends again tracked page pairs sent more than reconcile_age s ago that are
     # neither completed nor dead-lettered nor anywhere in Redis; at most reconcile_batch per
     # sweep, and none while the queues and unacked hash hold more messages than that.
-    reconcile_interval: float = 30.0
-    reconcile_age: float = 300.0
-    reconcile_batch: int = 500
-    retry_backoff_max: float = 60.0
+    reconcile_interval: float = Field(default=30.0, ge=0)
+    reconcile_age: float = Field(default=300.0, ge=0)
+    reconcile_batch: int = Field(default=500, gt=0)
+    retry_backoff_max: float = Field(default=60.0, ge=0)
 
 
 class Settings(BaseSettings):
@@ -56,10 +58,11 @@ class Settings(BaseSettings):
     redis_url: str | None = None
     api_key: SecretStr | None = None
     admin_api_key: SecretStr | None = None
-    max_body_bytes: int = 25_000_000
-    rate_limit_per_minute: int = 6_000
+    max_body_bytes: int = Field(default=25_000_000, gt=0)
+    rate_limit_per_minute: int = Field(default=6_000, gt=0)
     metrics_dir: Path | None = None
-    recompute_interval: float = 3_600.0  # seconds between similarity-matrix recomputes
+    # seconds between similarity-matrix recomputes
+    recompute_interval: float = Field(default=3_600.0, gt=0)
     html: HtmlLimits = HtmlLimits()
     queue: QueueSettings = QueueSettings()
 

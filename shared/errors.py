@@ -14,7 +14,13 @@ class ParamineError(Exception):
 
 
 class InvalidInput(ParamineError):
-    """The input cannot be processed as given; never retried."""
+    """The input cannot be processed as given; never retried. ``refused`` is the input
+    itself, where there is one to keep (a page pair the gateway refused): its dead letter
+    holds it, so it can be mended and sent again."""
+
+    def __init__(self, *args: object, refused: object = None) -> None:
+        super().__init__(*args)
+        self.refused = refused
 
 
 class InputTooLarge(InvalidInput):

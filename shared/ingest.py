@@ -67,9 +67,12 @@ def register_job(
         else {pair_id: json.dumps(payload) for pair_id, payload in payloads.items()},
     )
     for error in job.refused:
+        payload: dict[str, Any] = {"job_id": job.job_id, "error": str(error)}
+        if error.refused is not None:
+            payload["input"] = error.refused
         store.record_dead_letter(
             stage="ingest",
-            payload={"job_id": job.job_id, "error": str(error)},
+            payload=payload,
             error_type=error.__class__.__name__,
             reason=str(error),
             attempts=1,

@@ -203,7 +203,9 @@ def pair_pages(
             yield page
             continue
         by_lang[page.lang][page.url] = page
-    sources, targets = by_lang.get(options.src_lang, {}), by_lang.get(options.tgt_lang, {})
+    # page languages are lower case (schemas.Page): so are the options' here
+    sources = by_lang.get(options.src_lang.lower(), {})
+    targets = by_lang.get(options.tgt_lang.lower(), {})
     if options.pairs_file is not None:
         for line in options.pairs_file.read_text(encoding="utf-8").splitlines():
             fields = line.split()
@@ -225,10 +227,16 @@ def pair_pages(
 def _url_key_function(options: PairingOptions) -> Any:
     if options.url_key:
         pattern = re.compile(options.url_key)
+        if not pattern.groups:
+            raise InvalidInput(f"url key {options.url_key!r} has no group to take the key from")
+        group: str | int = "key" if "key" in pattern.groupindex else 1
 
         def regex_key(url: str, lang: str) -> str:
+            # no match, or the key group did not take part (an optional group): the URL is
+            # its own key, so it pairs with nothing (a None key paired every such page)
             found = pattern.search(url)
-            return found.group("key" if "key" in pattern.groupindex else 1) if found else "\0" + url
+            key = found.group(group) if found else None
+            return key if key is not None else "\0" + url
 
         return regex_key
     return lambda url, lang: strip_language(url, lang)

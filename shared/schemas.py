@@ -7,9 +7,10 @@ retried, dead-lettered with the validation errors as the reason).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from shared.errors import InvalidInput
 from shared.ids import content_id, repeated_ids
@@ -37,18 +38,20 @@ MAX_REFUSAL_CHARS = 2_000  # of one refused input's reason sent to the gateway b
 LANG_PATTERN = r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]+)*$"
 
 
-class Page(BaseModel):
-    """One crawled page: where it came from, its language and its HTML."""
+# C0 control characters and DEL: in no URL, id or filter value
+CONTROL_CHARACTER = re.compile("[\x00-\x1f\x7f]")
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    url: str = Field(default="", max_length=4_096)
-    lang: str = Field(min_length=2, max_length=16, pattern=LANG_PATTERN)
-    html: str
 
-    @field_validator("url", "html")
-    @classmethod
-    def _encodable(cls, text: str) -> str:
-        return encodable(text)
+def url_text(url: str) -> str:
+    """``url`` if it is text a URL can be (ValueError otherwise): no control characters (a
+    NUL failed the PostgreSQL insert of the whole request), no lone surrogates."""
+    if CONTROL_CHARACTER.search(url):
+        raise ValueError("url contains a control character")
+    return encodable(url)
+
+
+# A page's or article's URL: up to 4,096 characters, no control characters.
+Url = Annotated[str, Field(max_length=4_096), AfterValidator(url_text)]
 
 
 def encodable(text: str) -> str:
@@ -60,6 +63,27 @@ def encodable(text: str) -> str:
     except UnicodeEncodeError:
         raise ValueError("text contains an unpaired surrogate code point") from None
     return text
+
+
+class Page(BaseModel):
+    """One crawled page: where it came from, its language and its HTML."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    url: Url = ""
+    lang: str = Field(min_length=2, max_length=16, pattern=LANG_PATTERN)
+    html: str
+
+    @field_validator("html")
+    @classmethod
+    def _encodable(cls, text: str) -> str:
+        return encodable(text)
+
+    @field_validator("lang")
+    @classmethod
+    def _lower_case(cls, lang: str) -> str:
+        """Language codes are case-insensitive (BCP 47): one spelling, as the .lett and HTML
+        directory readers give, so "EN" pages pair, store and filter as "en" ones."""
+        return lang.lower()
 
 
 class PagePair(Message):
@@ -140,9 +164,9 @@ class ArticleIn(BaseModel):
     title: str = ""
     body: str
     keywords: list[str] = Field(default_factory=list, max_length=1_000)
-    url: str = Field(default="", max_length=4_096)
+    url: Url = ""
 
-    @field_validator("id", "date", "title", "body", "url")
+    @field_validator("id", "date", "title", "body")
     @classmethod
     def _encodable(cls, text: str) -> str:
         return encodable(text)  # a lone surrogate gave a 500 building the batch id

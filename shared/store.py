@@ -8,12 +8,15 @@ Aggregates (job progress, paraphrase tables) are computed from these observation
 from __future__ import annotations
 
 import json
+import threading
 import time
+import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import urlsplit
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
@@ -25,12 +28,15 @@ from shared.schemas import pair_id_of
 
 metadata = sa.MetaData()
 
+SOURCE_LENGTH = 256  # jobs.source: a label, cut to fit
+SITE_LENGTH = 256  # sentence_pairs.site: a host name (at most 253 characters)
+
 jobs = sa.Table(
     "jobs",
     metadata,
     sa.Column("job_id", sa.String(64), primary_key=True),
     sa.Column("created_at", sa.Float, nullable=False),
-    sa.Column("source", sa.String(256), nullable=False, server_default=""),
+    sa.Column("source", sa.String(SOURCE_LENGTH), nullable=False, server_default=""),
 )
 
 job_pairs = sa.Table(
@@ -69,7 +75,7 @@ sentence_pairs = sa.Table(
     sa.Column("kind", sa.String(16), nullable=False),
     sa.Column("src_url", sa.Text, nullable=False),
     sa.Column("tgt_url", sa.Text, nullable=False),
-    sa.Column("site", sa.String(256), nullable=False, index=True),
+    sa.Column("site", sa.String(SITE_LENGTH), nullable=False, index=True),
     sa.Column("src_lang", sa.String(16), nullable=False),
     sa.Column("tgt_lang", sa.String(16), nullable=False),
     sa.Column("src_text", sa.Text, nullable=False),
@@ -138,12 +144,47 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
+# One process at a time creates the tables (a PostgreSQL advisory lock, transaction-scoped);
+# concurrent first requests on an empty database raced in CREATE TYPE/TABLE and got 500s.
+_SCHEMA_LOCK_KEY = zlib.crc32(b"paramine.schema")
+_schema_lock = threading.Lock()
+
+
+def create_tables(engine: Engine, tables: sa.MetaData) -> None:
+    """``tables.create_all`` that concurrent threads and processes can call together."""
+    with _schema_lock:
+        if engine.dialect.name == "postgresql":
+            with engine.begin() as conn:
+                conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_SCHEMA_LOCK_KEY)))
+                tables.create_all(conn)
+            return
+        try:
+            tables.create_all(engine)
+        except sa.exc.OperationalError as exc:  # SQLite: another process created one first
+            if "already exists" not in str(exc):
+                raise
+            tables.create_all(engine)
+
+
+def without_nul(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` with NUL characters in its strings replaced by U+FFFD: PostgreSQL text cannot
+    hold a NUL, and a sentence, reason or URL holding one failed the whole message's insert
+    (its dead letter too, so the message was lost). SQLite gets the same text."""
+    if not any(isinstance(value, str) and "\x00" in value for value in row.values()):
+        return row
+    return {
+        key: value.replace("\x00", "\ufffd") if isinstance(value, str) else value
+        for key, value in row.items()
+    }
+
+
 def insert_ignoring_conflicts(
     connection: sa.Connection, table: sa.Table, rows: Sequence[dict[str, Any]]
 ) -> int:
     """Insert rows, silently keeping existing rows with the same primary key; returns inserts."""
     if not rows:
         return 0
+    rows = [without_nul(row) for row in rows]
     dialect = connection.dialect.name
     if dialect == "postgresql" and _plain_rows(table, rows):
         try:
@@ -219,10 +260,17 @@ def _insert_unnest(
 
 
 def site_of(url: str) -> str:
-    """The host part of a URL ('' when there is none)."""
+    """The host name of a URL, lower case ('' when there is none). Port and user name are
+    not part of it, nor a query string that follows the host without a path
+    (``https://example.com?session=...``, once taken whole as the site: a 300-character
+    one overflowed the column and lost the page pair's sentences)."""
     if "://" not in url:
         return ""
-    return url.split("://", 1)[1].split("/", 1)[0].lower()
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:  # an unclosed IPv6 bracket, a port that is not a number
+        return ""
+    return (host or "")[:SITE_LENGTH]
 
 
 # Tracked pair states (job_pairs.state) and the stage whose progress row completes a pair.
@@ -289,7 +337,7 @@ class Store:
     def ensure_schema(self) -> None:
         if not self._schema_ready:
             with self._guard():
-                metadata.create_all(self.engine)
+                create_tables(self.engine, metadata)
             self._schema_ready = True
 
     def _guard(self) -> AbstractContextManager[None]:
@@ -331,6 +379,8 @@ class Store:
         the broker loses its message."""
         now = time.time()
         with self._guard(), self.begin() as conn:
+            # the source is a label (the CLI's input paths, joined): cut to fit its column
+            source = source[:SOURCE_LENGTH]
             insert_ignoring_conflicts(
                 conn, jobs, [{"job_id": job_id, "created_at": now, "source": source}]
             )
@@ -590,10 +640,10 @@ class Store:
             )
         if query.site:
             statement = statement.where(table.c.site == query.site.lower())
-        if query.src_lang:
-            statement = statement.where(table.c.src_lang == query.src_lang)
+        if query.src_lang:  # stored in lower case (schemas.Page)
+            statement = statement.where(table.c.src_lang == query.src_lang.lower())
         if query.tgt_lang:
-            statement = statement.where(table.c.tgt_lang == query.tgt_lang)
+            statement = statement.where(table.c.tgt_lang == query.tgt_lang.lower())
         if query.min_score is not None:
             statement = statement.where(table.c.score >= query.min_score)
         statement = statement.order_by(table.c.pair_id, table.c.position, table.c.id).limit(

@@ -6,15 +6,16 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from fastapi import FastAPI, Request, status
+from fastapi import Depends, FastAPI, Request, status
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from kombu.exceptions import OperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from services.gateway.deps import refuse_control_characters
 from services.gateway.exports import router as exports_router
-from services.gateway.routes import router
+from services.gateway.routes import router, short_loc_part
 from services.gateway.security import BodySizeLimit, RateLimiter
 from services.gateway.viewer import router as viewer_router
 from shared.config import Settings, get_settings
@@ -51,9 +52,15 @@ async def _invalid_request(request: Request, exc: Exception) -> JSONResponse:
 
 
 def _without_inputs(errors: Sequence[Any]) -> list[dict[str, Any]]:
-    """Validation errors without the values they refused (``input``) and their context."""
+    """Validation errors without the values they refused (``input``) and their context, and
+    with each part of ``loc`` cut short: a forbidden key is part of ``loc``, and a 5 MB one
+    came back whole."""
     return [
-        {key: value for key, value in error.items() if key not in ("input", "ctx", "url")}
+        {
+            key: [short_loc_part(part) for part in value] if key == "loc" else value
+            for key, value in error.items()
+            if key not in ("input", "ctx", "url")
+        }
         for error in errors
     ]
 
@@ -61,7 +68,11 @@ def _without_inputs(errors: Sequence[Any]) -> list[dict[str, Any]]:
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the gateway; settings default to the environment's."""
     settings = settings or get_settings()
-    app = FastAPI(title="paramine gateway", version="0.1.0")
+    app = FastAPI(
+        title="paramine gateway",
+        version="0.1.0",
+        dependencies=[Depends(refuse_control_characters)],
+    )
     for unavailable in (TransientError, OperationalError, RedisConnectionError):
         app.add_exception_handler(unavailable, _unavailable)
     app.add_exception_handler(RequestValidationError, _invalid_request)

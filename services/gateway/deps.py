@@ -7,9 +7,11 @@ import math
 from typing import Annotated
 
 from fastapi import Depends, Header, HTTPException, Request, status
+from fastapi.exceptions import RequestValidationError
 
 from services.gateway.security import RateLimiter, key_matches
 from shared.config import Settings, get_settings, secret
+from shared.schemas import CONTROL_CHARACTER
 from shared.store import Store
 
 
@@ -20,6 +22,22 @@ def _store_for(url: str) -> Store:
 
 def get_store(settings: Annotated[Settings, Depends(get_settings)]) -> Store:
     return _store_for(settings.database_url)
+
+
+def refuse_control_characters(request: Request) -> None:
+    """Every route: a path or query value holding a control character is a 422. A NUL in
+    ``?job=`` reached PostgreSQL, which refuses it in text: a 500, or an export whose 200
+    was already sent when its query failed (an empty download)."""
+    values = [("path", key, value) for key, value in request.path_params.items()] + [
+        ("query", key, value) for key, value in request.query_params.multi_items()
+    ]
+    errors = [
+        {"type": "value_error", "loc": (where, key), "msg": "contains a control character"}
+        for where, key, value in values
+        if isinstance(value, str) and CONTROL_CHARACTER.search(value)
+    ]
+    if errors:
+        raise RequestValidationError(errors)
 
 
 def _limiter(request: Request) -> RateLimiter:

@@ -67,6 +67,17 @@ class IngestRequest(BaseModel):
         return self
 
 
+# Characters of one part of a validation error's location kept in answers and reasons.
+_LOC_PART_CHARS = 64
+
+
+def short_loc_part(part: Any) -> Any:
+    """A part of a validation error's ``loc``, a string cut to ``_LOC_PART_CHARS``."""
+    if isinstance(part, str) and len(part) > _LOC_PART_CHARS:
+        return part[:_LOC_PART_CHARS] + "…"
+    return part
+
+
 class IngestResponse(BaseModel):
     job_id: str
     accepted: int
@@ -201,8 +212,12 @@ async def ingest_page_pairs(request: Request, store: StoreDep, _key: IngestKey) 
             )
         except ValidationError as exc:
             first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            items.append(InvalidInput(f"pairs[{number}].{where}: {first['msg']}"))
+            where = ".".join(str(short_loc_part(part)) for part in first["loc"])
+            named = raw.get("id") if isinstance(raw, dict) else None
+            label = f" (id {short_loc_part(named)!r})" if isinstance(named, str) else ""
+            items.append(
+                InvalidInput(f"pairs[{number}].{where}{label}: {first['msg']}", refused=raw)
+            )
     items += [InvalidInput(f"refused by the client: {reason}") for reason in ingest.refused]
     job = build_job(items, ingest.job_id)
     metrics = stage_metrics()

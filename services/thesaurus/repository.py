@@ -35,7 +35,7 @@ from services.thesaurus.similarity import (
 )
 from services.thesaurus.thesauri import Thesaurus
 from shared.errors import InvalidInput
-from shared.store import insert_ignoring_conflicts
+from shared.store import create_tables, insert_ignoring_conflicts
 
 metadata = sa.MetaData()
 
@@ -83,8 +83,8 @@ _BATCH = 5_000
 
 
 def ensure_schema(engine: sa.Engine) -> None:
-    """Create this stage's tables when they are missing."""
-    metadata.create_all(engine)
+    """Create this stage's tables when they are missing (safe for concurrent callers)."""
+    create_tables(engine, metadata)
 
 
 # -- thesauri ----------------------------------------------------------------------------------

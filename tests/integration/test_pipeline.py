@@ -19,6 +19,7 @@ from shared.inputs import pairs_from_html_dir
 from shared.store import SentencePairQuery, Store
 from tests.integration.conftest import STAGES, Cluster
 from tests.integration.processes import PARAMINE, REPO
+from tests.unit.gateway.test_routes import MOBILE_BODY, WEB_BODY
 
 pytestmark = pytest.mark.integration
 SAMPLES = REPO / "samples" / "crawl"
@@ -59,6 +60,15 @@ def wait_for_idle_queues(cluster: Cluster, timeout: float = 120.0) -> None:
             quiet_since = None
         time.sleep(0.2)
     raise TimeoutError("queues did not drain")
+
+
+def send_to_tree_align(cluster: Cluster, message: Any) -> None:
+    """Put ``message`` on the tree_align queue as it is, then wait until it has been handled."""
+    from celery import Celery
+
+    app = Celery(broker=cluster.env["PARAMINE_REDIS_URL"], set_as_current=False)
+    app.send_task("paramine.tree_align.process", args=[message], queue="paramine.tree_align")
+    wait_for_idle_queues(cluster)
 
 
 def stored_pairs(database_url: str, job_id: str) -> set[tuple[str, str, str, str]]:
@@ -177,15 +187,7 @@ def test_bad_inputs_end_as_clear_errors_while_the_batch_completes(cluster: Clust
     assert status["completed"] == 1 and status["failed"] == 1 and status["sentence_pairs"] > 0
 
     # A message with a bad schema put straight on a queue is dead-lettered with its reason.
-    from celery import Celery
-
-    app = Celery(broker=cluster.env["PARAMINE_REDIS_URL"], set_as_current=False)
-    app.send_task(
-        "paramine.tree_align.process",
-        args=[{"job_id": "j1", "src": 3}],
-        queue="paramine.tree_align",
-    )
-    wait_for_idle_queues(cluster)
+    send_to_tree_align(cluster, {"job_id": "j1", "src": 3})
     letters = Store(database_url).list_dead_letters(limit=1_000)
     reasons = {letter["stage"]: letter["reason"] for letter in letters}
     assert any(
@@ -210,6 +212,39 @@ def test_bad_inputs_end_as_clear_errors_while_the_batch_completes(cluster: Clust
     assert malformed.status_code == 422
     unauthorised = httpx.post(f"{cluster.gateway}/v1/page-pairs", json={"pairs": [good]})
     assert unauthorised.status_code == 401
+
+
+def test_nul_characters_are_refused_stored_or_dead_lettered_never_lost(cluster: Cluster) -> None:
+    """PostgreSQL text holds no NUL. An article batch whose text held one was accepted and
+    then lost all its sentence pairs; a message a worker could not read whose job id held
+    one was acked with no dead letter; a NUL in a filter was a 500."""
+    database_url = cluster.env["PARAMINE_DATABASE_URL"]
+    web = WEB_BODY.replace("大雪となった", "大雪\x00となった")
+    batch = {
+        "job_id": "articles-with-nul",
+        "web": [{"id": "w1", "date": "2026-01-12", "title": "東北で大雪、交通に影響",
+                 "body": web, "keywords": ["大雪", "東北", "新幹線", "通行止め"],
+                 "url": "https://news.example.jp?session=" + "s" * 300}],
+        "mobile": [{"id": "m1", "date": "2026-01-12", "body": MOBILE_BODY}],
+    }  # fmt: skip
+    response = httpx.post(f"{cluster.gateway}/v1/articles", json=batch, headers=KEY, timeout=60)
+    assert response.status_code == 202, response.text
+    status = wait_for_job(cluster, "articles-with-nul")
+    assert status["state"] == "done" and status["sentence_pairs"] > 0, status
+    rows = Store(database_url).list_sentence_pairs(SentencePairQuery(job_id="articles-with-nul"))
+    assert {row["site"] for row in rows} == {"news.example.jp"}  # not the query string
+
+    send_to_tree_align(cluster, {"job_id": "nul\x00job", "src": 3})
+    letters = Store(database_url).list_dead_letters(stage="tree_align", limit=1_000)
+    assert any(letter["job_id"] == "nul\ufffdjob" for letter in letters)
+
+    for path in (
+        "/v1/jobs/a%00b",
+        "/v1/sentence-pairs?job=a%00b",
+        "/v1/exports/sentence-pairs?job=a%00b",
+    ):
+        answer = httpx.get(f"{cluster.gateway}{path}", timeout=10)
+        assert answer.status_code == 422, (path, answer.text)
 
 
 def test_metrics_show_per_stage_counters(cluster: Cluster) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 from shared.store import SentencePairQuery, Store
 
@@ -74,3 +75,79 @@ def test_rows_json_cannot_carry_are_stored_all_the_same(postgres_url: str) -> No
     scores = [score for *_, score, _bead, _chunk in stored(store, "p-nan")]
     assert sum(math.isnan(score) for score in scores) == 1
     store.engine.dispose()
+
+
+def test_nul_characters_are_stored_and_dead_lettered_not_lost(postgres_url: str) -> None:
+    """PostgreSQL text cannot hold a NUL: a sentence holding one failed the message's whole
+    insert, and then its dead letter (a NUL in the reason or job id) failed too, so the
+    message was acked with no trace. Both insert paths (JSON rows, arrays) and dead letters."""
+    store = Store(postgres_url)
+    rows = sentence_rows("p-nul", 2) + sentence_rows("p-nul-nan", 2)
+    rows[0]["src_text"] = "before\x00after"
+    rows[2]["tgt_text"] = "\x00"
+    rows[3]["score"] = float("nan")  # the array path
+    assert store.add_sentence_pairs(rows[:2], pair_id="p-nul", stage="s") == 2
+    assert store.add_sentence_pairs(rows[2:], pair_id="p-nul-nan", stage="s") == 2
+    texts = {text for row in stored(store, "p-nul") + stored(store, "p-nul-nan") for text in row}
+    assert "before\ufffdafter" in texts and "\ufffd" in texts
+
+    store.record_dead_letter(
+        stage="tree_align",
+        payload={"job_id": "job\x00x", "src": "\x00"},
+        error_type="InvalidInput",
+        reason="bad \x00 message",
+        attempts=1,
+    )
+    (letter,) = [
+        row for row in store.list_dead_letters(limit=1_000) if row["stage"] == "tree_align"
+    ]
+    assert letter["reason"] == "bad \ufffd message" and letter["job_id"] == "job\ufffdx"
+    store.engine.dispose()
+
+
+def test_a_long_job_source_is_cut_to_its_column(postgres_url: str) -> None:
+    # `paramine process` with many inputs joined their paths into a 256-character column
+    store = Store(postgres_url)
+    store.record_job("job-long-source", [("pp-long", "https://e.org/a", "")], "x/" * 500)
+    status = store.job_status("job-long-source")
+    assert status is not None and status.pairs == 1
+    store.engine.dispose()
+
+
+SCHEMA_CHILD = """
+import sys
+from services.thesaurus import repository
+from shared.store import Store
+
+store = Store(sys.argv[1])
+store.ensure_schema()
+repository.ensure_schema(store.engine)
+"""
+
+
+def test_processes_creating_the_schema_at_once_all_succeed() -> None:
+    """First requests of several gateway or worker processes on an empty database raced in
+    CREATE TABLE (a UniqueViolation on pg_type, answered as a 500)."""
+    import subprocess
+    import sys
+
+    from tests.integration.conftest import fresh_database
+    from tests.integration.processes import REPO
+
+    with fresh_database() as url:
+        children = [
+            subprocess.Popen(
+                [sys.executable, "-c", SCHEMA_CHILD, url],
+                cwd=REPO,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(6)
+        ]
+        failures = [child.communicate(timeout=120)[1] for child in children if child.wait() != 0]
+        assert failures == []
+        engine = Store(url).engine
+        with engine.connect() as conn:
+            names = set(sa.inspect(conn).get_table_names())
+        engine.dispose()
+    assert {"sentence_pairs", "dead_letters", "thesaurus_snapshots"} <= names

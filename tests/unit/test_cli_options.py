@@ -76,7 +76,11 @@ def test_process_fails_when_an_input_is_refused_or_nothing_was_read(embedded_cli
 
 @pytest.mark.parametrize(
     ("option", "message"),
-    [(["--pairs-file", "nope.tsv"], "does not exist"), (["--url-key", "("], "regular expression")],
+    [
+        (["--pairs-file", "nope.tsv"], "does not exist"),
+        (["--url-key", "("], "regular expression"),
+        (["--url-key", r"x\.com"], "needs a group"),  # an IndexError traceback
+    ],
 )
 def test_process_checks_pairing_options_up_front(
     embedded_cli: Path, option: list[str], message: str
@@ -133,3 +137,38 @@ def test_ppdb_export_refuses_sentence_pair_filters(embedded_cli: Path) -> None:
     assert result.exit_code == 2 and "do not apply to ppdb" in " ".join(result.output.split())
     result = CliRunner().invoke(app, ["export", "--format", "ppdb", "--out", str(out)])
     assert result.exit_code == 0 and out.exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        (["submit", "x.jsonl", "--gateway", "http://[::1"], "not a URL"),
+        (["submit", "x.jsonl", "--gateway", "ftp://host"], "http:// or https://"),
+        (["dead-letters", "list", "--limit", "0"], "--limit"),  # -1 listed everything
+    ],
+)
+def test_bad_command_options_end_in_one_line(
+    embedded_cli: Path, command: list[str], message: str
+) -> None:
+    result = CliRunner().invoke(app, command)
+    assert result.exit_code == 2 and message in " ".join(result.output.split())
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("PARAMINE_MODE", "production", "invalid settings: PARAMINE_API_KEY must be set"),
+        ("PARAMINE_DATABASE_URL", "nonsense", "invalid settings: Could not parse"),
+    ],
+)
+def test_settings_that_cannot_work_end_in_one_line(
+    embedded_cli: Path, monkeypatch: pytest.MonkeyPatch, name: str, value: str, message: str
+) -> None:
+    # these ended in a traceback (ConfigurationError, SQLAlchemy's ArgumentError)
+    monkeypatch.setenv(name, value)
+    monkeypatch.delenv("PARAMINE_API_KEY", raising=False)
+    get_settings.cache_clear()
+    result = CliRunner().invoke(app, ["dead-letters", "list"])
+    assert result.exit_code == 2 and message in " ".join(result.output.split())
+    assert result.exception is None or isinstance(result.exception, SystemExit)

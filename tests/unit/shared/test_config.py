@@ -23,3 +23,23 @@ def test_production_without_api_key_is_refused() -> None:
 def test_visibility_timeout_must_exceed_hard_limit() -> None:
     with pytest.raises(ConfigurationError, match="visibility_timeout"):
         Settings(queue={"hard_time_limit": 100, "soft_time_limit": 90, "visibility_timeout": 50})
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("PARAMINE_RATE_LIMIT_PER_MINUTE", "0"),  # every ingest divided by it: a 500
+        ("PARAMINE_RATE_LIMIT_PER_MINUTE", "-5"),  # a 429 with Retry-After: -12
+        ("PARAMINE_MAX_BODY_BYTES", "0"),
+        ("PARAMINE_HTML__MAX_DEPTH", "0"),
+        ("PARAMINE_QUEUE__RECONCILE_BATCH", "0"),
+    ],
+)
+def test_sizes_and_rates_that_cannot_work_are_refused(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str
+) -> None:
+    from pydantic import ValidationError
+
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ValidationError, match="greater than 0"):
+        Settings()

@@ -80,6 +80,24 @@ def test_url_language_stripping_pairs_common_schemes() -> None:
     assert [(p.src.url, p.tgt.url) for p in pairs] == [("https://x.org/en/a", "https://x.org/de/a")]
 
 
+def test_a_url_key_group_that_did_not_match_pairs_nothing() -> None:
+    # the key of an optional group that took no part was None for every such URL, so every
+    # source page was paired with one target page; the language given in capitals
+    pages: list[Page | InvalidInput] = [
+        Page(url="https://x.org/en/page1", lang="en", html="a"),
+        Page(url="https://x.org/en/about", lang="en", html="b"),
+        Page(url="https://x.org/de/page1", lang="de", html="c"),
+        Page(url="https://x.org/de/impressum", lang="de", html="d"),
+    ]
+    options = PairingOptions("EN", "DE", url_key=r"^https://x\.org/\w\w/(?P<key>page\d)?")
+    pairs = list(pair_pages(pages, options))
+    assert [(p.src.url, p.tgt.url) for p in pairs] == [
+        ("https://x.org/en/page1", "https://x.org/de/page1")
+    ]
+    with pytest.raises(InvalidInput, match="no group"):
+        list(pair_pages(pages, PairingOptions("en", "de", url_key=r"page\d")))
+
+
 def test_real_lett_file_pairs_by_url_key() -> None:
     lett = kit_path("bitextor-albatec-lett/v2.lett.gz")
     gold_file = kit_path("bitextor-albatec-lett/url-pattern-pairs.tsv")

@@ -135,3 +135,19 @@ def test_urls_and_sites() -> None:
     assert normalise_url("sqlite:///x.db") == "sqlite:///x.db"
     assert site_of("https://News.Example.org/a/b") == "news.example.org"
     assert site_of("relative/path") == ""
+    # the host name only: a query string right after the host was taken as the site (and a
+    # long one overflowed the column, losing the pair's sentences); port and user name
+    assert site_of("https://example.com?session=" + "x" * 300) == "example.com"
+    assert site_of("https://user@Example.com:8443/a") == "example.com"
+    assert site_of("http://[::1") == ""  # an unclosed IPv6 bracket
+    assert len(site_of("https://" + "a" * 300 + ".org/")) == 256
+
+
+def test_nul_characters_are_stored_as_replacement_characters(tmp_path: Path) -> None:
+    # PostgreSQL refuses a NUL in text, and the whole message's rows (its dead letter too)
+    # were lost; both back ends store U+FFFD instead (tests/integration for PostgreSQL)
+    store = Store(f"sqlite:///{tmp_path / 'nul.db'}")
+    row = {**_row(0), "src_text": "a\x00b", "tgt_text": "c"}
+    assert store.add_sentence_pairs([row], pair_id="pp0", stage="t") == 1
+    (stored,) = store.list_sentence_pairs(SentencePairQuery())
+    assert (stored["src_text"], stored["tgt_text"]) == ("a\ufffdb", "c")
