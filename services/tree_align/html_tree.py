@@ -261,12 +261,52 @@ def parse_document(
         # libxml2 stops at its hard depth cap even with huge_tree and drops the rest
         depth = min(limits.max_depth, _PARSER_MAX_DEPTH)
         raise InputTooLarge(f"HTML page nests deeper than {depth:,} elements")
+    _merge_trailing_roots(root)
     for element in list(root.iter(*_REMOVED_TAGS)):
         _drop_keeping_tail(element)
     for element in list(root.iter(*_RUBY_ANNOTATION_TAGS)):
         if any(ancestor.tag == "ruby" for ancestor in element.iterancestors()):
             _empty_annotation(element)
     return root
+
+
+def _merge_trailing_roots(root: lxml.html.HtmlElement) -> None:
+    """Move what follows a stray ``</html>`` into the page's ``body``, as browsers do.
+
+    libxml2 puts it into a second ``html`` element beside the first (a page ending early, two
+    pages concatenated), and the tree, read from the first, lost all of that text."""
+    for extra in list(root.itersiblings()):
+        if not isinstance(extra.tag, str):
+            continue
+        body = root.find("body")
+        if body is None:
+            body = etree.SubElement(root, "body")
+        _append_text(body, extra.text)
+        for child in list(extra):
+            if child.tag == "head":
+                head = root.find("head")
+                if head is None:
+                    head = etree.Element("head")
+                    root.insert(0, head)
+                head.extend(list(child))
+            elif child.tag == "body":
+                _append_text(body, child.text)
+                body.extend(list(child))
+                _append_text(body, child.tail)
+            else:
+                body.append(child)  # with its tail
+        root.append(extra)  # out of the document's top level (lxml cannot remove it there)
+        root.remove(extra)
+
+
+def _append_text(parent: lxml.html.HtmlElement, text: str | None) -> None:
+    """Add ``text`` at the end of ``parent``'s content."""
+    if not text:
+        return
+    if len(parent):
+        parent[-1].tail = (parent[-1].tail or "") + text
+    else:
+        parent.text = (parent.text or "") + text
 
 
 def _empty_annotation(annotation: lxml.html.HtmlElement) -> None:
@@ -277,15 +317,18 @@ def _empty_annotation(annotation: lxml.html.HtmlElement) -> None:
     ``rb`` is nested in them, then emptied the same way. The annotation element itself stays
     with its tail: the xpaths outside it are those of the original page.
     """
-    annotation.text = None
-    for child in list(annotation):
-        child.tail = None
-        if not isinstance(child.tag, str) or child.tag == "rb":
-            continue
-        if next(child.iter("rb"), None) is None:
-            annotation.remove(child)
-        else:
-            _empty_annotation(child)
+    pending = [annotation]  # a stack, not recursion: the nesting may be 1,000 deep
+    while pending:
+        element = pending.pop()
+        element.text = None
+        for child in list(element):
+            child.tail = None
+            if not isinstance(child.tag, str) or child.tag == "rb":
+                continue
+            if next(child.iter("rb"), None) is None:
+                element.remove(child)
+            else:
+                pending.append(child)
 
 
 def _drop_keeping_tail(element: lxml.html.HtmlElement) -> None:

@@ -20,9 +20,19 @@ def page(case: str) -> bytes | str:
         import random
 
         return random.Random(3).randbytes(5_000_000)
+    if case == "dot_run":  # a table of contents' leader dots, no space after them
+        return "<p>Contents" + "." * 80_000 + "page 5</p>"
+    if case == "br_lines_ja":  # one paragraph of <br> lines after an unclosed bracket
+        return "<p>「" + "あいう<br>" * 40_000 + "</p>"
+    if case == "br_lines_en":  # a hard-wrapped line followed by lowercase lines
+        return "<p>one two three<br>" + "word<br>" * 40_000 + "</p>"
     if case == "wrong_encoding":
         return b'<meta charset="utf-8"><p>' + ("日本語の文です。" * 200_000).encode("shift_jis")
     raise SystemExit(f"unknown case {case}")
+
+
+# Pages split into sentences as the sentence_align handler splits a chunk, and their language.
+SPLIT_CASES = {"dot_run": "en", "br_lines_ja": "ja", "br_lines_en": "en"}
 
 
 def run(case: str) -> dict[str, object]:
@@ -40,6 +50,13 @@ def run(case: str) -> dict[str, object]:
             }  # fmt: skip
             message = ChunkPairs(context=context, chunks=[{"src_text": text, "tgt_text": text}])
             result: object = len(sentence_pairs(message))
+        elif case in SPLIT_CASES:
+            from services.sentence_align.splitter import split_sentences
+            from services.tree_align.html_tree import page_text, parse_html
+
+            lang = SPLIT_CASES[case]
+            (text,) = page_text(parse_html(page(case)))
+            result = len(split_sentences(text, lang, newline_is_boundary=True))
         else:
             from services.tree_align.html_tree import parse_html
 

@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
-from services.sentence_align.splitter import split_sentences
+from services.sentence_align.splitter import (
+    _CJK_COMMAS,
+    _CLOSERS,
+    _LINE_ENDERS,
+    _LOWERCASE_WORD,
+    _page_lines,
+    _unclosed_brackets,
+    split_sentences,
+)
 
 
 @pytest.mark.parametrize(
@@ -202,3 +212,54 @@ def test_an_ascii_mark_inside_latin_text_ends_no_japanese_sentence() -> None:
         "すごい!",
         "本当に?",
     ]
+
+
+def _page_lines_oracle(text: str, cased: bool, cjk: bool) -> list[str]:
+    """The line joining asked of the whole joined text each time (the former code: right,
+    but quadratic in the number of lines joined)."""
+    lines: list[str] = []
+    for line in text.splitlines():
+        previous = lines[-1] if lines else ""
+        open_ended = previous.rstrip()[-1:] in _CJK_COMMAS or bool(_unclosed_brackets(previous))
+        if lines and cjk and line.strip() and open_ended:
+            lines[-1] = previous.rstrip() + line.lstrip()
+            continue
+        first = line.split(maxsplit=1)[0] if line.strip() else ""
+        unfinished = previous.rstrip(_CLOSERS)[-1:] not in _LINE_ENDERS
+        lowercase = _LOWERCASE_WORD.fullmatch(first) is not None and first[0].islower()
+        if lines and cased and len(previous.split()) >= 3 and unfinished and lowercase:
+            lines[-1] += " " + line
+            continue
+        lines.append(line)
+    return lines
+
+
+_LINE_PIECES = st.sampled_from(
+    [
+        "\n",
+        " ",
+        "a",
+        "Der",
+        "über",
+        "word",
+        ".",
+        ":",
+        "、",
+        "，",
+        "「",
+        "」",
+        "（",
+        "）",
+        "»",
+        ")",
+        "あ",
+    ]
+)
+
+
+@settings(max_examples=3_000, deadline=None)
+@example("「a\nb」 c\nd", True, True)  # two words after a CJK joint, not three
+@example("a b、\nc d\ne", True, True)
+@given(st.lists(_LINE_PIECES, max_size=40).map("".join), st.booleans(), st.booleans())
+def test_page_lines_join_as_the_whole_text_oracle_does(text: str, cased: bool, cjk: bool) -> None:
+    assert _page_lines(text, cased, cjk) == _page_lines_oracle(text, cased, cjk)

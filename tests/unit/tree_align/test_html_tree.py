@@ -330,3 +330,46 @@ def test_too_many_elements_are_refused_before_the_tree_is_built() -> None:
     ).stdout.splitlines()
     assert output[0] == "HTML page has more than 300,000 nodes"
     assert int(output[1]) < 300, f"peak {output[1]} MB"
+
+
+@pytest.mark.parametrize(
+    ("page", "expected"),
+    [
+        (
+            "<html><body><p>Welcome to our shop.</p></body></html>\n"
+            "<div><p>We ship to every country.</p><p>Returns are free.</p></div>",
+            ["Welcome to our shop.", "We ship to every country.", "Returns are free."],
+        ),
+        (
+            "<p>Intro.</p></html><p>Main article text.</p>tail",
+            ["Intro.", "Main article text.", "tail"],
+        ),
+        (
+            "<html><head><title>A</title></head><body><p>First.</p></body></html>"
+            "<html><head><title>B</title></head><body><p>Second.</p></body></html>",
+            ["A", "B", "First.", "Second."],  # titles are page text; the second one's in head
+        ),
+    ],
+)
+def test_text_after_a_stray_closing_html_tag_is_kept(page: str, expected: list[str]) -> None:
+    # libxml2 puts it into a second root element, and the tree (read from the first) lost it
+    assert page_text(parse_html(page)) == expected
+    document = parse_document(page)
+    assert len(document.xpath("/*")) == 1
+    tree = parse_html(page)
+    for node in range(tree.size):
+        if not tree.is_text(node):
+            assert len(document.xpath(tree.xpath(node))) == 1
+
+
+def test_base_text_deep_inside_a_reading_is_no_recursion_error() -> None:
+    # emptying the annotation recursed once per level: 1,000 levels (within the depth limit)
+    # raised RecursionError, a bug to the worker instead of a page it reads
+    page = (
+        "<p><ruby>漢<rt>"
+        + "<span>" * 994
+        + "<rb>字</rb>"
+        + "</span>" * 994
+        + "</rt></ruby>です</p>"
+    )
+    assert page_text(parse_html(page)) == ["漢字です"]
