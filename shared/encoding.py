@@ -24,9 +24,30 @@ _BOMS = (  # UTF-32 LE before UTF-16 LE: its mark begins with UTF-16 LE's
     (codecs.BOM_UTF16_LE, "utf-16-le"),
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
-META_CHARSET = re.compile(
-    rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE
-)
+# The WHATWG prescan, reduced: comments skipped, then each <meta>'s attributes; its charset
+# attribute, or the charset in the content of an http-equiv="content-type" one. (A charset
+# anywhere in a <meta>, the former rule, read one inside a comment or a description's text.)
+_COMMENT = re.compile(rb"<!--.*?(?:-->|$)", re.DOTALL)
+_META_TAG = re.compile(rb"<meta(?=[\s/])([^>]*)", re.IGNORECASE)
+_ATTRIBUTE = re.compile(rb"""([^\s=/>]+)\s*(?:=\s*("[^"]*"|'[^']*'|[^\s>]*))?""")
+_CONTENT_CHARSET = re.compile(rb"""charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
+
+
+def meta_charset(head: bytes) -> str | None:
+    """The encoding label a page's ``<meta>`` declares in ``head`` (its first bytes)."""
+    for tag in _META_TAG.finditer(_COMMENT.sub(b"", head)):
+        attributes = {
+            name.lower(): value.strip(b"\"'") for name, value in _ATTRIBUTE.findall(tag.group(1))
+        }
+        label = attributes.get(b"charset")
+        if not label and attributes.get(b"http-equiv", b"").lower() == b"content-type":
+            found = _CONTENT_CHARSET.search(attributes.get(b"content", b""))
+            label = found.group(1) if found else None
+        if label:
+            return str(label.strip().decode("ascii", errors="replace"))
+    return None
+
+
 # WHATWG labels of windows-1252 that Python reads as another (stricter) codec.
 _WINDOWS_1252 = frozenset({"latin-1", "iso8859-1", "ascii"})
 # Labels the standard reads as a superset that Python names apart.
@@ -58,7 +79,7 @@ def whatwg_codec(label: str, *, from_meta: bool = False) -> str | None:
     encoding of the WHATWG Encoding Standard)."""
     try:
         name = codecs.lookup(label.strip()).name
-    except LookupError:
+    except (LookupError, ValueError):  # ValueError: a label holding a NUL
         return None
     name = _WHATWG_ALIASES.get(name, name)
     if name not in _TEXT_ENCODINGS:
@@ -77,9 +98,9 @@ def decode_page(data: bytes, declared: str | None = None) -> tuple[str, str]:
         if data.startswith(bom):
             return data[len(bom) :].decode(codec, errors="replace"), codec
     candidates = [whatwg_codec(declared)] if declared else []
-    meta = META_CHARSET.search(data[:4096])
+    meta = meta_charset(data[:4096])
     if meta:
-        candidates.append(whatwg_codec(meta.group(1).decode("ascii"), from_meta=True))
+        candidates.append(whatwg_codec(meta, from_meta=True))
     named = [codec for codec in dict.fromkeys(candidates) if codec]
     for codec in [*named, "utf-8"]:
         try:

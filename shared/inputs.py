@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import gzip
+import http.client
 import io
 import json
 import re
@@ -149,8 +150,12 @@ def pages_from_lett(path: Path) -> Iterator[Page | InvalidInput]:
     a line that cannot be read: an error naming it."""
     with _open_text(path) as handle:
         for number, line in enumerate(handle, start=1):
-            fields = line.rstrip("\n").split("\t")
-            if len(fields) < 5 or not fields[1].startswith("text/html"):
+            fields = line.rstrip("\r\n").split("\t")
+            if len(fields) < 5:
+                if line.strip():  # a line cut short (a blank line is no record)
+                    yield InvalidInput(f"{path}:{number}: {len(fields)} of 5 or 6 fields")
+                continue
+            if not fields[1].lower().startswith("text/html"):
                 continue
             try:
                 html = decode_html(
@@ -184,12 +189,61 @@ def pages_from_warc(path: Path) -> Iterator[Page | InvalidInput]:
             try:
                 if len(body) < record.content_length:
                     raise InvalidInput(f"cut short ({len(body)} of {record.content_length} bytes)")
+                body = _http_payload(body, record.http_headers)
                 html = decode_html(body, declared=record.http_charset)
                 lang = html_language(html) or _url_language(url)
                 if lang:
                     yield Page(url=url, lang=lang, html=html)
             except (InvalidInput, ValueError) as exc:  # ValueError: a field Page refuses
                 yield InvalidInput(f"{path}: {url[:200]}: {str(exc)[:200]}")
+
+
+# A WARC response's body is what came over the wire (fastwarc decodes neither coding): its
+# chunk-size lines were read as page text, a gzipped body was refused as undecodable.
+_MAX_INFLATED_BYTES = 50_000_000  # over the HTML limit: decode_html's callers refuse it there
+
+
+def _http_payload(body: bytes, headers: Any) -> bytes:
+    """``body`` without its HTTP transfer coding (chunked) and content coding (gzip,
+    deflate); InvalidInput for a coding that cannot be undone."""
+    transfer = str(headers.get("Transfer-Encoding", "") or "").lower()
+    if "chunked" in transfer:
+        body = _dechunked(body)
+    coding = str(headers.get("Content-Encoding", "") or "").strip().lower()
+    if coding in ("gzip", "x-gzip", "deflate"):
+        wbits = 47 if coding != "deflate" else zlib.MAX_WBITS  # 47: gzip or zlib header
+        try:
+            inflater = zlib.decompressobj(wbits)
+            body = inflater.decompress(body, _MAX_INFLATED_BYTES)
+        except zlib.error as exc:
+            raise InvalidInput(f"Content-Encoding {coding}: body not decodable ({exc})") from None
+        if inflater.unconsumed_tail:
+            raise InvalidInput(f"Content-Encoding {coding}: over {_MAX_INFLATED_BYTES:,} bytes")
+    elif coding not in ("", "identity"):
+        raise InvalidInput(f"Content-Encoding {coding[:40]} is not supported")
+    return body
+
+
+class _StoredResponse:
+    """The socket ``http.client`` reads a response from: the record's bytes."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+
+    def makefile(self, mode: str) -> IO[bytes]:
+        return io.BytesIO(self._data)
+
+
+def _dechunked(body: bytes) -> bytes:
+    """A chunked body decoded by ``http.client``; a body that is not valid chunked coding
+    is kept as it is (a crawler that decoded it and kept the header)."""
+    stored = _StoredResponse(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + body)
+    response = http.client.HTTPResponse(cast(Any, stored))
+    try:
+        response.begin()
+        return response.read()
+    except (http.client.HTTPException, ValueError):
+        return body
 
 
 def pair_pages(
@@ -294,9 +348,10 @@ def _open_binary(path: Path) -> IO[bytes]:
 
 
 def _open_text(path: Path) -> IO[str]:
+    # lines end at "\n" only: a raw "\r" inside a record split it in two (universal newlines)
     if _gzipped(path):
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-    return path.open("r", encoding="utf-8", errors="replace")
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="\n")
+    return path.open("r", encoding="utf-8", errors="replace", newline="\n")
 
 
 # -- any input ------------------------------------------------------------------------------

@@ -89,6 +89,8 @@ IntArray = npt.NDArray[np.int32]
 # Characters lxml refuses to set as text (XML 1.0's Char production excludes them).
 _C0_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _NOT_XML_CHAR = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# Characters lxml refuses in an xpath: those and every C0 control character.
+_NOT_XML_CHAR_OR_CONTROL = re.compile("[^\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 # libxml2's nesting cap with huge_tree (measured with libxml2 2.14: 2,048 levels)
 _PARSER_MAX_DEPTH = 2_048
 
@@ -178,12 +180,28 @@ class TagTree:
         if self.kinds[node] == NODE_TEXT:
             return f"text()[{int(self.text_position[node])}]"
         tag = self.label(node)
-        test = tag if _PLAIN_TAG.fullmatch(tag) else f"*[name()='{tag}']"
+        if parent >= 0 and _NOT_XML_CHAR_OR_CONTROL.search(tag):
+            # lxml takes no such character in an xpath ("<b\x01>"): the element's rank
+            siblings = self.children(parent)
+            elements = siblings[self.kinds[siblings] == NODE_ELEMENT]
+            return f"*[{_position(elements, node) + 1}]"
+        test = tag if _PLAIN_TAG.fullmatch(tag) else f"*[name()={_xpath_literal(tag)}]"
         if parent < 0:
             return test
         siblings = self.children(parent)
         same = siblings[self.labels[siblings] == self.labels[node]]
         return test if len(same) == 1 else f"{test}[{_position(same, node) + 1}]"
+
+
+def _xpath_literal(text: str) -> str:
+    """``text`` as an XPath 1.0 string literal: quoted with ' or ", or built with concat()
+    when it holds both (a tag name runs to whitespace, / or >: "<div'class='x'>")."""
+    if "'" not in text:
+        return f"'{text}'"
+    if '"' not in text:
+        return f'"{text}"'
+    pieces = ", ".join(f"'{piece}'" for piece in text.split("'"))
+    return "concat(" + pieces.replace(", ", ', "\'", ') + ")"
 
 
 def tree_from_nodes(labels: list[str], parents: list[int], texts: list[str]) -> TagTree:
@@ -304,9 +322,9 @@ def _append_text(parent: lxml.html.HtmlElement, text: str | None) -> None:
     if not text:
         return
     if len(parent):
-        parent[-1].tail = (parent[-1].tail or "") + text
+        parent[-1].tail = _settable((parent[-1].tail or "") + text)
     else:
-        parent.text = (parent.text or "") + text
+        parent.text = _settable((parent.text or "") + text)
 
 
 def _empty_annotation(annotation: lxml.html.HtmlElement) -> None:

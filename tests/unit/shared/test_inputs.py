@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import zlib
 from pathlib import Path
 
 import pytest
@@ -305,3 +306,91 @@ def test_a_truncated_warc_is_reported(tmp_path: Path) -> None:
     # a small cut .warc.gz lost every page: gzip's full read raised with all it had gathered
     pairs, errors = _kinds(list(read_page_pairs([tmp_path / "cut.warc.gz"], options)))
     assert pairs == 1 and len(errors) == 1 and "not readable to the end" in errors[0]
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        # a commented-out declaration before the page's own
+        '<!-- <meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1"> -->'
+        '<meta charset="utf-8">',
+        # "charset=" in the text of a description, not a content-type
+        '<meta name="description" content="Umlaute in charset=koi8-r"><meta charset="utf-8">',
+        # a label holding a NUL: ignored, as any unknown label (it refused the page)
+        '<meta charset="utf-8\x00">',
+    ],
+)
+def test_only_a_real_meta_declaration_decides_the_encoding(head: str) -> None:
+    # both read strictly without error, so the page came out as mojibake ("MÃ¼nchen")
+    page = f"<html><head>{head}</head><body><p>Grüße aus München.</p></body></html>"
+    assert "Grüße aus München." in decode_html(page.encode("utf-8"))
+
+
+def test_the_http_equiv_content_type_declaration_is_read() -> None:
+    head = '<meta http-equiv="content-type" content="text/html; charset=Shift_JIS">'
+    page = f"<html><head>{head}</head><body><p>日本語のページ</p></body></html>"
+    assert "日本語のページ" in decode_html(page.encode("shift_jis"))
+
+
+def _warc_response(url: str, http_headers: bytes, body: bytes) -> bytes:
+    http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n" + http_headers
+    http += b"\r\n" + body
+    headers = (
+        f"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\n"
+        "WARC-Date: 2026-01-12T10:00:00Z\r\n"
+        f"WARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-{zlib.crc32(url.encode()):012d}>\r\n"
+        f"Content-Type: application/http; msgtype=response\r\nContent-Length: {len(http)}\r\n\r\n"
+    ).encode()
+    return headers + http + b"\r\n\r\n"
+
+
+def _chunked(data: bytes, cut: int) -> bytes:
+    parts = [data[:cut], data[cut:]]
+    return b"".join(b"%x\r\n%s\r\n" % (len(part), part) for part in parts) + b"0\r\n\r\n"
+
+
+def test_warc_bodies_are_read_without_their_http_codings(tmp_path: Path) -> None:
+    # fastwarc undoes neither: the chunk sizes ("32", "0") were read as page text, and a
+    # gzipped body was refused as text in no detectable encoding
+    def page(lang: str, text: str) -> bytes:
+        return f'<html lang="{lang}"><body><p>{text}</p></body></html>'.encode()
+
+    en, de = page("en", "Our museum is open every day."), page("de", "Unser Museum ist offen.")
+    records = [
+        _warc_response("http://x.org/en/a", b"Transfer-Encoding: chunked\r\n", _chunked(en, 40)),
+        _warc_response("http://x.org/de/a", b"Content-Encoding: gzip\r\n", gzip.compress(de)),
+        _warc_response("http://x.org/en/b", b"Content-Encoding: br\r\n", b"\x0b\x02\x80"),
+        # a crawler that decoded the body and kept the header: read as it is
+        _warc_response("http://x.org/de/b", b"Transfer-Encoding: chunked\r\n", page("de", "Ja.")),
+    ]
+    (tmp_path / "crawl.warc").write_bytes(b"".join(records))
+    items = list(read_page_pairs([tmp_path / "crawl.warc"], PairingOptions("en", "de")))
+    (pair,) = [item for item in items if isinstance(item, PairSource)]
+    assert (pair.src.html, pair.tgt.html) == (en.decode(), de.decode())
+    (refused,) = [str(item) for item in items if isinstance(item, InvalidInput)]
+    assert "http://x.org/en/b: Content-Encoding br is not supported" in refused
+
+
+def test_a_lett_line_cut_short_is_refused_and_a_carriage_return_splits_no_line(
+    tmp_path: Path,
+) -> None:
+    # a line with fewer than 5 fields vanished without a word, and a raw "\r" in the text
+    # field split its line in two (universal newlines)
+    def line(lang: str, url: str, html: str, text: str) -> str:
+        encoded = base64.b64encode(html.encode()).decode()
+        return f"{lang}\ttext/html\tutf-8\t{url}\t{encoded}\t{text}\n"
+
+    lett = tmp_path / "crawl.lett"
+    lett.write_text(
+        line("en", "http://x.org/en/a", "<p>Hello.</p>", "Hello.\rAgain")
+        + line("de", "http://x.org/de/a", "<p>Hallo.</p>", "Hallo.")
+        + "en\ttext/html\tutf-8\n"
+        + "\n",
+        encoding="utf-8",
+        newline="",
+    )
+    items = list(read_page_pairs([lett], PairingOptions("en", "de")))
+    assert sum(isinstance(item, PairSource) for item in items) == 1
+    assert [str(item) for item in items if isinstance(item, InvalidInput)] == [
+        f"{lett}:3: 3 of 5 or 6 fields"
+    ]

@@ -349,6 +349,8 @@ def test_too_many_elements_are_refused_before_the_tree_is_built() -> None:
             "<html><head><title>B</title></head><body><p>Second.</p></body></html>",
             ["A", "B", "First.", "Second."],  # titles are page text; the second one's in head
         ),
+        # a control character in the moved text (lxml refuses to set one)
+        ("<p>One.</p></html>Two\x0cthree.<p>Four.</p>", ["One.", "Two three.", "Four."]),
     ],
 )
 def test_text_after_a_stray_closing_html_tag_is_kept(page: str, expected: list[str]) -> None:
@@ -373,3 +375,20 @@ def test_base_text_deep_inside_a_reading_is_no_recursion_error() -> None:
         + "</rt></ruby>です</p>"
     )
     assert page_text(parse_html(page)) == ["漢字です"]
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "<html><body><div'class='intro'>Hello world.</div></body></html>",
+        "<html><body><div'a\"b>Both quotes.</div><p>x</p></body></html>",
+        "<html><body><p>Hi <b\x01>there</b\x01> <i>my</i> friend.</p></body></html>",
+    ],
+)
+def test_every_xpath_evaluates_for_odd_tag_names(page: str) -> None:
+    # a tag name runs to whitespace, / or >: quotes in it broke the name() test's literal
+    # (XPathEvalError), and lxml takes no control character in an xpath (ValueError)
+    tree = parse_html(page)
+    document = parse_document(page)
+    for node in range(tree.size):
+        assert len(document.xpath(tree.xpath(node))) == 1, tree.xpath(node)
