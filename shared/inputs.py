@@ -348,10 +348,11 @@ def _open_binary(path: Path) -> IO[bytes]:
 
 
 def _open_text(path: Path) -> IO[str]:
-    # lines end at "\n" only: a raw "\r" inside a record split it in two (universal newlines)
+    # lines end at "\n" only: a raw "\r" inside a record split it in two (universal newlines);
+    # utf-8-sig: a byte-order mark at the start refused the first record
     if _gzipped(path):
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="\n")
-    return path.open("r", encoding="utf-8", errors="replace", newline="\n")
+        return gzip.open(path, "rt", encoding="utf-8-sig", errors="replace", newline="\n")
+    return path.open("r", encoding="utf-8-sig", errors="replace", newline="\n")
 
 
 # -- any input ------------------------------------------------------------------------------

@@ -280,6 +280,16 @@ def test_a_deeply_nested_jsonl_line_is_refused_alone(tmp_path: Path) -> None:
     assert pairs == 2 and len(errors) == 1 and "m.jsonl:2" in errors[0]
 
 
+@pytest.mark.parametrize("name", ["m.jsonl", "m.jsonl.gz"])
+def test_a_jsonl_file_with_a_byte_order_mark_is_read_whole(tmp_path: Path, name: str) -> None:
+    # the mark stayed on the first line, and its record was refused as not JSON
+    good = json.dumps({"src": {"url": "u1", "lang": "en", "html": "<p>a</p>"},
+                       "tgt": {"url": "u2", "lang": "de", "html": "<p>b</p>"}})  # fmt: skip
+    data = f"{good}\n{good}\n".encode("utf-8-sig")
+    (tmp_path / name).write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    assert _kinds(list(read_page_pairs([tmp_path / name]))) == (2, [])
+
+
 def test_a_warc_page_with_a_refused_field_is_refused_alone(tmp_path: Path) -> None:
     # a 5,000-character URL failed Page's schema outside the reader's try: nothing processed
     long_url = "http://x.org/en/2?utm=" + "a" * 5_000
