@@ -153,6 +153,16 @@ def _job_id(value: str | None) -> str | None:
     return value
 
 
+def _language(value: str | None) -> str | None:
+    """``--src-lang``/``--tgt-lang`` of ``export``: a language code, as the gateway takes it
+    (one with "/" or a control character ended in a traceback, and left an empty file)."""
+    from shared.schemas import LANG_PATTERN
+
+    if value is not None and not re.fullmatch(LANG_PATTERN, value):
+        raise typer.BadParameter("a language code: en, de, pt-BR, zh_Hant")
+    return value
+
+
 def _pairing(src_lang: str, tgt_lang: str, url_key: str | None, pairs_file: Path | None) -> Any:
     from shared.inputs import PairingOptions
 
@@ -617,8 +627,8 @@ def export(
     ),
     job: Annotated[str | None, typer.Option(help="only this job")] = None,
     site: Annotated[str | None, typer.Option(help="only pairs from this host")] = None,
-    src_lang: Annotated[str | None, typer.Option("--src-lang")] = None,
-    tgt_lang: Annotated[str | None, typer.Option("--tgt-lang")] = None,
+    src_lang: Annotated[str | None, typer.Option("--src-lang", callback=_language)] = None,
+    tgt_lang: Annotated[str | None, typer.Option("--tgt-lang", callback=_language)] = None,
     min_score: Annotated[
         float | None,
         typer.Option(help="only pairs scoring this or more (scores lie in [0, 1])", min=0, max=1),
@@ -670,7 +680,10 @@ def export(
 
         # The tables are built from every stored pair of a language; the sentence-pair
         # filters were silently ignored here
-        ignored = {"--job": job, "--site": site, "--min-score": min_score, "--since": since}
+        ignored = {
+            "--job": job, "--site": site, "--min-score": min_score, "--since": since,
+            "--tgt-lang": tgt_lang,
+        }  # fmt: skip
         given = [name for name, value in ignored.items() if value is not None]
         if given:
             raise typer.BadParameter(

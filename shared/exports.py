@@ -17,12 +17,22 @@ import numpy as np
 import numpy.typing as npt
 from lxml import etree  # type: ignore[import-untyped]
 
+from shared.errors import InvalidInput
+
 EXPORT_FIELDS = ("id", "pair_id", "src_url", "tgt_url", "src_lang", "tgt_lang", "score", "bead")
 
 
+# What ends a line for str.splitlines (and so for a reader of Moses or TSV files), and tab.
+_LINE_OR_COLUMN_BREAK = re.compile("[\t\n\v\f\r\x1c-\x1e\x85\u2028\u2029]")
+# Line separators JSON leaves as they are: escaped, so a reader splitting lines keeps a record.
+_JSON_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
 def _clean(text: str) -> str:
-    # One pair per line in Moses/TSV files: line breaks and tabs inside a sentence become spaces.
-    return " ".join(text.split())
+    """One pair per line in Moses/TSV files: line breaks and tabs inside a sentence become
+    spaces, nothing else (all whitespace was collapsed: an ideographic space or a no-break
+    space became a plain one, and the export no longer matched the stored sentence)."""
+    return _LINE_OR_COLUMN_BREAK.sub(" ", text)
 
 
 def jsonl_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
@@ -31,7 +41,7 @@ def jsonl_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
         record = {key: row[key] for key in EXPORT_FIELDS}
         record["src"] = row["src_text"]
         record["tgt"] = row["tgt_text"]
-        yield json.dumps(record, ensure_ascii=False) + "\n"
+        yield json.dumps(record, ensure_ascii=False).translate(_JSON_LINE_BREAKS) + "\n"
 
 
 def tsv_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
@@ -88,12 +98,23 @@ def write_moses(
     """
     handles: dict[tuple[str, str], tuple[IO[str], IO[str]]] = {}
     counts: dict[tuple[str, str], int] = {}
+    written_by: dict[Path, tuple[str, str]] = {}
     try:
         for row in rows:
             languages = (str(row["src_lang"]), str(row["tgt_lang"]))
             if languages not in handles:
                 # Written under the pair's own stem until the end shows whether it is the only one.
                 src_path, tgt_path = _moses_paths(_pair_stem(prefix, *languages), *languages)
+                for path in (src_path, tgt_path):
+                    if (
+                        path in written_by
+                    ):  # ("de", "ch-de") and ("de-ch", "de"): corpus.de-ch-de.de
+                        raise InvalidInput(
+                            f"language pairs {'-'.join(written_by[path])} and "
+                            f"{'-'.join(languages)} would write the same file {path.name}: "
+                            "export them one pair at a time (--src-lang, --tgt-lang)"
+                        )
+                    written_by[path] = languages
                 handles[languages] = (
                     src_path.open("w", encoding="utf-8"),
                     tgt_path.open("w", encoding="utf-8"),
@@ -257,7 +278,9 @@ def write_tmx(rows: Iterable[dict[str, Any]], path: Path, *, srclang: str | None
 def read_tmx(source: Path | IO[bytes]) -> list[dict[str, str]]:
     """Two-variant translation units of a TMX file: ``src_lang``, ``tgt_lang``, ``src``, ``tgt``."""
     # No entity expansion, no DTD or network access: the file may come from anywhere.
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+    parser = etree.XMLParser(
+        resolve_entities=False, no_network=True, load_dtd=False, huge_tree=True
+    )  # huge_tree: a segment over 10 MB of text
     units = []
     for unit in etree.parse(source, parser).getroot().iterfind("body/tu"):
         variants = unit.findall("tuv")

@@ -5,10 +5,13 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
+from urllib.parse import quote
 
 import numpy as np
 import sqlalchemy as sa
@@ -47,8 +50,9 @@ _SUFFIX = {
 }
 
 
-def parse_since(value: str | None) -> float | None:
-    """Unix seconds from ``since``: seconds, an ISO date or an ISO date-time (UTC if no zone)."""
+def parse_since(value: str | None, name: str = "since") -> float | None:
+    """Unix seconds from ``since`` (or ``until``, ``name``): seconds, an ISO date or an ISO
+    date-time (UTC if no zone)."""
     if value is None or value == "":
         return None
     try:
@@ -58,26 +62,29 @@ def parse_since(value: str | None) -> float | None:
             moment = datetime.fromisoformat(value)
         except ValueError:
             raise ValueError(
-                f"since must be unix seconds or an ISO 8601 date, not {value!r}"
+                f"{name} must be unix seconds or an ISO 8601 date, not {value!r}"
             ) from None
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=UTC)
         return moment.timestamp()
     if not math.isfinite(seconds):
-        raise ValueError("since must be a finite number of seconds")
+        raise ValueError(f"{name} must be a finite number of seconds")
     return seconds
 
 
-def created_since(rows: Iterable[dict[str, Any]], since: float | None) -> Iterator[dict[str, Any]]:
-    """Rows stored at or after ``since`` (all rows when it is None)."""
+def created_since(
+    rows: Iterable[dict[str, Any]], since: float | None, until: float | None = None
+) -> Iterator[dict[str, Any]]:
+    """Rows stored at or after ``since`` and before ``until`` (None: no bound)."""
     for row in rows:
-        if since is None or float(row["created_at"]) >= since:
+        created = float(row["created_at"])
+        if (since is None or created >= since) and (until is None or created < until):
             yield row
 
 
-def _since(value: str | None) -> float | None:
+def _since(value: str | None, name: str = "since") -> float | None:
     try:
-        return parse_since(value)
+        return parse_since(value, name)
     except ValueError as exc:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
 
@@ -99,9 +106,22 @@ def export_sentence_pairs(
     since: Annotated[
         str | None, Query(max_length=40, description="unix seconds or ISO date")
     ] = None,
+    until: Annotated[
+        str | None,
+        Query(
+            max_length=40,
+            description="rows stored before this (unix seconds or ISO date); default: when the "
+            "export starts, sent back as X-Paramine-Until",
+        ),
+    ] = None,
 ) -> StreamingResponse:
     """Every stored sentence pair matching the filters, streamed in the chosen format (the
-    Moses formats need ``src_lang`` and ``tgt_lang``: one file holds one side of one pair)."""
+    Moses formats need ``src_lang`` and ``tgt_lang``: one file holds one side of one pair).
+
+    The rows are those stored before ``until``, by default the start of the export, which the
+    answer's ``X-Paramine-Until`` header gives: a second download (the other Moses side) sent
+    with that ``until`` holds the same rows, so the two files stay line-parallel (pairs
+    stored between two downloads went into the second file only)."""
     moses = format in ("moses-src", "moses-tgt")
     if moses and not (src_lang and tgt_lang):
         # Without them every language pair's sentences went into one file.
@@ -110,9 +130,11 @@ def export_sentence_pairs(
             "a Moses file holds one side of one language pair: give src_lang and tgt_lang",
         )
     after = _since(since)
+    before = _since(until, "until") if until is not None else time.time()
     rows = created_since(
         store.iter_sentence_pairs(SentencePairQuery(job, site, src_lang, tgt_lang, min_score)),
         after,
+        before,
     )
     body: Iterator[bytes]
     if format == "tmx":
@@ -131,7 +153,7 @@ def export_sentence_pairs(
     return StreamingResponse(
         body,
         media_type=_MEDIA[format],
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        headers={"Content-Disposition": attachment(filename), "X-Paramine-Until": repr(before)},
     )
 
 
@@ -153,7 +175,7 @@ def export_ppdb(
     return StreamingResponse(
         _encoded(lines),
         media_type="text/plain; charset=utf-8",
-        headers={"Content-Disposition": 'attachment; filename="paraphrases.ppdb"'},
+        headers={"Content-Disposition": attachment("paraphrases.ppdb")},
     )
 
 
@@ -189,10 +211,23 @@ def latest_similarity(engine: sa.Engine, thesaurus: str | None = None) -> Simila
     )
 
 
+_UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def attachment(filename: str) -> str:
+    """A Content-Disposition value for ``filename``: an ASCII fallback, and the name itself
+    in RFC 6266's ``filename*`` (a thesaurus name in Japanese made the header unencodable, a
+    500; one with a quote or a line break broke the header)."""
+    fallback = _UNSAFE_FILENAME.sub("_", filename)
+    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(filename, safe='')}"
+
+
 def similarity_csv_lines(matrix: SimilarityMatrix) -> Iterator[str]:
     """CSV text of the defined upper-triangle cells, header first."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    # CRLF, as RFC 4180: the writer then quotes a field holding a bare CR too (with "\n" it
+    # did not, and a label with one split its row in two)
+    writer = csv.writer(buffer, lineterminator="\r\n")
     cells = similarity_csv_rows(matrix.class_ids, matrix.labels, matrix.values, matrix.rounds)
     for record in (SIMILARITY_CSV_HEADER, *cells):
         writer.writerow(record)
@@ -229,10 +264,10 @@ def export_thesaurus_similarity(
         return Response(
             payload,
             media_type="application/octet-stream",
-            headers={"Content-Disposition": f'attachment; filename="{name}.npz"'},
+            headers={"Content-Disposition": attachment(f"{name}.npz")},
         )
     return StreamingResponse(
         _encoded(similarity_csv_lines(matrix)),
         media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{name}.csv"'},
+        headers={"Content-Disposition": attachment(f"{name}.csv")},
     )

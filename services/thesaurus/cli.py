@@ -190,7 +190,7 @@ def score(
 
     engine = _engine()
     thesaurus = _snapshot_thesaurus(engine, thesaurus)
-    writer = csv.writer(sys.stdout, lineterminator="\n")
+    writer = csv.writer(sys.stdout, lineterminator="\r\n")  # RFC 4180; quotes a bare CR
     with pairs.open(encoding="utf-8", newline="") as handle:
         for number, row in enumerate(csv.reader(handle), start=1):
             if not row:

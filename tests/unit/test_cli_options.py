@@ -172,3 +172,20 @@ def test_settings_that_cannot_work_end_in_one_line(
     result = CliRunner().invoke(app, ["dead-letters", "list"])
     assert result.exit_code == 2 and message in " ".join(result.output.split())
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--format", "moses", "--src-lang", "en/../../x", "--tgt-lang", "de"], "language code"),
+        (["--format", "tmx", "--src-lang", "e\x01"], "language code"),
+        (["--format", "ppdb", "--tgt-lang", "de"], "--tgt-lang do not apply to ppdb"),
+    ],
+)
+def test_export_checks_its_languages(embedded_cli: Path, option: list[str], message: str) -> None:
+    # a "/" or a control character ended in a traceback (and an empty .tmx left behind);
+    # --tgt-lang was silently ignored by ppdb
+    out = embedded_cli / "out"
+    result = CliRunner().invoke(app, ["export", "--out", str(out), *option])
+    assert result.exit_code == 2 and message in " ".join(result.output.split())
+    assert not list(embedded_cli.glob("out*"))

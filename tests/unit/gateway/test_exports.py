@@ -140,3 +140,45 @@ def test_a_language_filter_that_is_no_language_code_is_refused(
             params={"format": format, "src_lang": value, "tgt_lang": "de"},
         )
         assert response.status_code == 422, (format, response.text)
+
+
+def test_moses_sides_downloaded_apart_hold_the_same_rows(
+    client: TestClient, store_url: str
+) -> None:
+    # a pair stored between the two downloads went into the second file only, and the files
+    # were no longer line-parallel: the first answer's X-Paramine-Until pins the second
+    pair = {"src_lang": "en", "tgt_lang": "de"}
+    first = client.get("/v1/exports/sentence-pairs", params={"format": "moses-src", **pair})
+    until = first.headers["x-paramine-until"]
+    late = {**ROWS[0], "id": "late", "pair_id": "pp-late", "src_text": "Late.", "position": 9}
+    time.sleep(0.01)
+    Store(store_url).add_sentence_pairs([late], pair_id="pp-late", stage="sentence_align")
+    second = download(client, "/v1/exports/sentence-pairs", format="moses-tgt", until=until, **pair)
+    src, tgt = first.content.decode().splitlines(), second.decode().splitlines()
+    assert list(zip(src, tgt, strict=True)) == EXPECTED
+    everything = download(client, "/v1/exports/sentence-pairs", format="moses-src", **pair)
+    assert "Late." in everything.decode().splitlines()
+
+
+def test_a_thesaurus_name_outside_ascii_makes_a_valid_download_header() -> None:
+    # a Japanese name could not be encoded in the header (a 500); a quote or a line break
+    # broke it
+    from services.gateway.exports import attachment
+
+    assert attachment("similarity-分類語彙表-3.csv") == (
+        'attachment; filename="similarity-_____-3.csv"; '
+        "filename*=UTF-8''similarity-%E5%88%86%E9%A1%9E%E8%AA%9E%E5%BD%99%E8%A1%A8-3.csv"
+    )
+    header = attachment('a"b\r\nX-Injected: 1.csv')
+    header.encode("latin-1")
+    assert "\r" not in header and "\n" not in header and header.count('"') == 2
+
+
+def test_similarity_csv_quotes_a_carriage_return_in_a_label() -> None:
+    from services.gateway.exports import SimilarityMatrix, similarity_csv_lines
+
+    values = np.array([[2.0, 0.5], [0.5, 1.0]], np.float32)
+    rounds = np.array([[0, 1], [1, 0]], np.int16)
+    matrix = SimilarityMatrix(1, "t", ("a", "v"), ("事\r柄", "物"), values, rounds)
+    table = list(csv.reader(io.StringIO("".join(similarity_csv_lines(matrix)), newline="")))
+    assert [row[2:4] for row in table[1:]] == [["事\r柄", "事\r柄"], ["事\r柄", "物"], ["物", "物"]]

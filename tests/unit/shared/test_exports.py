@@ -7,7 +7,9 @@ import tracemalloc
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from shared.errors import InvalidInput
 from shared.exports import jsonl_lines, similarity_csv_rows, tsv_lines, write_moses
 
 ROWS = [
@@ -122,3 +124,29 @@ def test_similarity_csv_rows_are_the_defined_upper_triangle_without_listing_it()
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert first[:2] == ("0", "5") and peak < 20_000_000
+
+
+def test_moses_and_tsv_replace_only_line_and_column_breaks(tmp_path: Path) -> None:
+    # all whitespace was collapsed: an ideographic or no-break space came back as a plain
+    # space, so an exported sentence no longer matched the stored one
+    breaks = "\t\n\v\f\r\x1c\x1d\x1e\x85\u2028\u2029"
+    text = "JR東日本は\u3000新幹線\u00a0の  運転" + "".join(f"{c}x" for c in breaks)
+    row = {**ROWS[0], "src_text": text, "tgt_text": "Satz"}
+    (corpus,) = write_moses([row], tmp_path / "corpus")
+    expected = "JR東日本は\u3000新幹線\u00a0の  運転" + " x" * len(breaks)
+    assert corpus.src.read_text(encoding="utf-8").splitlines() == [expected]
+    (_, line) = list(tsv_lines([row]))
+    assert line.split("\t")[0] == expected
+
+
+def test_jsonl_escapes_what_a_line_reader_would_split_on() -> None:
+    row = {**ROWS[0], "src_text": "a\u2028b\x85c\u2029d"}
+    (line,) = list(jsonl_lines([row]))
+    assert len(line.splitlines()) == 1 and json.loads(line)["src"] == row["src_text"]
+
+
+def test_two_language_pairs_that_would_share_a_moses_file_are_refused(tmp_path: Path) -> None:
+    # ("de", "ch-de") and ("de-ch", "de") both named corpus.de-ch-de.de: one side was lost
+    rows = [pair_row(0, "de", "ch-de"), pair_row(1, "de-ch", "de")]
+    with pytest.raises(InvalidInput, match=r"would write the same file corpus\.de-ch-de\.de"):
+        write_moses(rows, tmp_path / "corpus")
