@@ -10,7 +10,7 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import jinja2
 import sqlalchemy as sa
@@ -77,7 +77,39 @@ class NodeRow:
     beads: int  # sentence beads aligned inside it
 
 
-def list_jobs(store: Store, limit: int = 200) -> list[dict[str, Any]]:
+# Rows per viewer page (jobs, a job's page pairs, a page pair's beads); older rows are one
+# "next" link away (the jobs page showed the newest 200 and said nothing of the rest, and a
+# page pair of 50,000 beads was one 31 MB page).
+JOBS_PER_PAGE = 200
+PAIRS_PER_PAGE = 500
+BEADS_PER_PAGE = 1_000
+Offset = Annotated[int, Query(ge=0, le=10_000_000, description="rows to skip (paging)")]
+
+
+@dataclass(frozen=True)
+class Paging:
+    """Where a viewer page is in its list: the rows shown and the offsets around them."""
+
+    offset: int
+    shown: int
+    limit: int
+    more: bool  # rows after these
+
+    @property
+    def previous(self) -> int | None:
+        return max(0, self.offset - self.limit) if self.offset > 0 else None
+
+    @property
+    def next(self) -> int | None:
+        return self.offset + self.limit if self.more else None
+
+
+def page_of(rows: list[Any], offset: int, limit: int) -> tuple[list[Any], Paging]:
+    """``rows`` (read with one row more than ``limit``, from ``offset``) cut to the page."""
+    return rows[:limit], Paging(offset, min(len(rows), limit), limit, len(rows) > limit)
+
+
+def list_jobs(store: Store, limit: int = JOBS_PER_PAGE, offset: int = 0) -> list[dict[str, Any]]:
     """Newest jobs first, with their page-pair and sentence-pair counts."""
     pair_count = (
         sa.select(sa.func.count()).where(job_pairs.c.job_id == jobs.c.job_id).scalar_subquery()
@@ -103,12 +135,15 @@ def list_jobs(store: Store, limit: int = 200) -> list[dict[str, Any]]:
         )
         .order_by(jobs.c.created_at.desc(), jobs.c.job_id)
         .limit(limit)
+        .offset(offset)
     )
     with store.begin() as conn:
         return [dict(row._mapping) for row in conn.execute(statement)]
 
 
-def list_job_pairs(store: Store, job_id: str) -> list[dict[str, Any]]:
+def list_job_pairs(
+    store: Store, job_id: str, limit: int | None = None, offset: int = 0
+) -> list[dict[str, Any]]:
     """A job's page pairs with their sentence-pair count and mean score."""
     statement = (
         sa.select(
@@ -124,6 +159,8 @@ def list_job_pairs(store: Store, job_id: str) -> list[dict[str, Any]]:
         .where(job_pairs.c.job_id == job_id)
         .group_by(job_pairs.c.pair_id, job_pairs.c.src_url, job_pairs.c.tgt_url)
         .order_by(job_pairs.c.src_url, job_pairs.c.pair_id)
+        .limit(limit)
+        .offset(offset)
     )
     with store.begin() as conn:
         return [dict(row._mapping) for row in conn.execute(statement)]
@@ -159,9 +196,10 @@ def ui_root() -> RedirectResponse:
 
 
 @router.get("/ui/", response_class=HTMLResponse)
-def jobs_page(request: Request, store: StoreDep) -> HTMLResponse:
-    """Every job, newest first."""
-    return _page(request, "jobs.html", jobs=list_jobs(store))
+def jobs_page(request: Request, store: StoreDep, offset: Offset = 0) -> HTMLResponse:
+    """Every job, newest first, a page at a time."""
+    shown, paging = page_of(list_jobs(store, JOBS_PER_PAGE + 1, offset), offset, JOBS_PER_PAGE)
+    return _page(request, "jobs.html", jobs=shown, paging=paging)
 
 
 @router.get("/ui/pair", response_class=RedirectResponse)
@@ -171,12 +209,14 @@ def pair_lookup(id: Annotated[str, Query(min_length=1, max_length=64)]) -> Redir
 
 
 @router.get("/ui/jobs/{job_id}", response_class=HTMLResponse)
-def job_page(request: Request, store: StoreDep, job_id: str) -> HTMLResponse:
-    """A job's page pairs."""
+def job_page(request: Request, store: StoreDep, job_id: str, offset: Offset = 0) -> HTMLResponse:
+    """A job's page pairs, a page at a time."""
     status_ = store.job_status(job_id)
     if status_ is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"no job {job_id!r}")
-    return _page(request, "job.html", job=status_, pairs=list_job_pairs(store, job_id))
+    rows = list_job_pairs(store, job_id, PAIRS_PER_PAGE + 1, offset)
+    shown, paging = page_of(rows, offset, PAIRS_PER_PAGE)
+    return _page(request, "job.html", job=status_, pairs=shown, paging=paging)
 
 
 @router.get("/ui/pairs/{pair_id}", response_class=HTMLResponse)
@@ -186,6 +226,7 @@ def pair_page(
     pair_id: str,
     min_score: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
     bead: Annotated[str | None, Query(max_length=16, description="bead type, e.g. 1-2")] = None,
+    offset: Offset = 0,
 ) -> HTMLResponse:
     """Both sides of a page pair, beads in matching colours, with score and bead-type filters."""
     stored = pair_rows(store, pair_id)
@@ -221,11 +262,12 @@ def pair_page(
         for node in store.node_pairs(pair_id)
     ]
     bead_types = sorted({row.bead_type for row in rows})
-    shown = [
+    matching = [
         row
         for row in rows
         if (min_score is None or row.score >= min_score) and (not bead or row.bead_type == bead)
     ]
+    shown, paging = page_of(matching[offset : offset + BEADS_PER_PAGE + 1], offset, BEADS_PER_PAGE)
     first = stored[0] if stored else None
     return _page(
         request,
@@ -237,6 +279,11 @@ def pair_page(
         tgt_lang=first["tgt_lang"] if first else "",
         kind=first["kind"] if first else "",
         rows=shown,
+        matching=len(matching),
+        pager_query=urlencode(
+            {key: value for key, value in (("min_score", min_score), ("bead", bead)) if value}
+        ),
+        paging=paging,
         nodes=nodes,
         total=len(rows),
         bead_types=bead_types,

@@ -177,3 +177,39 @@ def test_thesaurus_page_without_and_with_a_snapshot(client: TestClient, store_ur
     words = page.split('id="words"', 1)[1]
     assert "<td>犬</td>" in words and "<td>猫</td>" not in words and "animals" in words
     assert "<b>0.5000</b>" in page and "estimation round 1" in page
+
+
+def test_long_lists_are_paged_not_cut_or_sent_whole(
+    client: TestClient, store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the jobs page showed the newest 200 and nothing of the rest; a page pair of 50,000
+    # beads was one 31 MB page. Pages of 2 here, every row reachable by "next" links.
+    for name in ("JOBS_PER_PAGE", "PAIRS_PER_PAGE", "BEADS_PER_PAGE"):
+        monkeypatch.setattr(viewer, name, 2)
+    store = Store(store_url)
+    for k in range(3):
+        store.record_job(f"job-extra-{k}", [(f"pp-extra-{k}", "https://e.org/a", "")], "x")
+
+    def follow(path: str, found: str) -> list[str]:
+        seen: list[str] = []
+        while path:
+            html = client.get(path).text
+            seen += re.findall(found, html)
+            following = re.search(r'rel="next" href="([^"]+)"', html)
+            path = following.group(1).replace("&amp;", "&") if following else ""
+            if path.startswith("?"):
+                path = base.split("?", 1)[0] + path
+        return seen
+
+    base = "/ui/"
+    jobs = follow(base, r'href="/ui/jobs/([^"]+)"')
+    assert sorted(jobs) == sorted([JOB, *(f"job-extra-{k}" for k in range(3))])
+    base = f"/ui/pairs/{PAIR}"
+    beads = follow(base, r'(?s)id="src-side".*?</section>')
+    positions = [p for section in beads for p in re.findall(r'data-bead="(\d+)"', section)]
+    assert positions == ["0", "1", "2"]  # three beads on pages of two
+    monkeypatch.setattr(viewer, "BEADS_PER_PAGE", 1)
+    base = f"/ui/pairs/{PAIR}?min_score=0.5"  # beads 0 and 2; the filter goes with the links
+    beads = follow(base, r'(?s)id="src-side".*?</section>')
+    positions = [p for section in beads for p in re.findall(r'data-bead="(\d+)"', section)]
+    assert positions == ["0", "2"]
