@@ -65,6 +65,11 @@ def encodable(text: str) -> str:
     return text
 
 
+# Text a stage reads (sentences, chunks): UTF-8 can carry it. A lone surrogate put straight
+# on a queue passed the schema and failed in the handler (UnicodeEncodeError in MeCab).
+Text = Annotated[str, AfterValidator(encodable)]
+
+
 class Page(BaseModel):
     """One crawled page: where it came from, its language and its HTML."""
 
@@ -121,8 +126,8 @@ class TextChunkPair(BaseModel):
     """Aligned text of two tree nodes (or the whole page text in flat mode)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    src_text: str
-    tgt_text: str
+    src_text: Text
+    tgt_text: Text
     src_xpath: str = ""
     tgt_xpath: str = ""
     cost: float = 0.0
@@ -141,8 +146,8 @@ class SentencePair(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     id: str
-    src: str
-    tgt: str
+    src: Text
+    tgt: Text
     score: float
     bead: str
     chunk: int = 0
@@ -210,7 +215,7 @@ class JapaneseSentences(Message):
 
     source_id: str
     job_id: str
-    sentences: list[str]
+    sentences: list[Text]
 
 
 MESSAGE_TYPES: dict[str, tuple[type[Message], ...]] = {

@@ -56,13 +56,44 @@ def _tagger() -> Any:
     return tagger
 
 
+# MeCab is given text in pieces of at most this many characters: it crashed the process
+# (SIGSEGV) on about 190,000 characters without a break (a base64 blob, a page of kanji),
+# and grew faster than linearly on long runs of one script before that.
+MECAB_PIECE_CHARS = 8_192
+# Where a piece may end, best first: a line, a sentence, a space, a clause.
+_PIECE_ENDS = ("\n", "。", "！", "？", ". ", " ", "\u3000", "、", "，")
+
+
+def mecab_pieces(text: str, limit: int = MECAB_PIECE_CHARS) -> list[str]:
+    """``text`` cut into pieces of at most ``limit`` characters, each after the best break
+    found in the second half of its window (a hard cut when there is none)."""
+    pieces: list[str] = []
+    start = 0
+    while len(text) - start > limit:
+        window = text[start : start + limit]
+        end = limit
+        for mark in _PIECE_ENDS:
+            found = window.rfind(mark)
+            if found >= limit // 2:
+                end = found + len(mark)
+                break
+        pieces.append(window[:end])
+        start += end
+    pieces.append(text[start:])
+    return pieces
+
+
 def analyse_japanese(text: str) -> list[Morpheme]:
     """Split Japanese text into UniDic morphemes (surface, lemma, base form, POS).
 
     A NUL is read as a space: MeCab takes its input as a C string, so everything after a
-    NUL was silently lost (other control characters come back as morphemes of their own)."""
+    NUL was silently lost (other control characters come back as morphemes of their own).
+    Long text is analysed in pieces (:func:`mecab_pieces`)."""
+    text = text.replace("\x00", " ")
+    if len(text) > MECAB_PIECE_CHARS:
+        return [m for piece in mecab_pieces(text) for m in analyse_japanese(piece)]
     morphemes: list[Morpheme] = []
-    for word in _tagger()(text.replace("\x00", " ")):
+    for word in _tagger()(text):
         feature = word.feature
         pos = (feature.pos1 or "*", feature.pos2 or "*", feature.pos3 or "*", feature.pos4 or "*")
         lemma = feature.lemma if feature.lemma and feature.lemma != "*" else word.surface
@@ -123,9 +154,16 @@ def tokenize_words(text: str) -> list[str]:
     return _word_re().findall(unicodedata.normalize("NFC", text))
 
 
+# Three-letter codes (ISO 639-2/3) of the languages read apart (no spaces between words,
+# MeCab, character tokens), as their two-letter ones: "jpn" text was split as Japanese but
+# joined with spaces, tokenised into whole clauses and never sent to the thesaurus stage.
+_TWO_LETTER = {"jpn": "ja", "zho": "zh", "chi": "zh", "cmn": "zh", "kor": "ko", "tha": "th"}
+
+
 def base_lang(lang: str) -> str:
-    """The language of a tag: ``ja_JP``, ``ja-JP`` and ``JA`` are all ``ja``."""
-    return lang.replace("_", "-").split("-")[0].lower()
+    """The language of a tag: ``ja_JP``, ``ja-JP``, ``JA`` and ``jpn`` are all ``ja``."""
+    code = lang.replace("_", "-").split("-")[0].lower()
+    return _TWO_LETTER.get(code, code)
 
 
 def looks_japanese(text: str) -> bool:

@@ -19,6 +19,7 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
+from scipy import sparse
 
 from services.sentence_align.align import align_sentences
 from services.sentence_align.beads import Bead
@@ -148,13 +149,40 @@ class _NonCrossingAnchors:
 
 
 class SimilarityCheck:
-    """Callable similarity filter sim(s_i, t_j) >= threshold over two sentence lists."""
+    """Callable similarity filter sim(s_i, t_j) >= threshold over two sentence lists.
+
+    The multiset overlaps |grams(s_i) & grams(t_j)| of all pairs are computed at once, as
+    sum over k >= 1 of [count_i(g) >= k] [count_j(g) >= k] summed over grams g: one sparse
+    product per k. (Counted pair by pair, 3,000 unrelated sentences a side took 165 s: about
+    a third of all pairs are candidates below D.) Equal to :func:`char_similarity`."""
 
     def __init__(self, src: Sequence[str], tgt: Sequence[str], threshold: float, n: int) -> None:
-        self.src, self.tgt, self.threshold, self.n = src, tgt, threshold, n
+        self.threshold = threshold
+        grams = [_char_ngrams(sentence, n) for sentence in (*src, *tgt)]
+        index: dict[str, int] = {}
+        rows, cols, counts = [], [], []
+        for row, sentence_grams in enumerate(grams):
+            for gram, count in sentence_grams.items():
+                rows.append(row)
+                cols.append(index.setdefault(gram, len(index)))
+                counts.append(count)
+        row_of, col_of, count_of = (np.asarray(a, dtype=np.int64) for a in (rows, cols, counts))
+        totals = np.bincount(row_of, weights=count_of, minlength=len(grams))
+        self.src_total, self.tgt_total = totals[: len(src)], totals[len(src) :]
+        self.overlap = np.zeros((len(src), len(tgt)), dtype=np.float64)
+        shape = (len(grams), max(1, len(index)))
+        for k in range(1, int(count_of.max(initial=0)) + 1):
+            keep = count_of >= k
+            at_least = sparse.csr_matrix(
+                (np.ones(int(keep.sum())), (row_of[keep], col_of[keep])), shape=shape
+            )
+            self.overlap += (at_least[: len(src)] @ at_least[len(src) :].T).toarray()
 
     def __call__(self, i: int, j: int) -> bool:
-        return char_similarity(self.src[i], self.tgt[j], self.n) >= self.threshold
+        total = self.src_total[i] + self.tgt_total[j]
+        if total == 0:
+            return self.threshold <= 0.0
+        return bool(2.0 * self.overlap[i, j] / total >= self.threshold)
 
 
 def greedy_anchors(

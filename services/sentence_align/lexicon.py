@@ -29,6 +29,7 @@ from numba import njit
 
 from services.sentence_align import _banded_dp as dp
 from services.sentence_align.beads import BEAD_SHAPES, Bead
+from shared.text import base_lang
 
 if TYPE_CHECKING:
     from services.sentence_align._two_pass import LexicalSettings
@@ -71,7 +72,7 @@ class TranslationTable:
 
 def tokenize(sentence: str, lang: str | None) -> list[str]:
     """Lower-cased word and punctuation tokens; Japanese by morpheme, Chinese by character."""
-    base = (lang or "").lower().split("-")[0]
+    base = base_lang(lang or "")
     text = sentence.lower()
     if not text.isascii():
         for quote, plain in _QUOTES:
@@ -86,13 +87,23 @@ def tokenize(sentence: str, lang: str | None) -> list[str]:
     return _TOKEN_RE.findall(text)
 
 
+# Model 1 reads at most this many tokens of a sentence: its work on a sentence pair is the
+# product of their lengths, and one unpunctuated 25,000-word "sentence" a side took 85 s and
+# 20 GB to train on (a 100,000-word one raised MemoryError). Prose sentences are far shorter.
+MAX_SENTENCE_TOKENS = 300
+# Model 1 training entries (target tokens times source tokens over the training pairs) at the
+# most: past it the pairs are thinned evenly (a page of long sentences has few pairs' worth).
+MAX_TRAINING_ENTRIES = 16_000_000
+
+
 def encode(sentences: Sequence[str], lang: str | None) -> EncodedSide:
-    """Token ids of every sentence, the vocabulary and the background distribution."""
+    """Token ids of every sentence (its first ``MAX_SENTENCE_TOKENS``), the vocabulary and
+    the background distribution."""
     index: dict[str, int] = {}
     ids: list[int] = []
     start = [0]
     for sentence in sentences:
-        for token in tokenize(sentence, lang):
+        for token in tokenize(sentence, lang)[:MAX_SENTENCE_TOKENS]:
             ids.append(index.setdefault(token, len(index)))
         start.append(len(ids))
     id_array = np.asarray(ids, dtype=np.int64)
@@ -192,7 +203,9 @@ def train_model1(
     n_tgt_vocab = len(tgt.vocabulary)
     # One entry per (target token occurrence, source token) of every training pair.
     # The cue pairs follow them as keys of the (f, e) grouping (their prior, not counts).
-    pair_array = np.asarray(bead_pairs, dtype=np.int64).reshape(-1, 2)
+    pair_array = _within_entry_budget(
+        src, tgt, np.asarray(bead_pairs, dtype=np.int64).reshape(-1, 2)
+    )
     cue_keys = np.asarray(list(cues), dtype=np.int64).reshape(-1, 2)
     cue_values = np.asarray(list(cues.values()), dtype=np.float64)
     keys_f, keys_e, tokens = _training_entries(
@@ -207,6 +220,18 @@ def train_model1(
         inverse[:n_entries], tokens, token_count, pair_f, prior, n_src_vocab, iterations
     )
     return TranslationTable(*_prune_rows(pair_f, pair_e, table, n_src_vocab, keep_per_word))
+
+
+def _within_entry_budget(
+    src: EncodedSide, tgt: EncodedSide, pairs: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
+    """``pairs`` thinned evenly (every k-th) until their training entries fit
+    ``MAX_TRAINING_ENTRIES``."""
+    entries = np.diff(src.start)[pairs[:, 0]] * np.diff(tgt.start)[pairs[:, 1]]
+    step = 1
+    while int(entries[::step].sum()) > MAX_TRAINING_ENTRIES:
+        step += 1
+    return pairs[::step]
 
 
 # Dense grouping (one slot per (f, e) cell) when the vocabulary product is at most this many

@@ -21,7 +21,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_CJK_LANGS = frozenset({"ja", "zh", "jpn", "zho", "cmn"})
+from shared.text import base_lang
+
+_CJK_LANGS = frozenset({"ja", "zh"})  # base_lang codes (jpn, zho, cmn are ja and zh)
 _CJK_TERMINATORS = frozenset("。！？｡!?")
 _CJK_OPEN = "「『（("
 _CJK_CLOSE = "」』）)"
@@ -279,7 +281,7 @@ def split_sentences(text: str, lang: str, *, newline_is_boundary: bool = False) 
 
     Empty or whitespace-only pieces are dropped; each sentence is stripped.
     """
-    code = re.split(r"[-_]", lang.lower())[0]
+    code = base_lang(lang)
     cjk = code in _CJK_LANGS
     blocks = _page_lines(text, code not in _UNCASED_LANGS, cjk) if newline_is_boundary else [text]
     sentences: list[str] = []

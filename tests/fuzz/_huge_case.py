@@ -50,6 +50,17 @@ def run(case: str) -> dict[str, object]:
             }  # fmt: skip
             message = ChunkPairs(context=context, chunks=[{"src_text": text, "tgt_text": text}])
             result: object = len(sentence_pairs(message))
+        elif case == "mecab_long":  # MeCab crashed the process (SIGSEGV) on ~190k characters
+            from services.thesaurus.cooccur import extract_cooccurrences
+
+            result = len(extract_cooccurrences("本を読んだ。" + "a" * 200_000 + "水を飲む。"))
+        elif case == "long_sentence":  # Model 1 on one 25,000-word sentence a side: 20 GB
+            from services.sentence_align.align import align_sentences
+
+            src = " ".join(f"wort{i % 997}" for i in range(25_000))
+            tgt = " ".join(f"mot{i % 991}" for i in range(25_000))
+            beads = align_sentences([src, "Ende."], [tgt, "Fin."], src_lang="de", tgt_lang="fr")
+            result = len(beads)
         elif case in SPLIT_CASES:
             from services.sentence_align.splitter import split_sentences
             from services.tree_align.html_tree import page_text, parse_html

@@ -54,6 +54,21 @@ def test_pages_that_made_the_splitter_quadratic_are_split(case: str) -> None:
     assert answer["outcome"] == "ok" and int(str(answer["result"])) >= 1, answer
 
 
+def test_text_mecab_crashed_on_is_analysed_in_pieces() -> None:
+    # about 190,000 characters without a break killed the worker with SIGSEGV: redelivered
+    # again and again, no dead letter
+    answer = run_case("mecab_long", timeout=120)
+    assert answer["outcome"] == "ok" and answer["result"] == 2, answer
+
+
+def test_one_enormous_sentence_a_side_aligns_within_bounded_memory() -> None:
+    # Model 1's work on a sentence pair is the product of their lengths: 85 s and 20 GB for
+    # 25,000 words a side (sentences are read up to 300 tokens)
+    answer = run_case("long_sentence", timeout=120)
+    assert answer["outcome"] == "ok" and answer["result"] == 2, answer
+    assert float(str(answer["peak_mb"])) < 1_000, answer
+
+
 def test_deep_nesting_is_flattened_to_a_bounded_tree() -> None:
     answer = run_case("deep_nesting", timeout=120)
     assert answer["outcome"] == "refused" or int(str(answer["result"])) <= 1_001, answer

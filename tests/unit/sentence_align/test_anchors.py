@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from services.sentence_align.anchors import (
     AnchorOptions,
+    SimilarityCheck,
     align_monolingual,
     alignment_scores,
     char_similarity,
@@ -233,3 +234,18 @@ def test_align_monolingual_identity_input_gives_identity(text) -> None:
 def test_align_monolingual_empty_side_is_all_deletions() -> None:
     assert align_monolingual(["a", "b"], []) == [Bead((0,), ()), Bead((1,), ())]
     assert align_monolingual([], []) == []
+
+
+_sentences = st.lists(st.text(alphabet="aab cdé日本語。 ", max_size=30), min_size=1, max_size=5)
+
+
+@given(_sentences, _sentences, st.sampled_from([0.0, 0.3, 0.5, 0.8]), st.sampled_from([1, 2]))
+def test_the_similarity_check_is_char_similarity_over_the_threshold(
+    src: list[str], tgt: list[str], threshold: float, n: int
+) -> None:
+    # the overlaps of all pairs at once (sparse products, one per count level) must give
+    # what counting each pair's n-grams gives
+    check = SimilarityCheck(src, tgt, threshold, n)
+    for i, a in enumerate(src):
+        for j, b in enumerate(tgt):
+            assert check(i, j) == (char_similarity(a, b, n) >= threshold), (a, b)

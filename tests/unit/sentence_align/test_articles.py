@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from services.sentence_align.articles import (
@@ -156,3 +158,31 @@ def test_pair_articles_without_keywords_uses_batch_tf_idf_keywords() -> None:
 def test_first_paragraph_of_a_crlf_text() -> None:
     # "\r\n\r\n" is no blank line to "\n[ \t]*\n": paragraph 2 leaked into paragraph 1
     assert first_paragraph_sentences("最初の文。\r\n\r\n第二段落。") == ["最初の文。"]
+
+
+_WORDS = ["東京", "大雨", "鉄道", "影響", "政府", "電池", "発表", "雪", "選挙", "株価"]
+_texts = st.lists(st.sampled_from(_WORDS), min_size=1, max_size=6).map("で".join)
+_keywords = st.lists(st.sampled_from([*_WORDS, "雪が", "京", "大"]), max_size=3)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.tuples(_texts, _keywords), min_size=1, max_size=6),
+    st.lists(_texts, min_size=1, max_size=4),
+    st.sampled_from([0.5, 5.0, 12.0]),
+)
+def test_pairing_finds_what_scoring_every_article_finds(
+    web_specs: list[tuple[str, list[str]]], mobile_bodies: list[str], threshold: float
+) -> None:
+    # A positive threshold scores only the Web articles sharing a keyword or noun with the
+    # mobile one (the others score 0); a threshold of -1 scores every article of the day,
+    # as the former code did: the oracle.
+    web = [
+        Article(f"w{k}", "2010-05-22", body[:4], body, tuple(keywords))
+        for k, (body, keywords) in enumerate(web_specs)
+    ]
+    mobile = [Article(f"m{k}", "2010-05-22", "", body) for k, body in enumerate(mobile_bodies)]
+    every = pair_articles(web, mobile, threshold=-1.0)
+    assert len(every) == len(mobile)
+    expected = [pair for pair in every if pair.score >= threshold]
+    assert pair_articles(web, mobile, threshold=threshold) == expected

@@ -151,3 +151,20 @@ def test_steep_diagonal_scores_a_two_two_bead_as_its_two_one_one_beads() -> None
     # Mirror: swapping the sides swaps the directions and gives the same score.
     mirrored, _ = band_llr(tgt, src, (backward, forward), band, 0.1, shapes, 200.0)
     assert mirrored[corner, two_two] == pytest.approx(steep[corner, two_two])
+
+
+def test_model1_reads_a_bounded_share_of_very_long_sentences(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Model 1's work on a pair is the product of the sentence lengths: a sentence is read up
+    # to MAX_SENTENCE_TOKENS, and training pairs are thinned evenly past the entry budget
+    from services.sentence_align import lexicon
+
+    side = lexicon.encode(["a " * 1_000, "b c"], "en")
+    assert np.diff(side.start).tolist() == [lexicon.MAX_SENTENCE_TOKENS, 2]
+    monkeypatch.setattr(lexicon, "MAX_TRAINING_ENTRIES", 5 * 4)
+    src = lexicon.encode(["w x"] * 10, "en")
+    tgt = lexicon.encode(["y z"] * 10, "en")
+    pairs = np.array([(k, k) for k in range(10)], dtype=np.int64)
+    kept = lexicon._within_entry_budget(src, tgt, pairs)
+    assert kept.tolist() == [[0, 0], [2, 2], [4, 4], [6, 6], [8, 8]]  # every second, 20 entries

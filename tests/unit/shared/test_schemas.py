@@ -70,3 +70,17 @@ def test_pair_id_of_names_the_page_pair_of_every_alignment_message() -> None:
     assert pair_id_of(batch.model_dump(mode="json")) == batch.batch_id
     assert pair_id_of(_pair(src={"lang": "??", "html": ""})) is None  # invalid: cannot tell
     assert pair_id_of({"sentences": []}) is None
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"context": {"pair_id": "p", "job_id": "j", "kind": "translation", "src_url": "",
+                     "tgt_url": "", "src_lang": "ja", "tgt_lang": "ja"},
+         "chunks": [{"src_text": "\ud800", "tgt_text": "x"}]},
+    ],
+)  # fmt: skip
+def test_a_lone_surrogate_in_message_text_is_invalid_input(payload: dict[str, object]) -> None:
+    # it passed the schema (JSON carries it) and failed in MeCab with UnicodeEncodeError
+    with pytest.raises(InvalidInput, match="surrogate"):
+        parse_message("sentence_align", payload)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from shared.text import analyse_japanese, japanese_nouns, normalise_japanese, tokenize_words
 
 TEXTS = (
@@ -51,3 +53,25 @@ def test_numbers_and_the_counters_after_them_are_no_content_nouns() -> None:
     assert nouns == ["車", "事故", "けが", "損害"]
     # a counter-like noun that follows no number stays a noun
     assert japanese_nouns("去年から円が上がった。時は金なり。") == ["去年", "円", "時", "金"]
+
+
+def test_long_text_goes_to_mecab_in_pieces_that_lose_nothing() -> None:
+    from shared.text import MECAB_PIECE_CHARS, mecab_pieces
+
+    text = ("今日は晴れ。" * 3_000) + ("a" * 20_000) + "\n明日は雨。"
+    pieces = mecab_pieces(text)
+    assert "".join(pieces) == text and all(len(p) <= MECAB_PIECE_CHARS for p in pieces)
+    assert all(p.endswith("。") for p in pieces[:2])  # cut after a sentence where there is one
+    assert mecab_pieces("短い文。") == ["短い文。"]
+    words = [m.surface for m in analyse_japanese("本を読んだ。" * 2_000)]
+    assert words == ["本", "を", "読ん", "だ", "。"] * 2_000
+
+
+@pytest.mark.parametrize(
+    ("tag", "base"), [("jpn", "ja"), ("ja_JP", "ja"), ("ZHO", "zh"), ("en-GB", "en")]
+)
+def test_three_letter_codes_are_their_two_letter_languages(tag: str, base: str) -> None:
+    # "jpn" text was split as Japanese but joined with spaces and never reached the thesaurus
+    from shared.text import base_lang
+
+    assert base_lang(tag) == base
