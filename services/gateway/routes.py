@@ -26,6 +26,7 @@ from shared.metrics import CONTENT_TYPE_LATEST, metrics_payload, stage_metrics
 from shared.schemas import (
     JOB_ID_PATTERN,
     LANG_PATTERN,
+    MAX_DAY_ARTICLES,
     MAX_INGEST_PAIRS,
     MAX_REFUSAL_CHARS,
     ArticleBatch,
@@ -238,8 +239,8 @@ class ArticleBatchIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     job_id: str | None = Field(default=None, pattern=JOB_ID_PATTERN)
-    web: list[ArticleIn] = Field(min_length=1, max_length=20_000)
-    mobile: list[ArticleIn] = Field(min_length=1, max_length=20_000)
+    web: list[ArticleIn] = Field(min_length=1, max_length=MAX_DAY_ARTICLES)
+    mobile: list[ArticleIn] = Field(min_length=1, max_length=MAX_DAY_ARTICLES)
 
     @field_validator("web", "mobile")
     @classmethod
