@@ -124,7 +124,8 @@ def train_tree_model_command(
     iterations: Annotated[int, typer.Option(help="maximum EM iterations")] = 10,
     tol: Annotated[float, typer.Option(help="stop when the log-likelihood gains less")] = 1e-2,
     smoothing: Annotated[
-        float, typer.Option(help="weight of the initial model mixed in after training")
+        float,
+        typer.Option(help="weight of the initial model mixed in after training", min=0.0, max=1.0),
     ] = 0.01,
     fold_inline: Annotated[bool, typer.Option(help=_FOLD_HELP)] = True,
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON summary")] = False,

@@ -256,7 +256,8 @@ class TreeModel:
             "iterations": self.iterations,
             "trained_on": self.trained_on,
         }
-        path.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+        # allow_nan=False: NaN is no JSON, and the file could not be loaded again
+        path.write_text(json.dumps(payload, indent=1, allow_nan=False) + "\n", encoding="utf-8")
 
     @classmethod
     def load(cls, path: Path) -> TreeModel:
@@ -270,6 +271,8 @@ class TreeModel:
             payload = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise InvalidInput(f"cannot read tree model {path}: {exc}") from None
+        except RecursionError:
+            raise InvalidInput(f"cannot read tree model {path}: JSON nested too deeply") from None
         if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
             raise InvalidInput(f"{path} is not a {MODEL_FORMAT} file")
         try:
@@ -329,6 +332,10 @@ def _number(
     number = float(value)
     if not math.isfinite(number) or (positive and number <= 0.0) or number < 0.0:
         raise InvalidInput(f"text_model.{name} must be finite and {'> 0' if positive else '>= 0'}")
+    if not 1e-100 <= number <= 1e100 and number != 0.0:
+        # 1e308 as anchor weight or 1e-320 as background mean made a cost of -inf, refused
+        # as "probability 0"
+        raise InvalidInput(f"text_model.{name} = {number} is outside [1e-100, 1e100]")
     return number
 
 

@@ -144,6 +144,8 @@ def train(
 
 def smooth(model: TreeModel, prior: TreeModel, weight: float) -> TreeModel:
     """Mix a trained model with ``prior`` so tag pairs unseen in training stay possible."""
+    if not 0.0 <= weight <= 1.0:  # outside, the mix went negative: NaN in the model file
+        raise InvalidInput(f"smoothing weight must lie in [0, 1], not {weight}")
     index = prior.label_index
     ids = np.array([index.get(label, index["<unk>"]) for label in model.labels])
     tag = (1 - weight) * np.exp(model.log_tag) + weight * np.exp(prior.log_tag[np.ix_(ids, ids)])

@@ -180,6 +180,9 @@ MALFORMED = {
     "NaN ratio": {**_GOOD, "text_model": {"ratio": float("nan")}},
     "ratio 0": {**_GOOD, "text_model": {"ratio": 0}},
     "iterations true": {**_GOOD, "iterations": True},
+    # a cost of -inf, then refused as "probability 0"
+    "huge anchor weight": {**_GOOD, "text_model": {"anchor_weight": 1e308}},
+    "tiny background mean": {**_GOOD, "text_model": {"background_mean": 1e-320}},
 }  # fmt: skip
 
 
@@ -189,3 +192,22 @@ def test_load_refuses_malformed_models_with_invalid_input(tmp_path: Path, case: 
     path.write_text(json.dumps(MALFORMED[case]))
     with pytest.raises(InvalidInput, match="model"):
         TreeModel.load(path)
+
+
+def test_a_model_file_nested_too_deeply_is_invalid_input(tmp_path: Path) -> None:
+    # RecursionError escaped the loader: a traceback instead of "cannot read tree model"
+    path = tmp_path / "model.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(InvalidInput, match="nested too deeply"):
+        TreeModel.load(path)
+
+
+@pytest.mark.parametrize("weight", [-0.5, 1.5])
+def test_a_smoothing_weight_outside_0_1_is_refused(weight: float) -> None:
+    # the mix went negative: NaN in the written model, which could then not be loaded
+    from services.tree_align.model import initial_model
+    from services.tree_align.train import smooth
+
+    prior = initial_model(["p", "<unk>"])
+    with pytest.raises(InvalidInput, match=r"\[0, 1\]"):
+        smooth(prior, prior, weight)
