@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import os
 import sys
 import tempfile
@@ -77,7 +78,8 @@ class _ClearErrors(TyperGroup):
             # the reader went away (| head): quiet, as Unix tools are; no flush into the pipe
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             raise typer.Exit(141) from None
-        except (InvalidInput, ValidationError, OSError, UnicodeError) as exc:
+        except (InvalidInput, ValidationError, OSError, UnicodeError, csv.Error) as exc:
+            # csv.Error: a CSV input with a field over the csv module's limit (131,072)
             message = str(exc) or type(exc).__name__
             if isinstance(exc, UnicodeError):
                 message = f"cannot decode the input ({message}): not in the encoding expected"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import tarfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,16 +28,20 @@ def split_sentences(line: str) -> list[str]:
 
 
 def _livedoor_sentences(path: Path) -> Iterator[str]:
-    with tarfile.open(path, mode="r:*") as archive:
-        for member in archive:
-            if not member.isfile() or not _LIVEDOOR_ARTICLE.search(member.name):
-                continue
-            handle = archive.extractfile(member)
-            if handle is None:
-                continue
-            lines = handle.read().decode("utf-8").splitlines()
-            for line in lines[_LIVEDOOR_HEADER_LINES:]:
-                yield from split_sentences(line)
+    try:
+        with tarfile.open(path, mode="r:*") as archive:
+            for member in archive:
+                if not member.isfile() or not _LIVEDOOR_ARTICLE.search(member.name):
+                    continue
+                handle = archive.extractfile(member)
+                if handle is None:
+                    continue
+                lines = handle.read().decode("utf-8").splitlines()
+                for line in lines[_LIVEDOOR_HEADER_LINES:]:
+                    yield from split_sentences(line)
+    except (EOFError, tarfile.TarError, zlib.error) as error:
+        # EOFError: click turned it into a bare "Aborted." with no reason
+        raise InvalidInput(f"{path}: truncated or corrupt archive ({error})") from None
 
 
 def iter_sentences(path: Path) -> Iterator[str]:

@@ -17,6 +17,7 @@ import functools
 import io
 import json
 import math
+import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -245,16 +246,30 @@ def _symmetric(upper_values: np.ndarray[Any, Any], size: int, dtype: Any) -> Any
 
 
 def _unpack(payload: bytes) -> tuple[SimilarityModel, Thesaurus]:
-    with np.load(io.BytesIO(payload), allow_pickle=False) as data:
-        thesaurus = Thesaurus.from_json(str(data["thesaurus"][0]))
-        size = len(thesaurus.leaves)
-        model = SimilarityModel(
-            thesaurus.leaf_ids,
-            _symmetric(data["values"], size, np.float32),
-            _symmetric(data["rounds"], size, np.int8),
-            data["class_frequency"],
-            float(data["total"][0]),
-        )
+    """A snapshot's model and thesaurus; InvalidInput when the payload is not one (garbage, cut
+    short, a key missing, or arrays of the wrong size: a short ``values`` was broadcast over
+    the whole matrix and a wrong model served)."""
+    try:
+        with np.load(io.BytesIO(payload), allow_pickle=False) as data:
+            thesaurus = Thesaurus.from_json(str(data["thesaurus"][0]))
+            size = len(thesaurus.leaves)
+            cells = size * (size + 1) // 2
+            values, rounds = data["values"], data["rounds"]
+            frequency = data["class_frequency"]
+            if values.shape != (cells,) or rounds.shape != (cells,) or len(frequency) != size:
+                raise ValueError(
+                    f"arrays of {values.shape}, {rounds.shape}, {frequency.shape} for "
+                    f"{size} classes"
+                )
+            model = SimilarityModel(
+                thesaurus.leaf_ids,
+                _symmetric(values, size, np.float32),
+                _symmetric(rounds, size, np.int8),
+                frequency,
+                float(data["total"][0]),
+            )
+    except (ValueError, KeyError, IndexError, OSError, zipfile.BadZipFile, EOFError) as error:
+        raise InvalidInput(f"the similarity snapshot is corrupt: {error}") from None
     return model, thesaurus
 
 

@@ -23,6 +23,7 @@ Two sources share this one interface:
 
 from __future__ import annotations
 
+import codecs
 import csv
 import functools
 import hashlib
@@ -50,6 +51,12 @@ _WLSP_NAMES = (3, 4, 5, 6)  # 類, 部門, 中項目, 分類項目 names
 _WLSP_ROOT = "WLSP"
 _WORDNET_ROOT = "00001740-n"  # entity.n.01
 _AFFIX_MARKS = ("−", "－", "-", "…")  # cp932 decodes the table's − as －
+
+
+# Levels of a class hierarchy at the most: estimation rounds are tagged 2 * height in int8
+# (a leaf 64 levels deep overflowed it: an error, or a defined similarity stored as
+# "undefined"). WLSP has 5 levels, WordNet's noun hierarchy about 20.
+MAX_DEPTH = 63
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,6 +112,13 @@ class Thesaurus:
             [-1 if parent_of[cid] is None else index[parent_of[cid] or ""] for cid in order],
             dtype=np.int64,
         )
+        depth = [0] * len(order)
+        for node in range(1, len(order)):  # parents come first (breadth-first order)
+            depth[node] = depth[parent_index[node]] + 1
+        if max(depth) > MAX_DEPTH:
+            raise InvalidInput(
+                f"the class hierarchy is {max(depth)} levels deep; at most {MAX_DEPTH} are read"
+            )
         words: dict[str, set[int]] = {}
         for word, cid in memberships:
             if cid not in index:
@@ -238,8 +252,8 @@ class Thesaurus:
             ]
             members = [(str(w), str(c)) for w, cids in data["words"].items() for c in cids]
             name = str(data["name"])
-        except (ValueError, KeyError, TypeError) as error:
-            raise InvalidInput(f"not a thesaurus JSON document: {error}") from None
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
+            raise InvalidInput(f"not a thesaurus JSON document: {error!r}") from None
         return cls.build(name, classes, members)
 
 
@@ -304,6 +318,10 @@ def load_wlsp(
     """
     if leaf_level not in {"item", "paragraph"}:
         raise InvalidInput(f"leaf_level must be 'item' or 'paragraph', not {leaf_level!r}")
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise InvalidInput(f"unknown encoding {encoding!r}") from None
     labels: dict[str, str] = {_WLSP_ROOT: "分類語彙表"}
     parent_of: dict[str, str | None] = {_WLSP_ROOT: None}
 
@@ -366,11 +384,18 @@ def _read_wordnet_nouns(data_noun: Path) -> tuple[dict[str, str], dict[str, str]
             if line.startswith("  "):
                 continue  # the licence header
             fields = line.split(" | ", 1)[0].split()
-            synset = f"{fields[0]}-n"
-            word_count = int(fields[3], 16)
-            label[synset] = fields[4]
-            pointer_at = 4 + 2 * word_count
-            pointer_count = int(fields[pointer_at])
+            try:
+                synset = f"{fields[0]}-n"
+                word_count = int(fields[3], 16)
+                label[synset] = fields[4]
+                pointer_at = 4 + 2 * word_count
+                pointer_count = int(fields[pointer_at])
+                if len(fields) < pointer_at + 1 + 4 * pointer_count:
+                    raise IndexError("fewer pointer fields than counted")
+            except (IndexError, ValueError) as error:
+                raise InvalidInput(
+                    f"{data_noun}: not a WordNet data line ({error}): {line[:80]!r}"
+                ) from None
             plain: str | None = None
             instance: str | None = None
             for k in range(pointer_count):
@@ -447,6 +472,8 @@ def load_wordnet(wordnet_dir: Path, omw_tab: Path, *, name: str = "wordnet-jpn")
             parent_of[leaf] = synset
         protected.add(leaf)
         members.extend((word, leaf) for word in words)
+    if not members:  # stored, an empty thesaurus answered nothing (as load_wlsp says)
+        raise InvalidInput(f"{omw_tab}: no Japanese noun lemmas of WordNet synsets")
     parent_of = _splice_unary(parent_of, protected)
     classes = [
         (cid, parent, english.get(cid.split("#")[0], cid)) for cid, parent in parent_of.items()

@@ -91,6 +91,11 @@ def test_bad_input_of_any_command_is_one_line_and_exit_2(store: str, tmp_path: P
     assert code == 2 and "cannot decode the input" in output
     code, output = _run("cooccurrences", str(tmp_path / "missing.txt"))
     assert code == 2 and "No such file" in output
+    # a CSV field over the csv module's limit: a _csv.Error traceback
+    huge = tmp_path / "huge.csv"
+    huge.write_text("犬," + "猫" * 200_000 + "\n", encoding="utf-8")
+    code, output = _run("thesaurus", "import-wlsp", str(huge), "--encoding", "utf-8")
+    assert code == 2 and "field larger than field limit" in output and "Traceback" not in output
 
 
 def test_recompute_builds_from_the_stored_observations(store: str, tmp_path: Path) -> None:

@@ -6,7 +6,10 @@ import io
 import tarfile
 from pathlib import Path
 
+import pytest
+
 from services.thesaurus.corpus import iter_sentences, split_sentences
+from shared.errors import InvalidInput
 
 
 def test_split_sentences() -> None:
@@ -34,3 +37,8 @@ def test_livedoor_tarball_skips_headers_and_licences(tmp_path: Path) -> None:
             info.size = len(data)
             archive.addfile(info, io.BytesIO(data))
     assert list(iter_sentences(path)) == ["題名", "水を飲む。", "車を運転する。"]
+    # cut short: gzip's EOFError became click's bare "Aborted." with no reason
+    cut = tmp_path / "cut.tar.gz"
+    cut.write_bytes(path.read_bytes()[:-40])
+    with pytest.raises(InvalidInput, match="truncated or corrupt archive"):
+        list(iter_sentences(cut))

@@ -190,3 +190,42 @@ def test_the_periodic_recompute_rebuilds_after_a_reimport_with_as_many_leaves(
     assert answer is not None and answer.match is not None
     assert answer.match.first_class == answer.match.second_class == "food"
     assert recompute_snapshots(store) == {"t": rebuilt}  # and kept again after that
+
+
+def _corrupt_payloads(good: bytes) -> dict[str, bytes]:
+    import io as _io
+
+    with np.load(_io.BytesIO(good), allow_pickle=False) as data:
+        arrays = {key: data[key] for key in data.files}
+    short = _io.BytesIO()
+    np.savez_compressed(short, **{**arrays, "values": arrays["values"][:1]})
+    missing = _io.BytesIO()
+    np.savez_compressed(missing, **{k: v for k, v in arrays.items() if k != "rounds"})
+    return {
+        "garbage": b"not an npz",
+        "cut short": good[: len(good) // 2],
+        "values too short": short.getvalue(),
+        "rounds missing": missing.getvalue(),
+    }
+
+
+def test_a_corrupt_snapshot_is_invalid_input_not_a_wrong_model(
+    engine: sa.Engine, tree: Thesaurus
+) -> None:
+    # raw ValueError / BadZipFile / KeyError, and a values array of one cell was broadcast
+    # over the whole matrix: a wrong model served without complaint
+    repository.save_thesaurus(engine, tree)
+    _feed(engine)
+    snapshot_id = repository.rebuild_snapshot(engine, "fixture", min_pair=1, min_verb=1)
+    table = repository.thesaurus_snapshots
+    with engine.begin() as connection:
+        good = connection.execute(
+            sa.select(table.c.payload).where(table.c.id == snapshot_id)
+        ).scalar_one()
+    for payload in _corrupt_payloads(good).values():
+        with engine.begin() as connection:
+            connection.execute(
+                sa.update(table).where(table.c.id == snapshot_id).values(payload=payload)
+            )
+        with pytest.raises(InvalidInput, match="similarity snapshot is corrupt"):
+            repository.load_snapshot(engine, snapshot_id)  # each case in turn

@@ -159,3 +159,38 @@ def test_a_wlsp_file_without_words_is_refused(tmp_path: Path) -> None:
     path.write_text("", encoding="cp932")
     with pytest.raises(InvalidInput, match=r"no 体の類 .*words"):
         load_wlsp(path)
+
+
+def test_a_hierarchy_deeper_than_the_rounds_can_tag_is_refused() -> None:
+    # estimation tags its rounds 2 * height in int8: a leaf 64 levels deep overflowed it
+    # (an error, or a defined similarity stored as "undefined")
+    def chain(levels: int) -> list[tuple[str, str | None, str]]:
+        return [("c0", None, "")] + [(f"c{k}", f"c{k - 1}", "") for k in range(1, levels + 1)]
+
+    assert Thesaurus.build("ok", chain(63), [("語", "c63")]).max_leaf_depth == 63
+    with pytest.raises(InvalidInput, match="64 levels deep; at most 63"):
+        Thesaurus.build("deep", chain(64), [("語", "c64")])
+
+
+@pytest.mark.parametrize("text", ['{"name": "t", "classes": [], "words": []}', "[" * 50_000])
+def test_a_malformed_thesaurus_json_is_invalid_input(text: str) -> None:
+    with pytest.raises(InvalidInput, match="not a thesaurus JSON document"):
+        Thesaurus.from_json(text)
+
+
+def test_unreadable_wordnet_and_omw_files_are_refused_by_line(tmp_path: Path) -> None:
+    # a short data.noun line raised IndexError; an OMW file with no nouns stored an empty
+    # thesaurus (one class, no words) and exited 0
+    (tmp_path / "data.noun").write_text("00001740 03 n 01 entity\n", encoding="utf-8")
+    omw = tmp_path / "wn.tab"
+    omw.write_text("# header\n", encoding="utf-8")
+    with pytest.raises(InvalidInput, match="not a WordNet data line"):
+        load_wordnet(tmp_path, omw)
+    (tmp_path / "data.noun").write_text("00001740 03 n 01 entity 0 000 | x\n", encoding="utf-8")
+    with pytest.raises(InvalidInput, match="no Japanese noun lemmas"):
+        load_wordnet(tmp_path, omw)
+
+
+def test_an_unknown_wlsp_encoding_is_invalid_input(wlsp_file: Path) -> None:
+    with pytest.raises(InvalidInput, match="unknown encoding 'nope'"):
+        load_wlsp(wlsp_file, encoding="nope")
