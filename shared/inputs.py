@@ -206,6 +206,8 @@ _MAX_INFLATED_BYTES = 50_000_000  # over the HTML limit: decode_html's callers r
 def _http_payload(body: bytes, headers: Any) -> bytes:
     """``body`` without its HTTP transfer coding (chunked) and content coding (gzip,
     deflate); InvalidInput for a coding that cannot be undone."""
+    if headers is None:  # not parsed as HTTP
+        return body
     transfer = str(headers.get("Transfer-Encoding", "") or "").lower()
     if "chunked" in transfer:
         body = _dechunked(body)
