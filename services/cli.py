@@ -643,7 +643,7 @@ def export(
     ] = None,
 ) -> None:
     """Export stored sentence pairs, paraphrases or similarities from PARAMINE_DATABASE_URL."""
-    from services.gateway.exports import created_since, parse_since
+    from services.gateway.exports import parse_since
 
     out.parent.mkdir(parents=True, exist_ok=True)  # as process does for its --out
     from shared.config import get_settings
@@ -655,8 +655,8 @@ def export(
         after = parse_since(since)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--since") from None
-    query = SentencePairQuery(job, site, src_lang, tgt_lang, min_score)
-    rows = created_since(store.iter_sentence_pairs(query), after)
+    query = SentencePairQuery(job, site, src_lang, tgt_lang, min_score, stored_since=after)
+    rows = store.iter_sentence_pairs(query)
     if format in (ExportFormat.thesaurus_csv, ExportFormat.thesaurus_npz):
         from services.gateway.exports import latest_similarity, similarity_csv_lines
         from shared.exports import similarity_npz_bytes

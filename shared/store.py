@@ -324,6 +324,8 @@ class SentencePairQuery:
     min_score: float | None = None
     limit: int = 100
     offset: int = 0
+    stored_since: float | None = None  # created_at >= this (unix seconds)
+    stored_before: float | None = None  # created_at < this
 
 
 class Store:
@@ -646,6 +648,10 @@ class Store:
             statement = statement.where(table.c.tgt_lang == query.tgt_lang.lower())
         if query.min_score is not None:
             statement = statement.where(table.c.score >= query.min_score)
+        if query.stored_since is not None:
+            statement = statement.where(table.c.created_at >= query.stored_since)
+        if query.stored_before is not None:
+            statement = statement.where(table.c.created_at < query.stored_before)
         statement = statement.order_by(table.c.pair_id, table.c.position, table.c.id).limit(
             query.limit
         )

@@ -72,16 +72,6 @@ def parse_since(value: str | None, name: str = "since") -> float | None:
     return seconds
 
 
-def created_since(
-    rows: Iterable[dict[str, Any]], since: float | None, until: float | None = None
-) -> Iterator[dict[str, Any]]:
-    """Rows stored at or after ``since`` and before ``until`` (None: no bound)."""
-    for row in rows:
-        created = float(row["created_at"])
-        if (since is None or created >= since) and (until is None or created < until):
-            yield row
-
-
 def _since(value: str | None, name: str = "since") -> float | None:
     try:
         return parse_since(value, name)
@@ -131,10 +121,10 @@ def export_sentence_pairs(
         )
     after = _since(since)
     before = _since(until, "until") if until is not None else time.time()
-    rows = created_since(
-        store.iter_sentence_pairs(SentencePairQuery(job, site, src_lang, tgt_lang, min_score)),
-        after,
-        before,
+    rows = store.iter_sentence_pairs(
+        SentencePairQuery(
+            job, site, src_lang, tgt_lang, min_score, stored_since=after, stored_before=before
+        )
     )
     body: Iterator[bytes]
     if format == "tmx":
