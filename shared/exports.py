@@ -106,9 +106,8 @@ def write_moses(
                 # Written under the pair's own stem until the end shows whether it is the only one.
                 src_path, tgt_path = _moses_paths(_pair_stem(prefix, *languages), *languages)
                 for path in (src_path, tgt_path):
-                    if (
-                        path in written_by
-                    ):  # ("de", "ch-de") and ("de-ch", "de"): corpus.de-ch-de.de
+                    # ("de", "ch-de") and ("de-ch", "de") would both write corpus.de-ch-de.de
+                    if path in written_by:
                         raise InvalidInput(
                             f"language pairs {'-'.join(written_by[path])} and "
                             f"{'-'.join(languages)} would write the same file {path.name}: "
