@@ -264,11 +264,12 @@ def first_paragraph_sentences(body: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=256)
-def _first_paragraph(body: str) -> tuple[list[str], list[frozenset[str]]]:
+def _first_paragraph(body: str) -> tuple[tuple[str, ...], tuple[frozenset[str], ...]]:
     """A Web body's first-paragraph sentences and their nouns, once for all the mobile
-    articles paired with it (analysed again for each, 100 of them took 15 s)."""
-    sentences = first_paragraph_sentences(body)
-    return sentences, [frozenset(japanese_nouns(sentence)) for sentence in sentences]
+    articles paired with it (analysed again for each, 100 of them took 15 s); tuples, as
+    the cache hands the same ones to every caller."""
+    sentences = tuple(first_paragraph_sentences(body))
+    return sentences, tuple(frozenset(japanese_nouns(sentence)) for sentence in sentences)
 
 
 def pair_sentences(web: Article, mobile: Article) -> list[SentencePairing]:

@@ -112,13 +112,6 @@ class Thesaurus:
             [-1 if parent_of[cid] is None else index[parent_of[cid] or ""] for cid in order],
             dtype=np.int64,
         )
-        depth = [0] * len(order)
-        for node in range(1, len(order)):  # parents come first (breadth-first order)
-            depth[node] = depth[parent_index[node]] + 1
-        if max(depth) > MAX_DEPTH:
-            raise InvalidInput(
-                f"the class hierarchy is {max(depth)} levels deep; at most {MAX_DEPTH} are read"
-            )
         words: dict[str, set[int]] = {}
         for word, cid in memberships:
             if cid not in index:
@@ -126,13 +119,19 @@ class Thesaurus:
             if cid in children:
                 raise InvalidInput(f"word {word!r} belongs to {cid!r}, which is not a leaf")
             words.setdefault(normalise_japanese(word), set()).add(index[cid])
-        return cls(
+        thesaurus = cls(
             name=name,
             class_ids=tuple(order),
             labels=tuple(label_of[cid] for cid in order),
             parent=parent_index,
             words={word: tuple(sorted(nodes)) for word, nodes in words.items()},
         )
+        if thesaurus.max_leaf_depth > MAX_DEPTH:  # the deepest class is a leaf
+            raise InvalidInput(
+                f"the class hierarchy is {thesaurus.max_leaf_depth} levels deep; at most "
+                f"{MAX_DEPTH} are read"
+            )
+        return thesaurus
 
     # -- tree structure ---------------------------------------------------------------------
 

@@ -89,8 +89,6 @@ IntArray = npt.NDArray[np.int32]
 # Characters lxml refuses to set as text (XML 1.0's Char production excludes them).
 _C0_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _NOT_XML_CHAR = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-# Characters lxml refuses in an xpath: those and every C0 control character.
-_NOT_XML_CHAR_OR_CONTROL = re.compile("[^\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 # libxml2's nesting cap with huge_tree (measured with libxml2 2.14: 2,048 levels)
 _PARSER_MAX_DEPTH = 2_048
 
@@ -180,7 +178,7 @@ class TagTree:
         if self.kinds[node] == NODE_TEXT:
             return f"text()[{int(self.text_position[node])}]"
         tag = self.label(node)
-        if parent >= 0 and _NOT_XML_CHAR_OR_CONTROL.search(tag):
+        if parent >= 0 and (_C0_CONTROL.search(tag) or _NOT_XML_CHAR.search(tag)):
             # lxml takes no such character in an xpath ("<b\x01>"): the element's rank
             siblings = self.children(parent)
             elements = siblings[self.kinds[siblings] == NODE_ELEMENT]
