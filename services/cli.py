@@ -677,7 +677,7 @@ def export(
             console.print(f"{count} defined class pairs → {escape(str(out))}")
         return
     if format is ExportFormat.ppdb:
-        from services.paraphrase import tables
+        from services.paraphrase import repository, tables
         from services.paraphrase.phrases import format_ppdb
 
         # The tables are built from every stored pair of a language; the sentence-pair
@@ -691,8 +691,11 @@ def export(
             raise typer.BadParameter(
                 f"{', '.join(given)} do not apply to ppdb (--src-lang chooses a language)"
             )
+        # embedded mode has no periodic task: the export brings the snapshot up to date
         observations = tables.stored_observations(store.paraphrase_observations())
-        table = format_ppdb(tables.phrase_paraphrases(observations, lang=src_lang))
+        if not repository.is_current(store.engine, observations):
+            repository.rebuild_phrase_table(store.engine, observations)
+        table = format_ppdb(repository.latest_phrase_table(store.engine, lang=src_lang))
         count = write_lines((line + "\n" for line in table), out)
         console.print(f"{count} paraphrase pairs → {escape(str(out))}")
         return
