@@ -65,7 +65,7 @@ def align_sentences_command(
     bilingual = None
     if dictionary is not None:
         # imported here: the stemmers load only when a dictionary is asked for
-        from services.sentence_align.dictionary import load_freedict, load_word_pairs
+        from services.lexical.dictionary import load_freedict, load_word_pairs
 
         if not (src_lang and tgt_lang):
             raise typer.BadParameter("--dictionary needs --src-lang and --tgt-lang")

@@ -12,16 +12,16 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from services.cli import app
-from services.sentence_align.align import align_sentences
-from services.sentence_align.beads import Bead, check_coverage, parse_beads
-from services.sentence_align.dictionary import (
+from services.lexical.dictionary import (
     BilingualDictionary,
     load_freedict,
     load_word_pairs,
     read_dictd,
     stem,
 )
-from services.sentence_align.lexicon import encode
+from services.lexical.model1 import encode
+from services.sentence_align.align import align_sentences
+from services.sentence_align.beads import Bead, check_coverage, parse_beads
 from shared.errors import InvalidInput
 
 _DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -117,7 +117,7 @@ def test_cues_match_inflected_forms_by_stem() -> None:
 def test_dictionary_pairs_words_that_neither_identity_nor_cognates_can() -> None:
     # "Berg"/"montagne" and "Gipfel"/"sommet" share no letters: without a dictionary the
     # sentence pair below has no lexical evidence.
-    from services.sentence_align.lexicon import cue_similarity
+    from services.lexical.model1 import cue_similarity
 
     src, tgt = encode(["Der Berg und der Gipfel ."], "de"), encode(["Le mont et le sommet ."], "fr")
     dictionary = BilingualDictionary(
