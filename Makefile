@@ -5,7 +5,11 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 export PARAMINE_DATABASE_URL ?= sqlite:///var/paramine.db
 
-.PHONY: run test install lint bench chaos load clean
+.PHONY: run test install lint bench chaos load clean dictionaries
+
+# Bilingual dictionaries that align-sentences uses by default (Debian packages; root). CC-CEDICT
+# (zh-en) comes with the Python dependencies.
+DICTIONARIES := dict-freedict-deu-fra dict-freedict-fra-deu dict-freedict-isl-eng edict
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,7 +31,11 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-bench: install
+dictionaries:
+	@missing=""; for p in $(DICTIONARIES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq $$missing; fi
+
+bench: install dictionaries
 	$(BIN)/python -m benchmarks.run_all
 
 chaos: install

@@ -13,10 +13,13 @@ pairs of tree leaves) stays with the stage.
 
 from __future__ import annotations
 
+import functools
+import logging
 import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -60,21 +63,51 @@ class TranslationTable:
     probability: npt.NDArray[np.float64]
 
 
+# CJK punctuation written as its ASCII counterpart (after NFKC, which already folds the
+# full-width forms of ASCII: ，！？：；（）０-９), so that punctuation, brackets and quotes are
+# identical-token cues across scripts.
+_CJK_PUNCTUATION = str.maketrans(
+    {"。": ".", "、": ",", "「": '"', "」": '"', "『": '"', "』": '"', "《": '"', "》": '"',
+     "〈": '"', "〉": '"', "【": "(", "】": ")", "〔": "(", "〕": ")", "・": "-", "～": "~",
+     "…": "...", "—": "-", "–": "-"}
+)  # fmt: skip
+
+
 def tokenize(sentence: str, lang: str | None) -> list[str]:
-    """Lower-cased word and punctuation tokens; Japanese by morpheme, Chinese by character."""
+    """Lower-cased word and punctuation tokens. Japanese: UniDic morphemes, each as its
+    dictionary form (so that inflected verbs meet their dictionary headword); Chinese: jieba's
+    words; both after NFKC and with CJK punctuation written as ASCII."""
     base = base_lang(lang or "")
     text = sentence.lower()
     if not text.isascii():
         for quote, plain in _QUOTES:
             if quote in text:
                 text = text.replace(quote, plain)
+    if base in ("ja", "zh"):
+        text = unicodedata.normalize("NFKC", text).translate(_CJK_PUNCTUATION).lower()
     if base == "ja":
         from shared.text import analyse_japanese
 
-        return [m.surface for m in analyse_japanese(text) if not m.surface.isspace()]
+        return [m.base or m.surface for m in analyse_japanese(text) if not m.surface.isspace()]
     if base == "zh":
-        return [char for char in text if not char.isspace()]
+        return [word for word in _segment_chinese(text) if not word.isspace()]
     return _TOKEN_RE.findall(text)
+
+
+@functools.lru_cache(maxsize=1)
+def _jieba() -> Any:
+    """jieba (imported on first use: it builds its prefix dictionary then, about a second)."""
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+    return jieba
+
+
+def _segment_chinese(text: str) -> list[str]:
+    """Chinese words by jieba (its default dictionary and HMM for unknown words)."""
+    words: list[str] = _jieba().lcut(text)
+    return words
 
 
 # Model 1 reads at most this many tokens of a sentence: its work on a sentence pair is the

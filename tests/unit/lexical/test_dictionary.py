@@ -178,7 +178,7 @@ def test_cli_dictionary_option(tmp_path: Path, freedict_dir: Path) -> None:
     base = ["align-sentences", str(src), str(tgt), "--presplit", "--dictionary", str(freedict_dir)]
     result = runner.invoke(app, [*base, "--src-lang", "de", "--tgt-lang", "fr"])
     assert result.exit_code == 0, result.output
-    check_coverage(parse_beads(result.output.strip().splitlines()), 2, 2)
+    check_coverage(parse_beads(result.stdout.strip().splitlines()), 2, 2)
     missing_langs = runner.invoke(app, base)
     assert missing_langs.exit_code != 0
     assert "--src-lang" in missing_langs.output
@@ -231,7 +231,7 @@ def test_cli_takes_a_word_pair_file(tmp_path: Path) -> None:
     base = ["align-sentences", str(src), str(tgt), "--presplit", "--src-lang", "de"]
     result = runner.invoke(app, [*base, "--tgt-lang", "fr", "--dictionary", str(pairs)])
     assert result.exit_code == 0, result.output
-    check_coverage(parse_beads(result.output.strip().splitlines()), 2, 2)
+    check_coverage(parse_beads(result.stdout.strip().splitlines()), 2, 2)
     refused = runner.invoke(app, [*base, "--tgt-lang", "fr", "--dictionary", str(bad)])
     assert refused.exit_code != 0
     words = " ".join(refused.output.replace("│", " ").split())  # rich wraps the message
@@ -281,6 +281,6 @@ def test_real_freedict_raises_strict_f1_on_the_dev_document() -> None:
          "--src-lang", "de", "--tgt-lang", "fr", "--dictionary", str(FREEDICT)],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    cli_beads = parse_beads(result.output.strip().splitlines())
+    cli_beads = parse_beads(result.stdout.strip().splitlines())
     assert [(b.src, b.tgt) for b in cli_beads] == [(b.src, b.tgt) for b in seeded]
     assert [(b.src, b.tgt) for b in seeded] != [(b.src, b.tgt) for b in plain]

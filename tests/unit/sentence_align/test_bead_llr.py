@@ -23,7 +23,8 @@ from services.sentence_align.beads import BEAD_SHAPES, bead_shapes
 
 def test_tokenize_lowercases_and_unifies_quotes() -> None:
     assert tokenize("Der «Berg» (1956)!", "de") == ["der", '"', "berg", '"', "(", "1956", ")", "!"]
-    assert tokenize("山の頂上", "zh") == ["山", "の", "頂", "上"]
+    assert tokenize("山の頂上", "ja") == ["山", "の", "頂上"]
+    assert tokenize("他说：“好。”", "zh") == ["他", "说", ":", '"', "好", ".", '"']
 
 
 def test_encode_offsets_and_background() -> None:
