@@ -5,21 +5,24 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 export PARAMINE_DATABASE_URL ?= sqlite:///var/paramine.db
 
-.PHONY: run test install system-deps lint bench chaos load clean
+.PHONY: run test install system-deps dictionaries lint bench chaos load clean
 
 # Debian packages the product uses when they are present: WordNet 3.0 for the word-alignment
-# model's features. Installed where this machine allows it (root with apt-get); elsewhere the
-# product runs without them and says so once.
-SYSTEM_PACKAGES := wordnet-base
+# model's features, and the bilingual dictionaries align-sentences uses by default (CC-CEDICT,
+# zh-en, comes with the Python dependencies). Installed where this machine allows it (root
+# with apt-get); elsewhere the product runs without them and says so once.
+DICTIONARIES := dict-freedict-deu-fra dict-freedict-fra-deu dict-freedict-isl-eng edict
+SYSTEM_PACKAGES := wordnet-base $(DICTIONARIES)
 system-deps:
-	@if [ -f /usr/share/wordnet/data.noun ]; then :; \
+	@missing=""; for p in $(SYSTEM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  echo "installing $(SYSTEM_PACKAGES)"; \
+	  echo "installing$$missing"; \
 	  export DEBIAN_FRONTEND=noninteractive; \
-	  apt-get install -y -qq $(SYSTEM_PACKAGES) >/dev/null 2>&1 \
-	    || { apt-get update -qq && apt-get install -y -qq $(SYSTEM_PACKAGES) >/dev/null; } \
-	    || echo "note: could not install $(SYSTEM_PACKAGES); paramine runs without WordNet"; \
-	else echo "note: $(SYSTEM_PACKAGES) is not installed (apt-get install $(SYSTEM_PACKAGES) as root); paramine runs without WordNet"; fi
+	  apt-get install -y -qq $$missing >/dev/null 2>&1 \
+	    || { apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; } \
+	    || echo "note: could not install$$missing; paramine runs without them"; \
+	else echo "note:$$missing not installed (apt-get install as root); paramine runs without them"; fi
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,7 +44,9 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-bench: install
+dictionaries: system-deps
+
+bench: install dictionaries
 	$(BIN)/python -m benchmarks.run_all
 
 chaos: install
