@@ -817,13 +817,21 @@ def dead_letters_purge(
 
 def _register_stage_commands() -> None:
     # Each stage contributes its own algorithm commands from services/<stage>/cli*.py.
+    from services.page_match import cli as page_match_cli
     from services.paraphrase import cli as paraphrase_cli
     from services.sentence_align import cli as sentence_cli
     from services.sentence_align import cli_comparable
     from services.thesaurus import cli as thesaurus_cli
     from services.tree_align import cli as tree_cli
 
-    for module in (tree_cli, sentence_cli, cli_comparable, paraphrase_cli, thesaurus_cli):
+    for module in (
+        page_match_cli,
+        tree_cli,
+        sentence_cli,
+        cli_comparable,
+        paraphrase_cli,
+        thesaurus_cli,
+    ):
         module.register(app, eval_app)
 
 

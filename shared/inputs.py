@@ -166,8 +166,9 @@ def pages_from_lett(path: Path) -> Iterator[Page | InvalidInput]:
                 yield InvalidInput(f"{path}:{number}: page not readable ({str(exc)[:200]})")
 
 
-def pages_from_warc(path: Path) -> Iterator[Page | InvalidInput]:
-    """HTML responses of a WARC file (read with fastwarc); language from the page or its URL."""
+def pages_from_warc(path: Path, unknown_lang: str | None = None) -> Iterator[Page | InvalidInput]:
+    """HTML responses of a WARC file (read with fastwarc); language from the page or its URL,
+    else ``unknown_lang`` (a page without any is skipped when that is None)."""
     from fastwarc.warc import ArchiveIterator, WarcRecordType
 
     # A .gz is decompressed by Python's gzip, which raises EOFError at a cut-off member
@@ -191,7 +192,7 @@ def pages_from_warc(path: Path) -> Iterator[Page | InvalidInput]:
                     raise InvalidInput(f"cut short ({len(body)} of {record.content_length} bytes)")
                 body = _http_payload(body, record.http_headers)
                 html = decode_html(body, declared=record.http_charset)
-                lang = html_language(html) or _url_language(url)
+                lang = html_language(html) or _url_language(url) or unknown_lang
                 if lang:
                     yield Page(url=url, lang=lang, html=html)
             except (InvalidInput, ValueError) as exc:  # ValueError: a field Page refuses

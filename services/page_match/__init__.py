@@ -1,0 +1,1 @@
+"""page_match: single crawled pages in, page pairs out (translations and PC/mobile versions)."""
