@@ -39,7 +39,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -624,9 +624,10 @@ def export(
         ExportFormat,
         typer.Option("--format", help="jsonl, moses, tsv, tmx; ppdb; thesaurus-csv, thesaurus-npz"),
     ] = ExportFormat.jsonl,
-    out: Annotated[Path, typer.Option(help="output file (moses: prefix of the two files)")] = Path(
-        "sentence_pairs"
-    ),
+    out: Annotated[
+        Path | None,
+        typer.Option(help="output file; none or '-': standard output (moses: the files' prefix)"),
+    ] = None,
     job: Annotated[str | None, typer.Option(help="only this job")] = None,
     site: Annotated[str | None, typer.Option(help="only pairs from this host")] = None,
     src_lang: Annotated[str | None, typer.Option("--src-lang", callback=_language)] = None,
@@ -638,75 +639,145 @@ def export(
     since: Annotated[
         str | None, typer.Option(help="only pairs stored since (unix seconds or ISO date)")
     ] = None,
+    every: Annotated[
+        bool, typer.Option("--all", help="keep flagged pairs (untranslated, wrong language)")
+    ] = False,
+    duplicates: Annotated[
+        bool, typer.Option(help="every stored occurrence, not each distinct pair once")
+    ] = False,
     thesaurus: Annotated[
         str | None, typer.Option(help="thesaurus-*: that thesaurus' newest snapshot")
     ] = None,
 ) -> None:
-    """Export stored sentence pairs, paraphrases or similarities from PARAMINE_DATABASE_URL."""
-    from services.gateway.exports import parse_since
+    """Export stored sentence pairs, paraphrases or similarities from PARAMINE_DATABASE_URL
+    to standard output or --out; what was written goes to standard error.
 
-    out.parent.mkdir(parents=True, exist_ok=True)  # as process does for its --out
+    Sentence pairs: each distinct pair once (with its occurrence count and best score),
+    pairs flagged as untranslated or in the wrong language left out (--all keeps them)."""
+    from services.gateway.exports import parse_since
     from shared.config import get_settings
     from shared.exports import jsonl_lines, tsv_lines, write_lines, write_moses, write_tmx
     from shared.store import SentencePairQuery, Store
 
-    store = Store(get_settings().database_url)
-    try:
-        after = parse_since(since)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--since") from None
-    query = SentencePairQuery(job, site, src_lang, tgt_lang, min_score, stored_since=after)
-    rows = store.iter_sentence_pairs(query)
-    if format in (ExportFormat.thesaurus_csv, ExportFormat.thesaurus_npz):
-        from services.gateway.exports import latest_similarity, similarity_csv_lines
-        from shared.exports import similarity_npz_bytes
-
-        store.ensure_schema()
-        matrix = latest_similarity(store.engine, thesaurus)
-        if matrix is None:
-            console.print("[red]no similarity snapshot[/red]: run `paramine thesaurus build` first")
-            raise typer.Exit(1)
-        if format is ExportFormat.thesaurus_npz:
-            out.write_bytes(
-                similarity_npz_bytes(matrix.class_ids, matrix.labels, matrix.values, matrix.rounds)
-            )
-            size = len(matrix.class_ids)
-            console.print(f"{size}×{size} similarity matrix → {escape(str(out))}")
-        else:
-            count = write_lines(similarity_csv_lines(matrix), out) - 1
-            console.print(f"{count} defined class pairs → {escape(str(out))}")
-        return
+    stdout = out is None or str(out) == "-"
+    if format is ExportFormat.moses and (out is None or stdout):
+        raise typer.BadParameter(
+            "moses writes two files: give their prefix (--out corpus: corpus.en, corpus.de)",
+            param_hint="--out",
+        )
     if format is ExportFormat.ppdb:
-        from services.paraphrase import tables
-        from services.paraphrase.phrases import format_ppdb
-
         # The tables are built from every stored pair of a language; the sentence-pair
         # filters were silently ignored here
         ignored = {
             "--job": job, "--site": site, "--min-score": min_score, "--since": since,
-            "--tgt-lang": tgt_lang,
+            "--tgt-lang": tgt_lang, "--all": every or None, "--duplicates": duplicates or None,
         }  # fmt: skip
         given = [name for name, value in ignored.items() if value is not None]
         if given:
             raise typer.BadParameter(
                 f"{', '.join(given)} do not apply to ppdb (--src-lang chooses a language)"
             )
+    try:
+        after = parse_since(since)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--since") from None
+    store = Store.existing(get_settings().database_url)
+    if out is not None and not stdout:
+        out.parent.mkdir(parents=True, exist_ok=True)  # as process does for its --out
+    target = "standard output" if stdout or out is None else str(out)
+    text_out: Path | IO[str] = sys.stdout if stdout or out is None else out
+    binary_out: Path | IO[bytes] = sys.stdout.buffer if stdout or out is None else out
+    query = SentencePairQuery(
+        job,
+        site,
+        src_lang,
+        tgt_lang,
+        min_score,
+        stored_since=after,
+        flagged=every,
+        duplicates=duplicates,
+    )
+    if format in (ExportFormat.thesaurus_csv, ExportFormat.thesaurus_npz):
+        from services.gateway.exports import latest_similarity, similarity_csv_lines
+        from shared.exports import similarity_npz_bytes
+
+        matrix = latest_similarity(store.engine, thesaurus)
+        if matrix is None:
+            console.print("[red]no similarity snapshot[/red]: run `paramine thesaurus build` first")
+            raise typer.Exit(1)
+        if format is ExportFormat.thesaurus_npz:
+            data = similarity_npz_bytes(
+                matrix.class_ids, matrix.labels, matrix.values, matrix.rounds
+            )
+            _write_bytes(data, binary_out)
+            size = len(matrix.class_ids)
+            console.print(f"{size}×{size} similarity matrix → {escape(target)}")
+        else:
+            count = write_lines(similarity_csv_lines(matrix), text_out) - 1
+            console.print(f"{count} defined class pairs → {escape(target)}")
+        return
+    if format is ExportFormat.ppdb:
+        from services.paraphrase import tables
+        from services.paraphrase.phrases import format_ppdb
+
         observations = tables.stored_observations(store.paraphrase_observations())
         table = format_ppdb(tables.phrase_paraphrases(observations, lang=src_lang))
-        count = write_lines((line + "\n" for line in table), out)
-        console.print(f"{count} paraphrase pairs → {escape(str(out))}")
+        count = write_lines((line + "\n" for line in table), text_out)
+        console.print(f"{count} paraphrase pairs → {escape(target)}")
         return
+    stored = _Occurrences(store.iter_sentence_pairs(query))
     if format is ExportFormat.moses:
-        for corpus in write_moses(rows, out, src_lang=src_lang, tgt_lang=tgt_lang):
+        assert out is not None  # refused above
+        for corpus in write_moses(stored, out, src_lang=src_lang, tgt_lang=tgt_lang):
             console.print(escape(_moses_written(corpus)))
     elif format is ExportFormat.tmx:
-        count = write_tmx(rows, out, srclang=src_lang)
-        console.print(f"{count} translation units → {escape(str(out))}")
+        count = write_tmx(stored, binary_out, srclang=src_lang)
+        console.print(f"{count} translation units → {escape(target)}")
     else:
-        lines = jsonl_lines(rows) if format is ExportFormat.jsonl else tsv_lines(rows)
+        lines = jsonl_lines(stored) if format is ExportFormat.jsonl else tsv_lines(stored)
         header = 1 if format is ExportFormat.tsv else 0  # the TSV's column line is no pair
-        count = write_lines(lines, out) - header
-        console.print(f"{count} sentence pairs → {escape(str(out))}")
+        count = write_lines(lines, text_out) - header
+        console.print(f"{count} sentence pairs → {escape(target)}")
+    sys.stdout.flush()
+    _print_left_out(stored, store.flag_counts(query) if not every else {})
+
+
+class _Occurrences:
+    """Rows passed through, counting the distinct pairs and the stored rows they stand for."""
+
+    def __init__(self, rows: Iterator[dict[str, Any]]) -> None:
+        self.rows = rows
+        self.distinct = 0
+        self.occurrences = 0
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for row in self.rows:
+            self.distinct += 1
+            self.occurrences += int(row.get("count", 1))
+            yield row
+
+
+def _print_left_out(stored: _Occurrences, flagged: dict[str, int]) -> None:
+    # What the corpus conventions left out, on standard error (the data went to stdout).
+    if stored.occurrences > stored.distinct:
+        console.print(
+            f"{stored.occurrences - stored.distinct} duplicate pairs merged into their first "
+            f"occurrence ({stored.occurrences} stored, {stored.distinct} distinct; "
+            "--duplicates keeps every one)"
+        )
+    if flagged:
+        kinds = ", ".join(f"{flag} {count}" for flag, count in flagged.items())
+        console.print(
+            f"{sum(flagged.values())} flagged stored pairs left out ({kinds}); --all keeps them"
+        )
+
+
+def _write_bytes(data: bytes, target: Path | IO[bytes]) -> None:
+    if isinstance(target, Path):
+        target.write_bytes(data)
+    else:
+        target.write(data)
+        target.flush()
 
 
 def _moses_written(corpus: MosesCorpus) -> str:
@@ -776,7 +847,8 @@ def dead_letters_list(
     from shared.config import get_settings
     from shared.store import Store
 
-    for row in Store(get_settings().database_url).list_dead_letters(stage=stage, limit=limit):
+    store = Store.existing(get_settings().database_url)
+    for row in store.list_dead_letters(stage=stage, limit=limit):
         typer.echo(
             f"{row['id']}\t{row['stage']}\t{row['attempts']}\t{row['error_type']}\t{row['reason']}"
         )
@@ -791,7 +863,7 @@ def dead_letters_retry(
     from shared.config import get_settings
     from shared.store import Store
 
-    result = retry_dead_letters(Store(get_settings().database_url), ids or None)
+    result = retry_dead_letters(Store.existing(get_settings().database_url), ids or None)
     typer.echo(json.dumps(result))
     if result["unknown"]:
         console.print(f"no dead letter {escape(', '.join(result['unknown']))}", soft_wrap=True)
@@ -808,8 +880,27 @@ def dead_letters_purge(
     from shared.config import get_settings
     from shared.store import Store
 
-    deleted = Store(get_settings().database_url).delete_dead_letters(ids or None)
+    deleted = Store.existing(get_settings().database_url).delete_dead_letters(ids or None)
     typer.echo(f"purged {deleted}")
+
+
+@app.command("migrate-store")
+def migrate_store() -> None:
+    """Bring a store written by an older paramine up to date (PARAMINE_DATABASE_URL): the
+    sentence pairs' dedup keys, flags and provenance columns. A current store is unchanged."""
+    from shared.config import get_settings
+    from shared.store import Store, display_url
+    from shared.store_migrate import migrate
+
+    url = get_settings().database_url
+    done = migrate(Store.existing(url).engine)  # a store of thesaurus tables alone: as it is
+    if done.added_columns:
+        console.print(
+            f"{escape(display_url(url))}: added {', '.join(done.added_columns)}; "
+            f"{done.pairs_updated} sentence pairs keyed and flagged"
+        )
+    else:
+        console.print(f"{escape(display_url(url))} is up to date")
 
 
 def _register_stage_commands() -> None:

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from services.cli import app
 from shared.config import get_settings
+from shared.store import Store
 from tests.conftest import REPO
 
 SAMPLES = REPO / "samples" / "crawl"
@@ -135,6 +136,7 @@ def test_ppdb_export_refuses_sentence_pair_filters(embedded_cli: Path) -> None:
         app, ["export", "--format", "ppdb", "--out", str(out), "--job", "j"]
     )
     assert result.exit_code == 2 and "do not apply to ppdb" in " ".join(result.output.split())
+    Store(get_settings().database_url).ensure_schema()  # an existing (empty) store
     result = CliRunner().invoke(app, ["export", "--format", "ppdb", "--out", str(out)])
     assert result.exit_code == 0 and out.exists()
 

@@ -1,0 +1,88 @@
+"""Language identification of one text, and whether it is confidently not its declared
+language (py3langid: langid.py's naive Bayes model over byte n-grams, 97 languages, the
+model shipped inside the package; chosen in ``benchmarks/results/langid.md``).
+
+Pure: no store, queue or web imports, so any stage (sentence_align's flags, page matching)
+can use it. A verdict on a short text is unreliable (a menu item, a number, a name): a text
+with fewer than MIN_LETTERS letters is never called wrong, nor is a text whose declared
+language the model does not know.
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+from typing import Any
+
+# Chosen on the dev part of benchmarks/langid.py (benchmarks/results/langid.md).
+MIN_LETTERS = 10
+MAX_DECLARED_PROB = 0.001
+
+# Languages the model confuses among themselves, and whose speakers read one another:
+# never a wrong-language verdict inside one group.
+_GROUPS = {
+    "nb": "no", "nn": "no", "no": "no",
+    "hr": "sh", "bs": "sh", "sr": "sh",
+    "ms": "ms", "id": "ms",
+}  # fmt: skip
+
+
+def language_group(code: str) -> str:
+    """The base language of a code (``en-GB`` → ``en``, ``zh_Hant`` → ``zh``), or its group."""
+    base = code.replace("_", "-").split("-", 1)[0].lower()
+    return _GROUPS.get(base, base)
+
+
+@functools.cache
+def _identifier() -> Any:
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+@functools.cache
+def model_version() -> str:
+    """The language identifier and its version (the model ships with the package)."""
+    from importlib.metadata import version
+
+    return f"py3langid-{version('py3langid')}"
+
+
+def known(code: str) -> bool:
+    """Whether the model knows the language (group) of ``code``."""
+    group = language_group(code)
+    return any(language_group(label) == group for label in _identifier().nb_classes)
+
+
+def guess(text: str) -> tuple[str, float]:
+    """The most probable language of ``text`` and its probability."""
+    lang, probability = _identifier().classify(text)
+    return str(lang), float(probability)
+
+
+def declared_probability(text: str, declared: str) -> float:
+    """The probability the model gives ``declared``'s language group for ``text``."""
+    group = language_group(declared)
+    return sum(
+        float(probability)
+        for label, probability in _identifier().rank(text)
+        if language_group(label) == group
+    )
+
+
+def letters(text: str) -> int:
+    """How many letters ``text`` holds (digits, punctuation and spaces are not evidence)."""
+    return sum(1 for char in text if unicodedata.category(char).startswith("L"))
+
+
+def wrong_language(
+    text: str,
+    declared: str,
+    min_letters: int = MIN_LETTERS,
+    max_prob: float = MAX_DECLARED_PROB,
+) -> bool:
+    """True only when ``text`` is confidently not in ``declared``: it has ``min_letters``
+    letters or more, the model knows ``declared``, and gives it at most ``max_prob``."""
+    if letters(text) < min_letters or not known(declared):
+        return False
+    return declared_probability(text, declared) <= max_prob
