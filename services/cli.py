@@ -196,13 +196,13 @@ def process(
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from services.registry import all_handlers
+    from services.run_outputs import write_job_outputs
     from shared.config import get_settings
-    from shared.exports import jsonl_lines, tsv_lines, write_lines, write_moses
     from shared.ingest import build_job, register_job
     from shared.inputs import read_page_pairs
     from shared.metrics import stage_metrics
     from shared.pipeline import LocalRunner, RunSummary
-    from shared.store import SentencePairQuery, Store
+    from shared.store import Store
 
     store = Store(get_settings().database_url)
     job = build_job(
@@ -231,24 +231,19 @@ def process(
 
         runner = LocalRunner(all_handlers(), store, stage_metrics(), on_message=advance)
         runner.run("tree_align", (pair.model_dump(mode="json") for pair in job.pairs), summary)
-    out.mkdir(parents=True, exist_ok=True)
-    for stale in out.glob("sentence_pairs.*"):  # an earlier run's Moses files of other pairs
-        if stale.is_file():
-            stale.unlink()
-    query = SentencePairQuery(job_id=job.job_id)
-    written = write_lines(
-        jsonl_lines(store.iter_sentence_pairs(query)), out / "sentence_pairs.jsonl"
-    )
-    write_lines(tsv_lines(store.iter_sentence_pairs(query)), out / "sentence_pairs.tsv")
-    corpora = write_moses(store.iter_sentence_pairs(query), out / "sentence_pairs")
+    program = sys.argv[0] if Path(sys.argv[0]).name == "paramine" else "paramine"
+    written = write_job_outputs(store, job.job_id, out, program=program)
     status = store.job_status(job.job_id)
     report = {
         "job_id": job.job_id,
         "page_pairs": len(job.pairs),
         "sentence_pairs": status.sentence_pairs if status else 0,
-        "exported": written,
+        "exported": written.exported,
+        "duplicates_merged": written.stored - written.exported,
+        "flagged_left_out": written.flagged,
         "output": str(out),
-        "moses": [str(path) for corpus in corpora for path in (corpus.src, corpus.tgt)],
+        "moses": written.moses,
+        "outputs": [asdict(output) for output in written.outputs],
         "stages": {
             stage: {
                 "in": summary.received[stage],
@@ -279,11 +274,22 @@ def _print_summary(report: dict[str, Any]) -> None:
         table.add_row(stage, *(str(row[key]) for key in ("in", "out", "failed", "seconds")))
     out = Console()
     out.print(table)
+    flagged = report["flagged_left_out"]
+    left_out = ", ".join(f"{count} {flag}" for flag, count in flagged.items()) or "none"
     out.print(
-        f"page pairs: {report['page_pairs']}   sentence pairs: {report['sentence_pairs']}   "
-        f"written to {escape(str(report['output']))}/sentence_pairs.{{jsonl,tsv}}"
+        f"page pairs: {report['page_pairs']}   sentence pairs: {report['sentence_pairs']} "
+        f"stored, {report['exported']} distinct exported ({report['duplicates_merged']} "
+        f"duplicates merged; flagged, left out: {left_out})"
     )
-    out.print(f"Moses files: {escape(', '.join(report['moses']))}")
+    outputs = Table(title="outputs", title_justify="left")
+    for column in ("output", "where", "entries", "look at it"):
+        outputs.add_column(column, overflow="fold")
+    for row in report["outputs"]:
+        entries = "" if row["count"] is None else str(row["count"])
+        outputs.add_row(
+            *(escape(text) for text in (row["what"], row["where"], entries, row["look"]))
+        )
+    out.print(outputs)
     for failure in report["failures"]:
         reason = escape(f"{failure['stage']}: {failure['reason']}")
         out.print(f"[red]failed[/red] {reason}")
