@@ -104,6 +104,8 @@ def test_process_out_holds_only_this_runs_moses_files(embedded_cli: Path) -> Non
     names = sorted(path.name for path in out.iterdir())
     # the en-fr files of the first run stayed beside the second run's corpus
     assert names == [
+        "cooccurrences.tsv",
+        "paraphrases.ppdb",
         "sentence_pairs.de",
         "sentence_pairs.en",
         "sentence_pairs.jsonl",
