@@ -50,8 +50,12 @@ def model_version() -> str:
 
 def known(code: str) -> bool:
     """Whether the model knows the language (group) of ``code``."""
-    group = language_group(code)
-    return any(language_group(label) == group for label in _identifier().nb_classes)
+    return language_group(code) in _known_groups()
+
+
+@functools.cache
+def _known_groups() -> frozenset[str]:
+    return frozenset(language_group(str(label)) for label in _identifier().nb_classes)
 
 
 def guess(text: str) -> tuple[str, float]:
