@@ -582,7 +582,8 @@ class Store:
     ) -> int:
         """Store sentence pairs and mark the page pair done for ``stage`` in one transaction.
 
-        A row without a ``dedup_key`` gets the one of its languages and text. ``supersede``:
+        A row without a ``dedup_key`` gets the one of its languages and text (without a flag
+        or provenance: ''; every row then has the same columns). ``supersede``:
         the rows are all of that page pair's (its ``pair_id`` column): its stored rows not
         among them, or produced with other provenance (method, version, model version), are
         deleted first, so replaying a page pair with other settings replaces its pairs
@@ -590,6 +591,8 @@ class Store:
         now = time.time()
         rows = [
             {
+                "flag": "",
+                **dict.fromkeys(PROVENANCE, ""),
                 **row,
                 "created_at": now,
                 "dedup_key": row.get("dedup_key")
