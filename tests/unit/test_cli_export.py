@@ -167,3 +167,29 @@ def test_process_and_a_bare_export_share_the_default_store(
     assert (
         lines[1:] == (tmp_path / "out" / "sentence_pairs.tsv").read_text("utf-8").splitlines()[1:]
     )
+
+
+def test_the_albatec_crawl_exports_distinct_translated_pairs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # README's example command: 518 pairs came out, 222 distinct, 149 the same on both sides
+    from shared.corpus_clean import normalise
+    from tests.conftest import kit_path
+
+    crawl = kit_path("bitextor-albatec-lett/v2.lett.gz")
+    monkeypatch.setenv("PARAMINE_DATABASE_URL", f"sqlite:///{tmp_path / 'store.db'}")
+    monkeypatch.chdir(tmp_path)
+    get_settings.cache_clear()
+    try:
+        command = ["process", str(crawl), "--src-lang", "en", "--tgt-lang", "de"]
+        result = CliRunner().invoke(app, [*command, "--url-key", r"/(\d+)-\d-", "-q"])
+        assert result.exit_code == 0, result.output
+        exported = CliRunner().invoke(app, ["export"])
+        stored = CliRunner().invoke(app, ["export", "--all", "--duplicates"])
+    finally:
+        get_settings.cache_clear()
+    pairs = [(r["src"], r["tgt"]) for r in map(json.loads, exported.stdout.splitlines())]
+    keys = [(normalise(src), normalise(tgt)) for src, tgt in pairs]
+    assert len(set(keys)) == len(pairs) > 100  # every exported pair distinct
+    assert not any(a == b for a, b in keys)  # none the same on both sides
+    assert len(stored.stdout.splitlines()) > 2 * len(pairs)
