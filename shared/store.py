@@ -160,6 +160,9 @@ def make_engine(url: str) -> Engine:
     """An engine for the store URL, with connection checks so restarts are survived."""
     url = normalise_url(url)
     if url.startswith("sqlite"):
+        path = sqlite_path(url)
+        if path is not None:  # the default store's folder (~/.local/share/paramine) may be new
+            path.parent.mkdir(parents=True, exist_ok=True)
         engine = sa.create_engine(url, connect_args={"timeout": 30})
     else:
         engine = sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
@@ -405,9 +408,6 @@ class Store:
 
     def ensure_schema(self) -> None:
         if not self._schema_ready:
-            path = sqlite_path(self.url)
-            if path is not None:  # a writing command creates the store, folder and all
-                path.parent.mkdir(parents=True, exist_ok=True)
             with self._guard():
                 create_tables(self.engine, metadata)
                 missing = missing_columns(self.engine)

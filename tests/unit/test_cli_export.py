@@ -131,7 +131,8 @@ def test_provenance_travels_in_jsonl_and_tmx(corpus: Path) -> None:
 
 @pytest.mark.parametrize(
     "command", [["export"], ["export", "--format", "ppdb"], ["dead-letters", "list"],
-                ["dead-letters", "purge"], ["migrate-store"]],
+                ["dead-letters", "purge"], ["migrate-store"],
+                ["thesaurus", "similarity", "a", "b"]],
 )  # fmt: skip
 def test_reading_commands_refuse_a_missing_store(
     command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -193,3 +194,22 @@ def test_the_albatec_crawl_exports_distinct_translated_pairs(
     assert len(set(keys)) == len(pairs) > 100  # every exported pair distinct
     assert not any(a == b for a, b in keys)  # none the same on both sides
     assert len(stored.stdout.splitlines()) > 2 * len(pairs)
+
+
+def test_a_writing_command_creates_the_default_store_folder_and_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PARAMINE_DATABASE_URL", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "new"))
+    get_settings.cache_clear()
+    try:
+        sample = REPO / "services" / "thesaurus" / "sample_thesaurus.csv"
+        result = CliRunner().invoke(
+            app, ["thesaurus", "import-wlsp", str(sample), "--encoding", "utf-8"]
+        )
+        similarity = CliRunner().invoke(app, ["thesaurus", "similarity", "先生", "教師"])
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "new" / "paramine" / "paramine.db").is_file()
+    assert "no paramine store" not in similarity.output  # it exists now (no snapshot yet)
