@@ -63,13 +63,22 @@ def _fill_keys_and_flags(engine: Engine, *, provenance: bool) -> int:
             ).all()  # fmt: skip
             if not rows:
                 return updated
-            for row in rows:
-                values: dict[str, str] = {
-                    "dedup_key": dedup_key(row.src_lang, row.tgt_lang, row.src_text, row.tgt_text),
-                    "flag": pair_flag(row.src_text, row.tgt_text, row.src_lang, row.tgt_lang),
+            names = ["dedup_key", "flag", *(PROVENANCE if provenance else ())]
+            statement = (
+                sa.update(table)
+                .where(table.c.id == sa.bindparam("row_id"))
+                .values({name: sa.bindparam(f"new_{name}") for name in names})
+            )
+            values = [
+                {
+                    "row_id": row.id,
+                    "new_dedup_key": dedup_key(row.src_lang, row.tgt_lang, row.src_text,
+                                               row.tgt_text),
+                    "new_flag": pair_flag(row.src_text, row.tgt_text, row.src_lang, row.tgt_lang),
+                    **({f"new_{name}": UNRECORDED for name in PROVENANCE} if provenance else {}),
                 }
-                if provenance:
-                    values |= {name: UNRECORDED for name in PROVENANCE}
-                conn.execute(sa.update(table).where(table.c.id == row.id).values(**values))
+                for row in rows
+            ]  # fmt: skip
+            conn.execute(statement, values)  # one executemany per batch
             updated += len(rows)
             last = rows[-1].id
