@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._report import publish
-from shared.corpus_clean import normalise
+from shared.corpus_clean import normalise, pair_flag
 
 REPO = Path(__file__).resolve().parents[1]
 KIT = Path(os.environ.get("PARAMINE_KIT_DATA", REPO.parent / "shared" / "data"))
@@ -50,6 +50,30 @@ def describe(records: list[dict[str, Any]]) -> dict[str, int]:
         "identical sides": sum(src == tgt for src, tgt in texts),
         "identical once normalised": sum(a == b for a, b in keys),
     }
+
+
+def gold_flags() -> tuple[int, Counter[str], list[tuple[str, str, str]]]:
+    """The flags on real translations: every 1-1 or larger bead of the Text+Berg de-fr test
+    gold (``test0``-``test6``): how many beads, their flags, the flagged ones."""
+    folder = KIT / "textberg-bleualign-de-fr"
+    beads = 0
+    flags: Counter[str] = Counter()
+    flagged = []
+    for number in range(7):
+        de = (folder / f"test{number}.de").read_text(encoding="utf-8").splitlines()
+        fr = (folder / f"test{number}.fr").read_text(encoding="utf-8").splitlines()
+        for line in (folder / f"test{number}.defr").read_text(encoding="utf-8").splitlines():
+            src_ids, tgt_ids = (json.loads(side) for side in line.split(":"))
+            if not src_ids or not tgt_ids:
+                continue
+            src = " ".join(de[i] for i in src_ids)
+            tgt = " ".join(fr[i] for i in tgt_ids)
+            flag = pair_flag(src, tgt, "de", "fr")
+            beads += 1
+            flags[flag or "none"] += 1
+            if flag:
+                flagged.append((flag, src, tgt))
+    return beads, flags, flagged
 
 
 def main() -> None:
@@ -94,6 +118,23 @@ def main() -> None:
         "What the export said on standard error:",
         "",
         *(f"    {line}" for line in messages.splitlines()),
+    ]
+    beads, gold, flagged_gold = gold_flags()
+    lines += [
+        "",
+        "## The flags on real translations",
+        "",
+        f"Every bead of the Text+Berg de-fr test gold (`test0`-`test6`, {beads} beads with "
+        "both sides) flagged as `pair_flag` flags a stored pair: "
+        + ", ".join(f"{flag} {count}" for flag, count in sorted(gold.items()))
+        + f" ({sum(c for f, c in gold.items() if f != 'none') / beads:.2%} flagged).",
+        f"Of the {len(flagged_gold)} flagged, "
+        f"{sum(normalise(a) == normalise(b) for _, a, b in flagged_gold)} have the same text on "
+        "both sides once normalised (names, places, interjections: pairs ParaCrawl-style "
+        "cleaning drops too, as they only teach a model to copy); "
+        f"{gold['wrong-language']} gold pairs are flagged wrong-language.",
+        "",
+        *(f"- {flag}: {src[:80]!r} ||| {tgt[:80]!r}" for flag, src, tgt in flagged_gold[:20]),
     ]
     publish(RESULT, lines)
 
