@@ -4,7 +4,24 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test install lint bench chaos load clean
+.PHONY: run test install system-deps dictionaries lint bench chaos load clean
+
+# Debian packages the product uses when they are present: WordNet 3.0 for the word-alignment
+# model's features, and the bilingual dictionaries align-sentences uses by default (CC-CEDICT,
+# zh-en, comes with the Python dependencies). Installed where this machine allows it (root
+# with apt-get); elsewhere the product runs without them and says so once.
+DICTIONARIES := dict-freedict-deu-fra dict-freedict-fra-deu dict-freedict-isl-eng edict
+SYSTEM_PACKAGES := wordnet-base $(DICTIONARIES)
+system-deps:
+	@missing=""; for p in $(SYSTEM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing$$missing"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -qq $$missing >/dev/null 2>&1 \
+	    || { apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; } \
+	    || echo "note: could not install$$missing; paramine runs without them"; \
+	else echo "note:$$missing not installed (apt-get install as root); paramine runs without them"; fi
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -12,7 +29,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-install: $(STAMP)
+install: $(STAMP) system-deps
 
 run: install
 	$(BIN)/paramine process samples/crawl --out out
@@ -25,7 +42,9 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-bench: install
+dictionaries: system-deps
+
+bench: install dictionaries
 	$(BIN)/python -m benchmarks.run_all
 
 chaos: install

@@ -43,8 +43,8 @@ from benchmarks.sentence_align_length import (
     table,
 )
 from benchmarks.sentence_align_pages import page_rows, page_table
+from services.lexical.dictionary import BilingualDictionary, load_freedict
 from services.sentence_align.beads import Bead
-from services.sentence_align.dictionary import BilingualDictionary, load_freedict
 from services.sentence_align.evaluate import (
     Interval,
     bootstrap_difference,
@@ -203,7 +203,7 @@ def dev_diagnosis(documents: Sequence[DocumentPair]) -> list[str]:
 
 # FreeDict German-French (Debian's dict-freedict-deu-fra and -fra-deu, CC BY-SA 3.0): a
 # bilingual dictionary from Wiktionary (WikDict), neither neural nor MT; rows marked
-# "+ FreeDict" seed Model 1 with its pairs (services/sentence_align/dictionary.py).
+# "+ FreeDict" seed Model 1 with its pairs (services/lexical/dictionary.py).
 FREEDICT = Path("/usr/share/dictd")
 WITH_DICTIONARY = "+ FreeDict"
 

@@ -23,7 +23,7 @@ from services.sentence_align.beads import Bead, parse_beads
 from services.sentence_align.evaluate import BeadScores, score_documents
 
 if TYPE_CHECKING:
-    from services.sentence_align.dictionary import BilingualDictionary
+    from services.lexical.dictionary import BilingualDictionary
 
 REPO = Path(__file__).resolve().parents[1]
 KIT = Path(os.environ.get("PARAMINE_KIT_DATA", REPO.parent / "shared" / "data"))

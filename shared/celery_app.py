@@ -47,6 +47,7 @@ def make_celery(settings: Settings) -> Celery:
         task_routes={
             **{task_name(stage): {"queue": queue_name(stage)} for stage in STAGES},
             "paramine.thesaurus.recompute": {"queue": queue_name("thesaurus")},
+            "paramine.paraphrase.recompute": {"queue": queue_name("paraphrase")},
         },
         worker_hijack_root_logger=False,
         worker_send_task_events=False,
@@ -56,7 +57,12 @@ def make_celery(settings: Settings) -> Celery:
                 "task": "paramine.thesaurus.recompute",
                 "schedule": settings.recompute_interval,
                 "options": {"queue": queue_name("thesaurus")},
-            }
+            },
+            "paraphrase-recompute": {
+                "task": "paramine.paraphrase.recompute",
+                "schedule": settings.recompute_interval,
+                "options": {"queue": queue_name("paraphrase")},
+            },
         },
     )
     return app

@@ -63,7 +63,7 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(default=25_000_000, gt=0)
     rate_limit_per_minute: int = Field(default=6_000, gt=0)
     metrics_dir: Path | None = None
-    # seconds between similarity-matrix recomputes
+    # seconds between recomputes of the similarity matrices and the phrase table snapshot
     recompute_interval: float = Field(default=3_600.0, gt=0)
     html: HtmlLimits = HtmlLimits()
     queue: QueueSettings = QueueSettings()

@@ -176,13 +176,12 @@ def export_ppdb(
         str | None, Query(max_length=16, pattern=LANG_PATTERN, description="one language's table")
     ] = None,
 ) -> StreamingResponse:
-    """The PPDB-style phrase paraphrase tables of the stored monolingual pairs, one per
-    language (``lang=xx`` ends each line's features)."""
-    from services.paraphrase import tables
+    """The PPDB-style phrase paraphrase tables of the newest phrase table snapshot, one per
+    language (``lang=xx`` ends each line's features); empty before the first snapshot."""
     from services.paraphrase.phrases import format_ppdb
+    from services.paraphrase.repository import latest_phrase_table
 
-    observations = tables.stored_observations(store.paraphrase_observations())
-    entries = tables.phrase_paraphrases(observations, lang=lang)
+    entries = latest_phrase_table(store.engine, lang=lang)
     lines = (line + "\n" for line in format_ppdb(entries))
     return StreamingResponse(
         _encoded(lines),

@@ -319,10 +319,11 @@ def phrase_paraphrases(
         str | None, Query(max_length=16, pattern=LANG_PATTERN, description="one language's table")
     ] = None,
 ) -> list[dict[str, Any]]:
-    """PPDB-style phrase paraphrases (phrase, paraphrase, count, p(e|f), p(f|e), lang)."""
-    from services.paraphrase import tables
+    """PPDB-style phrase paraphrases (phrase, paraphrase, count, p(e|f), p(f|e), lang) of the
+    newest phrase table snapshot (computed by the periodic task; [] before the first)."""
+    from services.paraphrase.repository import latest_phrase_table
 
-    entries = tables.phrase_paraphrases(_observations(store), lang=lang)
+    entries = latest_phrase_table(store.engine, lang=lang)
     if q:
         entries = [e for e in entries if q in (e.phrase, e.paraphrase)]
     return [asdict(entry) for entry in entries[:limit]]

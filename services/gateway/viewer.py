@@ -302,15 +302,13 @@ def paraphrases_page(
 ) -> HTMLResponse:
     """Ending paraphrases per action noun and the phrase table, filtered by a search string."""
     from services.gateway.routes import ending_paraphrases
-    from services.paraphrase import tables
+    from services.paraphrase.repository import latest_phrase_table
 
     endings = ending_paraphrases(store, None, top, unit)
     # searched over the whole table, then cut for display (cut first, a search missed most)
     matching = [
         asdict(entry)
-        for entry in tables.phrase_paraphrases(
-            tables.stored_observations(store.paraphrase_observations())
-        )
+        for entry in latest_phrase_table(store.engine)
         if not q or q in entry.phrase or q in entry.paraphrase
     ]
     if q:

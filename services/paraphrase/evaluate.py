@@ -82,13 +82,15 @@ def read_jacana(path: Path, possible_path: Path | None = None) -> list[GoldAlign
 
     The Edinburgh++ release keeps ``possibleAlign`` empty and ships sure and sure+possible as two
     files (SOURCE.md): pass ``gold.*.sure.json`` as ``path`` and ``gold.*.sure+poss.json`` as
-    ``possible_path``; its ``sureAlign`` is then read as the possible set (matched by ``id``).
+    ``possible_path``; its ``sureAlign`` and ``possibleAlign`` are then read as the possible set
+    (matched by ``id``; MSR RTE2's sure+poss file fills ``possibleAlign``).
     """
     records = _json_list(path)
     extra: dict[str, frozenset[Link]] = {}
     if possible_path is not None:
         extra = {
             str(r.get("id", n)): parse_links(r["sureAlign"])
+            | parse_links(r.get("possibleAlign", "") or "")
             for n, r in enumerate(_json_list(possible_path))
         }
     gold = []

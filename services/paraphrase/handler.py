@@ -1,7 +1,8 @@
 """paraphrase stage handler: monolingual sentence pairs in, stored as paraphrase observations.
 
-Tables (ending paraphrases, phrase pairs) are aggregated from the stored observations on
-demand or by the periodic task, so a redelivered message never double-counts.
+Tables are aggregated from the stored observations, so a redelivered message never
+double-counts: ending paraphrases on demand, the phrase table by the periodic task
+(:func:`recompute_phrase_table`), whose snapshot the gateway reads.
 """
 
 from __future__ import annotations
@@ -27,3 +28,13 @@ def handle(message: SentencePairs, store: Store) -> list[Outgoing]:
         ]
     )
     return []
+
+
+def recompute_phrase_table(store: Store) -> int:
+    """A new phrase table snapshot when the stored observations (or the word model) changed
+    since the newest one (the periodic task's work); the newest snapshot's id."""
+    from services.paraphrase import repository, tables
+
+    store.ensure_schema()
+    observations = tables.stored_observations(store.paraphrase_observations())
+    return repository.rebuild_phrase_table(store.engine, observations, unless_unchanged=True)

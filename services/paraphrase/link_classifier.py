@@ -81,6 +81,8 @@ STATIC_FEATURES = (
     "context_diagonal_match",
     "context_window_match",
     "position_distance",
+    "length_ratio",
+    "length_asymmetry",
 )
 CONTEXT_FEATURES = (
     "stage1_logit",
@@ -357,6 +359,10 @@ def static_features(
         _shifted(match, -1, -1) + _shifted(match, 1, 1),
         np.minimum(window, 3.0) / 3.0,
         np.abs(positions_s[:, None] - positions_t[None, :]),
+        # log(I / J) of the pair: a premise much longer than its hypothesis leaves most of its
+        # words unlinked (MSR RTE), a paraphrase few (Edinburgh++), so the bias follows it
+        np.full(shape, np.log(len(source) / len(target))),
+        np.full(shape, abs(np.log(len(source) / len(target)))),
     ]
     return np.stack(columns, axis=2)
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from services.paraphrase.endings import EndingCandidate, Unit, mine_endings
 from services.paraphrase.phrases import PhraseTableEntry, phrase_table
-from services.paraphrase.word_align import WordAligner
+from services.paraphrase.word_model import WordModel, load_word_model
 from shared.text import analyse_japanese, base_lang, normalise_japanese, tokenize_words
 
 
@@ -85,13 +85,20 @@ def _usable(src: list[str], tgt: list[str]) -> bool:
     return shorter > 0 and longer <= MAX_TOKENS and longer <= MAX_LENGTH_RATIO * shorter
 
 
+@functools.lru_cache(maxsize=1)
+def default_word_model() -> WordModel:
+    """The shipped word model, read once per process."""
+    return load_word_model()
+
+
 @functools.lru_cache(maxsize=8)
 def _phrase_table(distinct: tuple[tuple[str, str, str], ...]) -> list[PhraseTableEntry]:
     # Training the word aligner is the expensive part: the same set of pairs (every query
-    # between two ingests) reuses the table instead of retraining.
+    # between two ingests) reuses the table instead of retraining. Links come from the shipped
+    # word model (HMM posteriors + link classifier), as ``paramine align-words`` gives them.
     tokenised = [(tokens(src, lang), tokens(tgt, lang)) for lang, src, tgt in distinct]
     tokenised = [(s, t) for s, t in tokenised if _usable(s, t)]
     if not tokenised:
         return []
-    aligner = WordAligner().fit(tokenised)
-    return phrase_table((s, t, aligner.align(s, t)) for s, t in tokenised)
+    links = default_word_model().align_corpus(tokenised)
+    return phrase_table((s, t, found) for (s, t), found in zip(tokenised, links, strict=True))

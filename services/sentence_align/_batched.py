@@ -3,7 +3,7 @@
 A page pair has about fifty chunks of a few sentences a side; aligning each one with its
 own Python-level calls (band, pair ranges, lexical scores, program, bead conversion) cost
 more than the programs themselves. These loops run the same compiled pieces
-(``_banded_dp.banded_dp``, ``lexicon._pair_sums``, ``lexicon._band_llr``) over every
+(``_banded_dp.banded_dp``, ``bead_llr.pair_sums``, ``bead_llr.band_llr_cells``) over every
 window with the full band, which is what ``_two_pass`` uses for windows of at most
 ``FULL_BAND_SIZE`` sentences a side, so the beads and their costs are the same.
 """
@@ -15,8 +15,9 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
+from services.lexical import model1
 from services.sentence_align import _banded_dp as dp
-from services.sentence_align import lexicon
+from services.sentence_align import bead_llr
 from services.sentence_align.beads import Bead
 from services.sentence_align.length import LengthModel, cells_to_beads, split_by_window
 
@@ -93,7 +94,7 @@ def _lexical_windows(
     confidence: bool,
 ) -> tuple[dp.IntArray, dp.FloatArray, dp.FloatArray]:
     """The length + lexical program over the full band of each window, as
-    ``_two_pass._lexical_dp`` runs it (``lexicon.band_llr`` then ``length.run_dp``); with
+    ``_two_pass._lexical_dp`` runs it (``bead_llr.band_llr`` then ``length.run_dp``); with
     ``confidence`` also each bead's posterior probability (``_banded_dp.path_posteriors``),
     else NaN.
 
@@ -113,31 +114,31 @@ def _lexical_windows(
     for w in range(windows.shape[0]):
         x0, x1, y0, y1 = windows[w, 0], windows[w, 1], windows[w, 2], windows[w, 3]
         n, m = x1 - x0, y1 - y0
-        # lexicon.slice_side of both sides
+        # model1.slice_side of both sides
         window_src_ids = src_ids[src_start[x0] : src_start[x1]]
         window_src_start = src_start[x0 : x1 + 1] - src_start[x0]
         window_tgt_ids = tgt_ids[tgt_start[y0] : tgt_start[y1]]
         window_tgt_start = tgt_start[y0 : y1 + 1] - tgt_start[y0]
         low, high = dp.full_band(n, m)
-        # lexicon._pair_ranges of the full band: every source sentence with every target.
+        # bead_llr.pair_ranges of the full band: every source sentence with every target.
         src_low = np.zeros(n, dtype=np.int64)
         src_high = np.full(n, m - 1, dtype=np.int64)
         tgt_low = np.zeros(m, dtype=np.int64)
         tgt_high = np.full(m, n - 1, dtype=np.int64)
-        pair_first, value_first, values = lexicon._pair_sums(
+        pair_first, value_first, values = bead_llr.pair_sums(
             window_src_ids, window_src_start, window_tgt_ids, window_tgt_start,
             forward_table[0], forward_table[1], forward_table[2], src_low, src_high, n_tgt_vocab,
         )  # fmt: skip
         forward = (src_low, pair_first, value_first, values)
         backward = forward
         if both_directions:
-            pair_first, value_first, values = lexicon._pair_sums(
+            pair_first, value_first, values = bead_llr.pair_sums(
                 window_tgt_ids, window_tgt_start, window_src_ids, window_src_start,
                 backward_table[0], backward_table[1], backward_table[2], tgt_low, tgt_high,
                 n_src_vocab,
             )  # fmt: skip
             backward = (tgt_low, pair_first, value_first, values)
-        llr, row_first = lexicon._band_llr(
+        llr, row_first = bead_llr.band_llr_cells(
             low, high, window_src_ids, window_src_start, src_background, window_tgt_ids,
             window_tgt_start, tgt_background, forward, backward, epsilon, both_directions,
             shape_src, shape_tgt, diagonal,
@@ -182,8 +183,8 @@ def length_windows(
 
 
 def lexical_windows(
-    sides: tuple[lexicon.EncodedSide, lexicon.EncodedSide],
-    tables: tuple[lexicon.TranslationTable, lexicon.TranslationTable | None],
+    sides: tuple[model1.EncodedSide, model1.EncodedSide],
+    tables: tuple[model1.TranslationTable, model1.TranslationTable | None],
     model: LengthModel,
     scoring: tuple[float, float, float],
     length_weight: dp.FloatArray,

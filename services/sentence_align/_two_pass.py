@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from services.lexical import model1
 from services.sentence_align import _banded_dp as dp
-from services.sentence_align import _batched, length, lexicon
+from services.sentence_align import _batched, bead_llr, length
 from services.sentence_align.beads import Bead, unaligned_beads
 
 if TYPE_CHECKING:
-    from services.sentence_align.dictionary import BilingualDictionary
+    from services.lexical.dictionary import BilingualDictionary
 
 # Windows with at most this many sentences a side are searched in full (exact and cheaper
 # than building a band); page chunks and short documents take this path.
@@ -38,7 +39,7 @@ COARSE_SHAPES = frozenset({(1, 0), (0, 1), (1, 1)})
 class LexicalSettings:
     """How the second pass combines the length and lexical scores."""
 
-    epsilon: float  # background share in p(e|S); lexicon.MOORE_EPSILON for Model 1 with NULL
+    epsilon: float  # background share in p(e|S); bead_llr.MOORE_EPSILON for Model 1 with NULL
     both_directions: bool  # LLR(T|S) + LLR(S|T) instead of LLR(T|S) alone
     lexical_weight: float
     length_weight: float = 1.0
@@ -56,7 +57,7 @@ class LexicalSettings:
     # With max_bead_size: 1-0 and 0-1 priced like one extra sentence of a 1-1 bead
     # (LengthModel.with_shapes) instead of Gale-Church's Pr = 0.0099.
     cheap_deletions: bool = False
-    # Diagonal prior inside beads of several sentences on both sides (lexicon._diagonal_llr,
+    # Diagonal prior inside beads of several sentences on both sides (bead_llr's diagonal kernel,
     # IBM Model 2 style by sentence); 0: Model 1's uniform choice of the explaining word.
     diagonal: float = 0.0
     refinement_diagonal: float = 0.0  # ``diagonal`` of the refinement rounds
@@ -441,9 +442,9 @@ def _length_weights(settings: LexicalSettings, model: length.LengthModel) -> dp.
 
 
 def _align_window(
-    src_side: lexicon.EncodedSide,
-    tgt_side: lexicon.EncodedSide,
-    tables: tuple[lexicon.TranslationTable, lexicon.TranslationTable | None],
+    src_side: model1.EncodedSide,
+    tgt_side: model1.EncodedSide,
+    tables: tuple[model1.TranslationTable, model1.TranslationTable | None],
     model: length.LengthModel,
     settings: LexicalSettings,
     cums: tuple[dp.IntArray, dp.IntArray],
@@ -458,7 +459,7 @@ def _align_window(
     ``confidence``: the beads get their posterior probabilities (``length.run_dp``)."""
     x0, x1, y0, y1 = bounds
     n, m = x1 - x0, y1 - y0
-    sides = (lexicon.slice_side(src_side, x0, x1), lexicon.slice_side(tgt_side, y0, y1))
+    sides = (model1.slice_side(src_side, x0, x1), model1.slice_side(tgt_side, y0, y1))
     guides = [path_cells]
     if max(n, m) > FULL_BAND_SIZE and n * m <= settings.coarse_cells:
         coarse = replace(
@@ -491,8 +492,8 @@ def _align_window(
 
 
 def _lexical_dp(
-    sides: tuple[lexicon.EncodedSide, lexicon.EncodedSide],
-    tables: tuple[lexicon.TranslationTable, lexicon.TranslationTable | None],
+    sides: tuple[model1.EncodedSide, model1.EncodedSide],
+    tables: tuple[model1.TranslationTable, model1.TranslationTable | None],
     model: length.LengthModel,
     settings: LexicalSettings,
     cums: tuple[dp.IntArray, dp.IntArray],
@@ -504,7 +505,7 @@ def _lexical_dp(
     """The length + lexical program of one window over ``band`` (with ``boundaries``: the
     window's sentence-end costs, ``boundary_costs``; ``anchors``: its anchor pairs;
     ``confidence``: posterior probabilities of the beads)."""
-    llr, row_first = lexicon.band_llr(
+    llr, row_first = bead_llr.band_llr(
         *sides, tables, band, settings.epsilon, model.shapes, settings.diagonal
     )
     extra = -settings.lexical_weight * llr
@@ -522,21 +523,21 @@ def _lexical_dp(
 
 
 def train_tables(
-    src_side: lexicon.EncodedSide,
-    tgt_side: lexicon.EncodedSide,
+    src_side: model1.EncodedSide,
+    tgt_side: model1.EncodedSide,
     path: Sequence[Bead],
     cues: dict[tuple[int, int], float],
     settings: LexicalSettings,
-) -> tuple[lexicon.TranslationTable, lexicon.TranslationTable | None]:
+) -> tuple[model1.TranslationTable, model1.TranslationTable | None]:
     """Model 1 t(e|f) (and t(f|e) when both directions count) on the confident 1-1 beads."""
     pairs = confident_pairs(path, settings.confident_share, settings.max_training_beads)
-    forward = lexicon.train_model1(
+    forward = model1.train_model1(
         src_side, tgt_side, pairs, cues,
         cue_weight=settings.cue_weight, iterations=settings.em_iterations,
     )  # fmt: skip
     if not settings.both_directions:
         return forward, None
-    backward = lexicon.train_model1(
+    backward = model1.train_model1(
         tgt_side, src_side, [(y, x) for x, y in pairs],
         {(e, f): value for (f, e), value in cues.items()}, cue_weight=settings.cue_weight,
         iterations=settings.em_iterations,
@@ -698,8 +699,8 @@ def align_two_pass(
             if settings.first_anchor_weight
             else segmented_length_pass(src_cum, tgt_cum, cuts)
         )
-    src_side, tgt_side = lexicon.encode(src, src_lang), lexicon.encode(tgt, tgt_lang)
-    cues = lexicon.cue_similarity(src_side.vocabulary, tgt_side.vocabulary)
+    src_side, tgt_side = model1.encode(src, src_lang), model1.encode(tgt, tgt_lang)
+    cues = model1.cue_similarity(src_side.vocabulary, tgt_side.vocabulary)
     if dictionary is not None:
         # Identity, number and cognate cues keep their strength where both apply.
         cues = dictionary.cues(
@@ -774,8 +775,8 @@ def align_two_pass(
 
 
 def _lexical_pass(
-    sides: tuple[lexicon.EncodedSide, lexicon.EncodedSide],
-    tables: tuple[lexicon.TranslationTable, lexicon.TranslationTable | None],
+    sides: tuple[model1.EncodedSide, model1.EncodedSide],
+    tables: tuple[model1.TranslationTable, model1.TranslationTable | None],
     model: length.LengthModel,
     settings: LexicalSettings,
     cums: tuple[dp.IntArray, dp.IntArray],

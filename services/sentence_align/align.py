@@ -11,7 +11,7 @@ from services.sentence_align.beads import Bead, unaligned_beads
 from shared.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from services.sentence_align.dictionary import BilingualDictionary
+    from services.lexical.dictionary import BilingualDictionary
 
 
 class Method(StrEnum):

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from services.sentence_align.align import Method
 from shared.errors import InvalidInput
+from shared.schemas import LANG_PATTERN
+
+if TYPE_CHECKING:
+    from services.lexical.dictionary import BilingualDictionary
 
 _METHOD_HELP = (
     "length (Gale-Church), lexicon (Moore 2002), hybrid (Zhao & Vogel 2002) or anchors "
@@ -23,6 +28,52 @@ def _read_sentences(path: Path, *, presplit: bool, lang: str | None) -> list[str
     from services.sentence_align.splitter import split_sentences
 
     return split_sentences(text, lang or "en")
+
+
+def _bilingual_dictionary(
+    path: Path | None, src_lang: str | None, tgt_lang: str | None
+) -> BilingualDictionary | None:
+    """The dictionary of ``--dictionary``, else the installed ones of the language pair;
+    without one, says so on stderr (once: one call per command)."""
+    # imported here: the stemmers and dictionaries load only when a dictionary is used
+    from services.lexical.dictionary import load_freedict, load_word_pairs
+    from services.lexical.registry import dictionary_for
+
+    if path is None:
+        bilingual = dictionary_for(src_lang, tgt_lang)
+        if bilingual is None:
+            pair = f"{src_lang}-{tgt_lang}" if src_lang and tgt_lang else "an unnamed pair"
+            typer.echo(
+                f"no bilingual dictionary installed for {pair}: aligning without one "
+                "(see paramine dictionaries)",
+                err=True,
+            )
+        return bilingual
+    if not (src_lang and tgt_lang):
+        raise typer.BadParameter("--dictionary needs --src-lang and --tgt-lang")
+    if path.is_dir():
+        bilingual = load_freedict(path, src_lang, tgt_lang)
+    else:
+        bilingual = load_word_pairs(path, src_lang, tgt_lang)
+    if bilingual is None:
+        raise typer.BadParameter(f"no FreeDict dictionary for {src_lang}-{tgt_lang} in {path}")
+    return bilingual
+
+
+def dictionaries_command() -> None:
+    """List the installed bilingual dictionaries and their language pairs (each also serves
+    the reverse pair); align-sentences uses them by default."""
+    from services.lexical.registry import ENVIRONMENT, installed_dictionaries
+
+    sources = installed_dictionaries()
+    for source in sources:
+        typer.echo(f"{source.pair}\t{source.kind}\t{source.path}")
+    if not sources:
+        typer.echo(
+            "no bilingual dictionary installed (e.g. apt-get install dict-freedict-deu-fra; "
+            f"or word-pair files <src>-<tgt>.txt in a folder named by {ENVIRONMENT})",
+            err=True,
+        )
 
 
 def align_sentences_command(
@@ -50,9 +101,18 @@ def align_sentences_command(
             help="folder of FreeDict dictionaries in dictd format (e.g. /usr/share/dictd, "
             "Debian's dict-freedict-<src>-<tgt>), or a word-pair file (source and target "
             "word per line, tab- or space-separated, as MUSE's dictionaries): the word "
-            "pairs seed Model 1 (lexicon and hybrid; needs --src-lang and --tgt-lang)",
+            "pairs seed Model 1 (lexicon and hybrid; needs --src-lang and --tgt-lang). "
+            "Default: the installed dictionaries of the pair (paramine dictionaries)",
         ),
     ] = None,
+    use_dictionary: Annotated[
+        bool,
+        typer.Option(
+            "--use-dictionary/--no-dictionary",
+            help="seed Model 1 with a bilingual dictionary (--dictionary, else the installed "
+            "ones of the language pair); --no-dictionary: the document's own evidence only",
+        ),
+    ] = True,
 ) -> None:
     r"""Align the sentences of SRC and TGT; print one bead per line,
     `\[i, j]:\[k]<TAB>cost<TAB>confidence` (confidence: the bead's posterior probability, from
@@ -62,21 +122,12 @@ def align_sentences_command(
     from services.sentence_align.align import align_corpus, align_each
     from services.sentence_align.beads import format_bead
 
+    for lang in (src_lang, tgt_lang):
+        if lang is not None and not re.fullmatch(LANG_PATTERN, lang):
+            raise typer.BadParameter(f"{lang!r} is not a language code (en, de, pt-BR, zh_Hant)")
     bilingual = None
-    if dictionary is not None:
-        # imported here: the stemmers load only when a dictionary is asked for
-        from services.sentence_align.dictionary import load_freedict, load_word_pairs
-
-        if not (src_lang and tgt_lang):
-            raise typer.BadParameter("--dictionary needs --src-lang and --tgt-lang")
-        if dictionary.is_dir():
-            bilingual = load_freedict(dictionary, src_lang, tgt_lang)
-        else:
-            bilingual = load_word_pairs(dictionary, src_lang, tgt_lang)
-        if bilingual is None:
-            raise typer.BadParameter(
-                f"no FreeDict dictionary for {src_lang}-{tgt_lang} in {dictionary}"
-            )
+    if use_dictionary and method in (Method.lexicon, Method.hybrid):
+        bilingual = _bilingual_dictionary(dictionary, src_lang, tgt_lang)
 
     if len(texts) % 2:
         raise typer.BadParameter("give the texts in pairs: SRC TGT [SRC TGT ...]")
@@ -161,4 +212,5 @@ def eval_beads_command(
 def register(app: typer.Typer, eval_app: typer.Typer) -> None:
     """Add this stage's commands to the root ``paramine`` app and its ``eval`` group."""
     app.command("align-sentences")(align_sentences_command)
+    app.command("dictionaries")(dictionaries_command)
     eval_app.command("beads")(eval_beads_command)

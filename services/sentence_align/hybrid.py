@@ -23,7 +23,7 @@ from services.sentence_align._two_pass import LexicalSettings, align_two_pass
 from services.sentence_align.beads import Bead
 
 if TYPE_CHECKING:
-    from services.sentence_align.dictionary import BilingualDictionary
+    from services.lexical.dictionary import BilingualDictionary
 
 # Chosen on the Text+Berg dev document (benchmarks/sentence_align.py), never on test.
 # Dev strict F1: 0.830 with the 8 Gale-Church shapes and lexical weight 0.5; 0.861 with every
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 # (weight 0.75): 0.898 / 0.897 / 0.896 and 0.872 / 0.877 / 0.877; weight 0.75 with the
 # Gale-Church deletion prior: 0.888 / 0.863.
 # refinement_diagonal: in the refinement round, beads with several sentences on both sides
-# score each word against the sentences at its relative position (lexicon._diagonal_llr,
+# score each word against the sentences at its relative position (bead_llr's diagonal kernel,
 # IBM Model 2 style by sentence). Strict F1 as above: 0.899 / 0.877 / 0.891 without it;
 # diagonal 8 / 10 / 12 / 16: 0.899 / 0.903 / 0.903 / 0.906 on the document, 0.889 / 0.888 /
 # 0.884 / 0.880 per document in 4 pieces, 0.890 / 0.894 / 0.896 / 0.898 in corpus mode

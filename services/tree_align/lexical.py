@@ -3,10 +3,10 @@
 The length Pr_text of :class:`~services.tree_align.model.LengthTextModel` cannot tell a
 translated paragraph from an unrelated text of similar length (a one-sided box or ad that
 looks like the other side's box). :class:`LexicalTextModel` adds IBM Model 1 evidence
-trained on the page pair itself (Moore 2002's two passes, the sentence aligner's
-``lexicon`` module): a first tree alignment with the length model pairs text chunks, the
-confident pairs train t(e|f) and t(f|e) (seeded with identical-token and cognate cues),
-and the second alignment scores every text-leaf pair with
+trained on the page pair itself (Moore 2002's two passes, ``services.lexical.model1``): a
+first tree alignment with the length model pairs text chunks, the confident pairs train
+t(e|f) and t(f|e) (seeded with identical-token and cognate cues), and the second alignment
+scores every text-leaf pair with
 
     cost = cost_length - w * 1/2 (LLR(T|S) - o |T| + LLR(S|T) - o |S|)
     LLR(T|S) = sum over words e of T of log( p(e|S) / p_bg(e) ),
@@ -36,7 +36,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from services.sentence_align import lexicon
+from services.lexical import model1
 from services.tree_align.model import FloatArray, TextModel
 
 IntArray = npt.NDArray[np.int64]
@@ -76,12 +76,12 @@ class _Side:
         ids: list[int] = []
         start = [0]
         for text in texts:
-            ids.extend(self.index.get(token, unseen) for token in lexicon.tokenize(text, None))
+            ids.extend(self.index.get(token, unseen) for token in model1.tokenize(text, None))
             start.append(len(ids))
         return np.asarray(ids, dtype=np.int64), np.asarray(start, dtype=np.int64)
 
 
-def _side(encoded: lexicon.EncodedSide, leaf_texts: Sequence[str]) -> _Side:
+def _side(encoded: model1.EncodedSide, leaf_texts: Sequence[str]) -> _Side:
     """The side of a page whose ``leaf_texts`` come first in ``encoded``."""
     counts = encoded.background * (len(encoded.ids) + len(encoded.vocabulary))  # add-one counts
     background = np.append(counts, 1.0) / (counts.sum() + 1.0)
@@ -97,8 +97,8 @@ class LexicalTextModel:
     base: TextModel
     src: _Side
     tgt: _Side
-    forward: lexicon.TranslationTable  # t(e|f)
-    backward: lexicon.TranslationTable  # t(f|e)
+    forward: model1.TranslationTable  # t(e|f)
+    backward: model1.TranslationTable  # t(f|e)
     weight: float = DEFAULT_LEXICAL_WEIGHT
     epsilon: float = DEFAULT_EPSILON
     word_offset: float = DEFAULT_WORD_OFFSET
@@ -138,15 +138,15 @@ def train_lexical_model(
 ) -> LexicalTextModel:
     """Model 1 both ways on ``pairs`` (text pairs of a first pass) over the pages' texts."""
     training = [(a, b) for a, b in pairs]
-    src = lexicon.encode([*src_texts, *(a for a, _ in training)], None)
-    tgt = lexicon.encode([*tgt_texts, *(b for _, b in training)], None)
+    src = model1.encode([*src_texts, *(a for a, _ in training)], None)
+    tgt = model1.encode([*tgt_texts, *(b for _, b in training)], None)
     offset = (len(src_texts), len(tgt_texts))
     bead_pairs = [(offset[0] + k, offset[1] + k) for k in range(len(training))]
-    cues = lexicon.cue_similarity(src.vocabulary, tgt.vocabulary)
-    forward = lexicon.train_model1(
+    cues = model1.cue_similarity(src.vocabulary, tgt.vocabulary)
+    forward = model1.train_model1(
         src, tgt, bead_pairs, cues, iterations=TRAINING_ITERATIONS, cue_weight=cue_weight
     )
-    backward = lexicon.train_model1(
+    backward = model1.train_model1(
         tgt,
         src,
         [(y, x) for x, y in bead_pairs],

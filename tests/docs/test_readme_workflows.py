@@ -36,6 +36,7 @@ WORKFLOW_HEADINGS = (
     "### Mine a WARC crawl",
     "### Export a clean corpus",
     "### Align two documents",
+    "### Align words and mine phrase paraphrases",
     "### Train the tree model on your own site pairs",
     "### Build the thesaurus from your corpus",
     "### Deploy with compose",
@@ -107,6 +108,7 @@ SETUP: dict[str, Callable[[Path], None]] = {
     "warc": make_warc,
     "corpus": copy_samples,
     "align": copy_samples,
+    "words": in_repo,
     "train-tree": copy_samples,
     "thesaurus": copy_thesaurus,
     "compose": in_repo,
@@ -160,6 +162,18 @@ def check_align(work: Path, stdout: str) -> None:
     assert stdout.splitlines() == (work / "museum.jsonl").read_text("utf-8").splitlines()[:3]
 
 
+def check_words(work: Path, stdout: str) -> None:
+    default = (work / "links.txt").read_text("utf-8").splitlines()
+    assert len(default) == 2
+    # the identical words of each pair, and "passed away" ~ "died" from WordNet/lemma evidence
+    assert {"0-0", "1-1", "2-2"} <= set(default[0].split())
+    assert {"0-0", "2-2", "3-3", "4-4"} <= set(default[1].split())
+    model = json.loads((work / "my-model.json").read_text("utf-8"))
+    assert model["format"] == "paramine-word-model"
+    own = [line for line in stdout.splitlines() if re.fullmatch(r"(\d+-\d+ ?)+", line)]
+    assert len(own) == 2 and "0-0" in own[0].split()
+
+
 def check_train_tree(work: Path, stdout: str) -> None:
     model = json.loads((work / "tree-model.json").read_text("utf-8"))
     assert model, "the trained model file is empty"
@@ -184,6 +198,7 @@ CHECKS: dict[str, Callable[[Path, str], None]] = {
     "warc": check_warc,
     "corpus": check_corpus,
     "align": check_align,
+    "words": check_words,
     "train-tree": check_train_tree,
     "thesaurus": check_thesaurus,
     "compose": check_nothing,

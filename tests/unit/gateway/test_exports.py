@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from services.gateway.exports import parse_since
+from services.paraphrase.handler import recompute_phrase_table
 from shared.exports import read_tmx
 from shared.store import Store, sentence_pairs
 from tests.unit.gateway.sample_store import BIG_LARGE, ROWS, save_tiny_snapshot
@@ -98,6 +99,9 @@ def test_parse_since() -> None:
 def test_ppdb_download(client: TestClient, store_url: str) -> None:
     assert download(client, "/v1/exports/paraphrases.ppdb") == b""
     Store(store_url).add_paraphrase_observations(BIG_LARGE)
+    # the download reads the newest snapshot: nothing until the periodic task has run
+    assert download(client, "/v1/exports/paraphrases.ppdb") == b""
+    recompute_phrase_table(Store(store_url))
     lines = download(client, "/v1/exports/paraphrases.ppdb").decode().splitlines()
     fields = [line.split(" ||| ") for line in lines]
     assert all(len(f) == 5 and f[0] == "[X]" and f[3].endswith(" lang=en") for f in fields)
@@ -182,3 +186,19 @@ def test_similarity_csv_quotes_a_carriage_return_in_a_label() -> None:
     matrix = SimilarityMatrix(1, "t", ("a", "v"), ("事\r柄", "物"), values, rounds)
     table = list(csv.reader(io.StringIO("".join(similarity_csv_lines(matrix)), newline="")))
     assert [row[2:4] for row in table[1:]] == [["事\r柄", "事\r柄"], ["事\r柄", "物"], ["物", "物"]]
+
+
+def test_phrase_queries_read_the_newest_snapshot_only(client: TestClient, store_url: str) -> None:
+    store = Store(store_url)
+    store.add_paraphrase_observations(BIG_LARGE)
+    assert client.get("/v1/paraphrases/phrases").json() == []  # no snapshot: nothing computed
+    first = recompute_phrase_table(store)
+    phrases = client.get("/v1/paraphrases/phrases", params={"limit": 1000}).json()
+    assert ("big", "large", "en") in {(e["phrase"], e["paraphrase"], e["lang"]) for e in phrases}
+    assert client.get("/v1/paraphrases/phrases", params={"lang": "de"}).json() == []
+    assert recompute_phrase_table(store) == first  # nothing new: the snapshot is kept
+    store.add_paraphrase_observations(
+        [{"id": "p-new", "kind": "pc-mobile", "lang": "en", "src_text": "a huge dog",
+          "tgt_text": "a big dog"}]
+    )  # fmt: skip
+    assert recompute_phrase_table(store) > first

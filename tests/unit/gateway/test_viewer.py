@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 
 from services.gateway import viewer
 from services.gateway.viewer import bead_type
+from services.paraphrase.handler import recompute_phrase_table
 from shared.store import Store
 from tests.unit.gateway.sample_store import (
     BIG_LARGE,
@@ -139,6 +140,7 @@ def test_the_paraphrase_search_covers_the_whole_table(
 ) -> None:
     # the page cut the table to its first 1,000 entries (alphabetical), then searched those
     Store(store_url).add_paraphrase_observations(BIG_LARGE)
+    recompute_phrase_table(Store(store_url))
     monkeypatch.setattr(viewer, "PHRASES_SHOWN", 1)
     page = client.get("/ui/paraphrases", params={"q": "house"}).text
     found = re.findall(PHRASE_ROW, page.split('id="phrases"', 1)[1])
@@ -148,6 +150,7 @@ def test_the_paraphrase_search_covers_the_whole_table(
 
 def test_paraphrase_page_searches_the_phrase_table(client: TestClient, store_url: str) -> None:
     Store(store_url).add_paraphrase_observations(BIG_LARGE)
+    recompute_phrase_table(Store(store_url))
     page = client.get("/ui/paraphrases")
     assert page.status_code == 200
     phrases = re.findall(PHRASE_ROW, page.text.split('id="phrases"', 1)[1])

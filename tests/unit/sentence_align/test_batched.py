@@ -7,8 +7,9 @@ from dataclasses import replace
 
 import pytest
 
+from services.lexical import model1
 from services.sentence_align import _banded_dp as dp
-from services.sentence_align import _batched, _two_pass, length, lexicon
+from services.sentence_align import _batched, _two_pass, length
 from services.sentence_align.beads import Bead
 from services.sentence_align.hybrid import SEGMENT_SETTINGS
 
@@ -84,8 +85,8 @@ def test_lexical_windows_match_the_per_window_program(
     src_cum, tgt_cum = length.cumulative_lengths(src), length.cumulative_lengths(tgt)
     cuts = [(0, 0)] + [(x1, y1) for _, x1, _, y1 in windows]
     first, model = _two_pass.segmented_length_pass(src_cum, tgt_cum, cuts)
-    sides = (lexicon.encode(src, None), lexicon.encode(tgt, None))
-    cues = lexicon.cue_similarity(sides[0].vocabulary, sides[1].vocabulary)
+    sides = (model1.encode(src, None), model1.encode(tgt, None))
+    cues = model1.cue_similarity(sides[0].vocabulary, sides[1].vocabulary)
     tables = _two_pass.train_tables(*sides, first, cues, settings)
     if settings.max_bead_size:
         model = model.with_shapes(settings.max_bead_size, settings.sentence_cost)
@@ -96,7 +97,7 @@ def test_lexical_windows_match_the_per_window_program(
     )
     for (x0, x1, y0, y1), beads in zip(windows, batched, strict=True):
         reference = _two_pass._lexical_dp(
-            (lexicon.slice_side(sides[0], x0, x1), lexicon.slice_side(sides[1], y0, y1)),
+            (model1.slice_side(sides[0], x0, x1), model1.slice_side(sides[1], y0, y1)),
             tables,
             model,
             settings,

@@ -23,7 +23,7 @@ def test_align_sentences_presplit_prints_vecalign_beads(tmp_path: Path, method: 
         app, ["align-sentences", str(src), str(tgt), "--presplit", "--method", method]
     )
     assert result.exit_code == 0, result.output
-    lines = result.output.strip().splitlines()
+    lines = result.stdout.strip().splitlines()
     assert all("\t" in line for line in lines)
     beads = parse_beads(lines)
     check_coverage(beads, 3, 3)

@@ -90,7 +90,7 @@ def test_cli_aligns_several_pairs(tmp_path: Path, corpus_flag: str) -> None:
     paths = [str(tmp_path / name) for name in texts]
     result = CliRunner().invoke(app, ["align-sentences", *paths, "--presplit", corpus_flag])
     assert result.exit_code == 0, result.output
-    lines = result.output.strip().splitlines()
+    lines = result.stdout.strip().splitlines()
     headers = [k for k, line in enumerate(lines) if line.startswith("# ")]
     assert headers == [0, 4]
     assert lines[0] == f"# {paths[0]} {paths[1]}"

@@ -17,3 +17,12 @@ def test_delivery_guarantees_are_configured() -> None:
         > conf.task_soft_time_limit
     )
     assert conf.task_routes[task_name("thesaurus")] == {"queue": queue_name("thesaurus")}
+
+
+def test_periodic_recomputes_go_to_their_stages_queues() -> None:
+    conf = make_celery(Settings(redis_url="redis://127.0.0.1:6379/0")).conf
+    for stage in ("thesaurus", "paraphrase"):
+        entry = conf.beat_schedule[f"{stage}-recompute"]
+        assert entry["task"] == f"paramine.{stage}.recompute"
+        assert entry["options"] == {"queue": queue_name(stage)}
+        assert conf.task_routes[f"paramine.{stage}.recompute"] == {"queue": queue_name(stage)}

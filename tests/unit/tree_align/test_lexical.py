@@ -7,7 +7,7 @@ import random
 
 import numpy as np
 
-from services.sentence_align import lexicon
+from services.lexical import model1
 from services.tree_align.align import (
     align_page_texts,
     align_two_pass,
@@ -52,7 +52,7 @@ def test_pair_costs_are_the_two_directions_likelihood_ratios() -> None:
     )  # fmt: skip
     for i, s in enumerate(probe_src):
         for j, t in enumerate(probe_tgt):
-            n_s, n_t = len(lexicon.tokenize(s, None)), len(lexicon.tokenize(t, None))
+            n_s, n_t = len(model1.tokenize(s, None)), len(model1.tokenize(t, None))
             forward = _llr_by_definition(model, s, t) if n_s else 0.0
             back = _llr_by_definition(backward, t, s) if n_t else 0.0
             offset = model.word_offset * (n_s + n_t)

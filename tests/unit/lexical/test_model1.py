@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from services.sentence_align.lexicon import (
+from services.lexical.model1 import (
     EncodedSide,
     TranslationTable,
     _group_pairs,

@@ -12,16 +12,16 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from services.cli import app
-from services.sentence_align.align import align_sentences
-from services.sentence_align.beads import Bead, check_coverage, parse_beads
-from services.sentence_align.dictionary import (
+from services.lexical.dictionary import (
     BilingualDictionary,
     load_freedict,
     load_word_pairs,
     read_dictd,
     stem,
 )
-from services.sentence_align.lexicon import encode
+from services.lexical.model1 import encode
+from services.sentence_align.align import align_sentences
+from services.sentence_align.beads import Bead, check_coverage, parse_beads
 from shared.errors import InvalidInput
 
 _DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -117,7 +117,7 @@ def test_cues_match_inflected_forms_by_stem() -> None:
 def test_dictionary_pairs_words_that_neither_identity_nor_cognates_can() -> None:
     # "Berg"/"montagne" and "Gipfel"/"sommet" share no letters: without a dictionary the
     # sentence pair below has no lexical evidence.
-    from services.sentence_align.lexicon import cue_similarity
+    from services.lexical.model1 import cue_similarity
 
     src, tgt = encode(["Der Berg und der Gipfel ."], "de"), encode(["Le mont et le sommet ."], "fr")
     dictionary = BilingualDictionary(
@@ -178,7 +178,7 @@ def test_cli_dictionary_option(tmp_path: Path, freedict_dir: Path) -> None:
     base = ["align-sentences", str(src), str(tgt), "--presplit", "--dictionary", str(freedict_dir)]
     result = runner.invoke(app, [*base, "--src-lang", "de", "--tgt-lang", "fr"])
     assert result.exit_code == 0, result.output
-    check_coverage(parse_beads(result.output.strip().splitlines()), 2, 2)
+    check_coverage(parse_beads(result.stdout.strip().splitlines()), 2, 2)
     missing_langs = runner.invoke(app, base)
     assert missing_langs.exit_code != 0
     assert "--src-lang" in missing_langs.output
@@ -231,7 +231,7 @@ def test_cli_takes_a_word_pair_file(tmp_path: Path) -> None:
     base = ["align-sentences", str(src), str(tgt), "--presplit", "--src-lang", "de"]
     result = runner.invoke(app, [*base, "--tgt-lang", "fr", "--dictionary", str(pairs)])
     assert result.exit_code == 0, result.output
-    check_coverage(parse_beads(result.output.strip().splitlines()), 2, 2)
+    check_coverage(parse_beads(result.stdout.strip().splitlines()), 2, 2)
     refused = runner.invoke(app, [*base, "--tgt-lang", "fr", "--dictionary", str(bad)])
     assert refused.exit_code != 0
     words = " ".join(refused.output.replace("│", " ").split())  # rich wraps the message
@@ -281,6 +281,6 @@ def test_real_freedict_raises_strict_f1_on_the_dev_document() -> None:
          "--src-lang", "de", "--tgt-lang", "fr", "--dictionary", str(FREEDICT)],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    cli_beads = parse_beads(result.output.strip().splitlines())
+    cli_beads = parse_beads(result.stdout.strip().splitlines())
     assert [(b.src, b.tgt) for b in cli_beads] == [(b.src, b.tgt) for b in seeded]
     assert [(b.src, b.tgt) for b in seeded] != [(b.src, b.tgt) for b in plain]

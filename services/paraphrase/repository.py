@@ -1,0 +1,147 @@
+"""Persistence of the paraphrase stage's phrase table: snapshots computed off the request path.
+
+Training the word aligner and classifying every cell of every stored pair takes seconds to
+minutes, so the PPDB-style phrase table is computed by the periodic task (Celery beat:
+``paramine.paraphrase.recompute``; ``paramine export --format ppdb`` in embedded mode) and
+stored as a snapshot; the gateway's queries, downloads and viewer only read the newest one.
+
+A snapshot records what it was built from: the number of distinct observations, a digest of
+them and the word model that aligned them, so a recompute with nothing new stores nothing.
+Tables live in this module's own ``MetaData`` (``ensure_schema``); every function takes an
+``Engine``, so the same code runs on SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import weakref
+from collections.abc import Sequence
+from dataclasses import asdict
+
+import sqlalchemy as sa
+
+from services.paraphrase.phrases import PhraseTableEntry
+from services.paraphrase.tables import Observation, default_word_model, phrase_paraphrases
+from shared.errors import InvalidInput
+from shared.store import create_tables
+from shared.text import base_lang
+
+KEEP_SNAPSHOTS = 3
+
+metadata = sa.MetaData()
+
+phrase_table_snapshots = sa.Table(
+    "phrase_table_snapshots",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("observations", sa.Integer, nullable=False),
+    sa.Column("digest", sa.String(64), nullable=False),
+    sa.Column("model", sa.String(64), nullable=False),
+    sa.Column("entries", sa.Text, nullable=False),  # JSON list of PhraseTableEntry fields
+)
+
+
+_READY: weakref.WeakSet[sa.Engine] = weakref.WeakSet()
+
+
+def ensure_schema(engine: sa.Engine) -> None:
+    """Create this stage's tables when they are missing (safe for concurrent callers); once
+    per engine and process, so a query does not check the schema again."""
+    if engine not in _READY:
+        create_tables(engine, metadata)
+        _READY.add(engine)
+
+
+def observations_digest(observations: Sequence[Observation]) -> str:
+    """SHA-256 over the distinct (lang, kind, src, tgt) of the observations, in sorted order."""
+    digest = hashlib.sha256()
+    for obs in sorted({(o.lang, o.kind, o.src, o.tgt) for o in observations}):
+        digest.update(json.dumps(obs, ensure_ascii=False).encode("utf-8") + b"\n")
+    return digest.hexdigest()
+
+
+def model_digest() -> str:
+    """SHA-256 of the shipped word model's JSON: another model means another table."""
+    return hashlib.sha256(default_word_model().to_json().encode("utf-8")).hexdigest()
+
+
+def rebuild_phrase_table(
+    engine: sa.Engine, observations: Sequence[Observation], *, unless_unchanged: bool = True
+) -> int:
+    """Compute the phrase table of ``observations`` and store it as the newest snapshot; its id.
+
+    ``unless_unchanged``: when the newest snapshot was built from the same observations with
+    the same model, keep it (its id) instead of computing again.
+    """
+    ensure_schema(engine)
+    digest, model = observations_digest(observations), model_digest()
+    if unless_unchanged:
+        newest = _newest(engine)
+        if newest is not None and (newest.digest, newest.model) == (digest, model):
+            return int(newest.id)
+    entries = phrase_paraphrases(observations)
+    payload = json.dumps([asdict(entry) for entry in entries], ensure_ascii=False)
+    with engine.begin() as conn:
+        row = conn.execute(
+            phrase_table_snapshots.insert()
+            .values(
+                created_at=time.time(),
+                observations=len({(o.lang, o.kind, o.src, o.tgt) for o in observations}),
+                digest=digest,
+                model=model,
+                entries=payload,
+            )
+            .returning(phrase_table_snapshots.c.id)
+        ).one()
+        stale = (
+            sa.select(phrase_table_snapshots.c.id)
+            .order_by(phrase_table_snapshots.c.id.desc())
+            .offset(KEEP_SNAPSHOTS)
+        )
+        conn.execute(
+            sa.delete(phrase_table_snapshots).where(phrase_table_snapshots.c.id.in_(stale))
+        )
+    return int(row.id)
+
+
+def latest_phrase_table(engine: sa.Engine, *, lang: str | None = None) -> list[PhraseTableEntry]:
+    """The newest snapshot's entries (one language's with ``lang``); [] before the first one."""
+    ensure_schema(engine)
+    newest = _newest(engine, with_entries=True)
+    if newest is None:
+        return []
+    try:
+        entries = [PhraseTableEntry(**item) for item in json.loads(newest.entries)]
+    except (TypeError, ValueError) as error:
+        raise InvalidInput(f"phrase table snapshot {newest.id} is corrupt: {error}") from None
+    if lang is not None:
+        language = base_lang(lang)
+        entries = [entry for entry in entries if entry.lang == language]
+    return entries
+
+
+def is_current(engine: sa.Engine, observations: Sequence[Observation]) -> bool:
+    """Whether the newest snapshot was built from these observations with the shipped model."""
+    ensure_schema(engine)
+    newest = _newest(engine)
+    return newest is not None and (newest.digest, newest.model) == (
+        observations_digest(observations),
+        model_digest(),
+    )
+
+
+def _newest(engine: sa.Engine, *, with_entries: bool = False) -> sa.Row[tuple[object, ...]] | None:
+    columns = [
+        phrase_table_snapshots.c.id,
+        phrase_table_snapshots.c.digest,
+        phrase_table_snapshots.c.model,
+    ]
+    if with_entries:
+        columns.append(phrase_table_snapshots.c.entries)
+    with engine.connect() as conn:
+        return conn.execute(
+            sa.select(*columns).order_by(phrase_table_snapshots.c.id.desc()).limit(1)
+        ).first()
