@@ -3,7 +3,6 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
-export PARAMINE_DATABASE_URL ?= sqlite:///var/paramine.db
 
 .PHONY: run test install system-deps dictionaries lint bench chaos load clean
 
@@ -33,7 +32,6 @@ $(STAMP): pyproject.toml
 install: $(STAMP) system-deps
 
 run: install
-	mkdir -p var
 	$(BIN)/paramine process samples/crawl --out out
 
 test: install
@@ -57,4 +55,4 @@ load: install
 	$(BIN)/python -m benchmarks.celery_floor
 
 clean:
-	rm -rf out var .pytest_cache .mypy_cache .ruff_cache
+	rm -rf out .pytest_cache .mypy_cache .ruff_cache

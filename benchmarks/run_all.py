@@ -32,6 +32,8 @@ BENCHMARKS = (
     "thesaurus_extraction",
     "thesaurus_livedoor",
     "thesaurus_speed",
+    "langid",
+    "clean_corpus",
 )
 
 

@@ -53,7 +53,6 @@ from shared.schemas import STAGES
 if TYPE_CHECKING:
     import httpx
 
-    from shared.exports import MosesCorpus
     from shared.ingest import Job
 
 
@@ -102,16 +101,6 @@ app.add_typer(dead_letter_app, name="dead-letters")
 console = Console(stderr=True)
 
 
-class ExportFormat(StrEnum):
-    jsonl = "jsonl"
-    moses = "moses"
-    tsv = "tsv"
-    tmx = "tmx"
-    ppdb = "ppdb"
-    thesaurus_csv = "thesaurus-csv"
-    thesaurus_npz = "thesaurus-npz"
-
-
 InputPaths = Annotated[
     list[Path], typer.Argument(help="HTML pair directories, .jsonl, .lett(.gz), .warc(.gz)")
 ]
@@ -155,16 +144,6 @@ def _job_id(value: str | None) -> str | None:
     return value
 
 
-def _language(value: str | None) -> str | None:
-    """``--src-lang``/``--tgt-lang`` of ``export``: a language code, as the gateway takes it
-    (one with "/" or a control character ended in a traceback, and left an empty file)."""
-    from shared.schemas import LANG_PATTERN
-
-    if value is not None and not re.fullmatch(LANG_PATTERN, value):
-        raise typer.BadParameter("a language code: en, de, pt-BR, zh_Hant")
-    return value
-
-
 def _pairing(src_lang: str, tgt_lang: str, url_key: str | None, pairs_file: Path | None) -> Any:
     from shared.inputs import PairingOptions
 
@@ -196,13 +175,13 @@ def process(
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from services.registry import all_handlers
+    from services.run_outputs import write_job_outputs
     from shared.config import get_settings
-    from shared.exports import jsonl_lines, tsv_lines, write_lines, write_moses
     from shared.ingest import build_job, register_job
     from shared.inputs import read_page_pairs
     from shared.metrics import stage_metrics
     from shared.pipeline import LocalRunner, RunSummary
-    from shared.store import SentencePairQuery, Store
+    from shared.store import Store
 
     store = Store(get_settings().database_url)
     job = build_job(
@@ -231,24 +210,19 @@ def process(
 
         runner = LocalRunner(all_handlers(), store, stage_metrics(), on_message=advance)
         runner.run("tree_align", (pair.model_dump(mode="json") for pair in job.pairs), summary)
-    out.mkdir(parents=True, exist_ok=True)
-    for stale in out.glob("sentence_pairs.*"):  # an earlier run's Moses files of other pairs
-        if stale.is_file():
-            stale.unlink()
-    query = SentencePairQuery(job_id=job.job_id)
-    written = write_lines(
-        jsonl_lines(store.iter_sentence_pairs(query)), out / "sentence_pairs.jsonl"
-    )
-    write_lines(tsv_lines(store.iter_sentence_pairs(query)), out / "sentence_pairs.tsv")
-    corpora = write_moses(store.iter_sentence_pairs(query), out / "sentence_pairs")
+    program = sys.argv[0] if Path(sys.argv[0]).name == "paramine" else "paramine"
+    written = write_job_outputs(store, job.job_id, out, program=program)
     status = store.job_status(job.job_id)
     report = {
         "job_id": job.job_id,
         "page_pairs": len(job.pairs),
         "sentence_pairs": status.sentence_pairs if status else 0,
-        "exported": written,
+        "exported": written.exported,
+        "duplicates_merged": written.stored - written.exported,
+        "flagged_left_out": written.flagged,
         "output": str(out),
-        "moses": [str(path) for corpus in corpora for path in (corpus.src, corpus.tgt)],
+        "moses": written.moses,
+        "outputs": [asdict(output) for output in written.outputs],
         "stages": {
             stage: {
                 "in": summary.received[stage],
@@ -279,11 +253,22 @@ def _print_summary(report: dict[str, Any]) -> None:
         table.add_row(stage, *(str(row[key]) for key in ("in", "out", "failed", "seconds")))
     out = Console()
     out.print(table)
+    flagged = report["flagged_left_out"]
+    left_out = ", ".join(f"{count} {flag}" for flag, count in flagged.items()) or "none"
     out.print(
-        f"page pairs: {report['page_pairs']}   sentence pairs: {report['sentence_pairs']}   "
-        f"written to {escape(str(report['output']))}/sentence_pairs.{{jsonl,tsv}}"
+        f"page pairs: {report['page_pairs']}   sentence pairs: {report['sentence_pairs']} "
+        f"stored, {report['exported']} distinct exported ({report['duplicates_merged']} "
+        f"duplicates merged; flagged, left out: {left_out})"
     )
-    out.print(f"Moses files: {escape(', '.join(report['moses']))}")
+    outputs = Table(title="outputs", title_justify="left")
+    for column in ("output", "where", "entries", "look at it"):
+        outputs.add_column(column, overflow="fold")
+    for row in report["outputs"]:
+        entries = "" if row["count"] is None else str(row["count"])
+        outputs.add_row(
+            *(escape(text) for text in (row["what"], row["where"], entries, row["look"]))
+        )
+    out.print(outputs)
     for failure in report["failures"]:
         reason = escape(f"{failure['stage']}: {failure['reason']}")
         out.print(f"[red]failed[/red] {reason}")
@@ -618,108 +603,6 @@ def _print_partial_submit(reason: str, submitted: _Submitted, job: Job) -> None:
     )
 
 
-@app.command()
-def export(
-    format: Annotated[
-        ExportFormat,
-        typer.Option("--format", help="jsonl, moses, tsv, tmx; ppdb; thesaurus-csv, thesaurus-npz"),
-    ] = ExportFormat.jsonl,
-    out: Annotated[Path, typer.Option(help="output file (moses: prefix of the two files)")] = Path(
-        "sentence_pairs"
-    ),
-    job: Annotated[str | None, typer.Option(help="only this job")] = None,
-    site: Annotated[str | None, typer.Option(help="only pairs from this host")] = None,
-    src_lang: Annotated[str | None, typer.Option("--src-lang", callback=_language)] = None,
-    tgt_lang: Annotated[str | None, typer.Option("--tgt-lang", callback=_language)] = None,
-    min_score: Annotated[
-        float | None,
-        typer.Option(help="only pairs scoring this or more (scores lie in [0, 1])", min=0, max=1),
-    ] = None,
-    since: Annotated[
-        str | None, typer.Option(help="only pairs stored since (unix seconds or ISO date)")
-    ] = None,
-    thesaurus: Annotated[
-        str | None, typer.Option(help="thesaurus-*: that thesaurus' newest snapshot")
-    ] = None,
-) -> None:
-    """Export stored sentence pairs, paraphrases or similarities from PARAMINE_DATABASE_URL."""
-    from services.gateway.exports import parse_since
-
-    out.parent.mkdir(parents=True, exist_ok=True)  # as process does for its --out
-    from shared.config import get_settings
-    from shared.exports import jsonl_lines, tsv_lines, write_lines, write_moses, write_tmx
-    from shared.store import SentencePairQuery, Store
-
-    store = Store(get_settings().database_url)
-    try:
-        after = parse_since(since)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--since") from None
-    query = SentencePairQuery(job, site, src_lang, tgt_lang, min_score, stored_since=after)
-    rows = store.iter_sentence_pairs(query)
-    if format in (ExportFormat.thesaurus_csv, ExportFormat.thesaurus_npz):
-        from services.gateway.exports import latest_similarity, similarity_csv_lines
-        from shared.exports import similarity_npz_bytes
-
-        store.ensure_schema()
-        matrix = latest_similarity(store.engine, thesaurus)
-        if matrix is None:
-            console.print("[red]no similarity snapshot[/red]: run `paramine thesaurus build` first")
-            raise typer.Exit(1)
-        if format is ExportFormat.thesaurus_npz:
-            out.write_bytes(
-                similarity_npz_bytes(matrix.class_ids, matrix.labels, matrix.values, matrix.rounds)
-            )
-            size = len(matrix.class_ids)
-            console.print(f"{size}×{size} similarity matrix → {escape(str(out))}")
-        else:
-            count = write_lines(similarity_csv_lines(matrix), out) - 1
-            console.print(f"{count} defined class pairs → {escape(str(out))}")
-        return
-    if format is ExportFormat.ppdb:
-        from services.paraphrase import repository, tables
-        from services.paraphrase.phrases import format_ppdb
-
-        # The tables are built from every stored pair of a language; the sentence-pair
-        # filters were silently ignored here
-        ignored = {
-            "--job": job, "--site": site, "--min-score": min_score, "--since": since,
-            "--tgt-lang": tgt_lang,
-        }  # fmt: skip
-        given = [name for name, value in ignored.items() if value is not None]
-        if given:
-            raise typer.BadParameter(
-                f"{', '.join(given)} do not apply to ppdb (--src-lang chooses a language)"
-            )
-        # embedded mode has no periodic task: the export brings the snapshot up to date
-        observations = tables.stored_observations(store.paraphrase_observations())
-        if not repository.is_current(store.engine, observations):
-            repository.rebuild_phrase_table(store.engine, observations)
-        table = format_ppdb(repository.latest_phrase_table(store.engine, lang=src_lang))
-        count = write_lines((line + "\n" for line in table), out)
-        console.print(f"{count} paraphrase pairs → {escape(str(out))}")
-        return
-    if format is ExportFormat.moses:
-        for corpus in write_moses(rows, out, src_lang=src_lang, tgt_lang=tgt_lang):
-            console.print(escape(_moses_written(corpus)))
-    elif format is ExportFormat.tmx:
-        count = write_tmx(rows, out, srclang=src_lang)
-        console.print(f"{count} translation units → {escape(str(out))}")
-    else:
-        lines = jsonl_lines(rows) if format is ExportFormat.jsonl else tsv_lines(rows)
-        header = 1 if format is ExportFormat.tsv else 0  # the TSV's column line is no pair
-        count = write_lines(lines, out) - header
-        console.print(f"{count} sentence pairs → {escape(str(out))}")
-
-
-def _moses_written(corpus: MosesCorpus) -> str:
-    # One line per language pair, so a multi-pair export says which files hold which pair.
-    languages = (
-        f" {corpus.src_lang}-{corpus.tgt_lang}" if corpus.src_lang and corpus.tgt_lang else ""
-    )
-    return f"{corpus.pairs}{languages} pairs → {corpus.src}, {corpus.tgt}"
-
-
 class PageKind(StrEnum):
     translation = "translation"
     pc_mobile = "pc-mobile"
@@ -779,7 +662,8 @@ def dead_letters_list(
     from shared.config import get_settings
     from shared.store import Store
 
-    for row in Store(get_settings().database_url).list_dead_letters(stage=stage, limit=limit):
+    store = Store.existing(get_settings().database_url)
+    for row in store.list_dead_letters(stage=stage, limit=limit):
         typer.echo(
             f"{row['id']}\t{row['stage']}\t{row['attempts']}\t{row['error_type']}\t{row['reason']}"
         )
@@ -794,7 +678,7 @@ def dead_letters_retry(
     from shared.config import get_settings
     from shared.store import Store
 
-    result = retry_dead_letters(Store(get_settings().database_url), ids or None)
+    result = retry_dead_letters(Store.existing(get_settings().database_url), ids or None)
     typer.echo(json.dumps(result))
     if result["unknown"]:
         console.print(f"no dead letter {escape(', '.join(result['unknown']))}", soft_wrap=True)
@@ -811,12 +695,13 @@ def dead_letters_purge(
     from shared.config import get_settings
     from shared.store import Store
 
-    deleted = Store(get_settings().database_url).delete_dead_letters(ids or None)
+    deleted = Store.existing(get_settings().database_url).delete_dead_letters(ids or None)
     typer.echo(f"purged {deleted}")
 
 
 def _register_stage_commands() -> None:
     # Each stage contributes its own algorithm commands from services/<stage>/cli*.py.
+    from services import cli_export
     from services.page_match import cli as page_match_cli
     from services.paraphrase import cli as paraphrase_cli
     from services.sentence_align import cli as sentence_cli
@@ -833,6 +718,7 @@ def _register_stage_commands() -> None:
         thesaurus_cli,
     ):
         module.register(app, eval_app)
+    cli_export.register(app)  # export and migrate-store
 
 
 _register_stage_commands()

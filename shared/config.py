@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
 from pydantic import BaseModel, Field, SecretStr, model_validator
@@ -54,7 +55,8 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="PARAMINE_", env_nested_delimiter="__")
 
     mode: str = Field(default="local", pattern="^(local|production)$")
-    database_url: str = "sqlite:///paramine.db"
+    # One store for `make run` and every command, wherever it is run from.
+    database_url: str = Field(default_factory=lambda: default_database_url())
     redis_url: str | None = None
     api_key: SecretStr | None = None
     admin_api_key: SecretStr | None = None
@@ -73,6 +75,19 @@ class Settings(BaseSettings):
         if self.queue.visibility_timeout <= self.queue.hard_time_limit:
             raise ConfigurationError("queue.visibility_timeout must exceed queue.hard_time_limit")
         return self
+
+
+def default_store_path() -> Path:
+    """Where the store lives when PARAMINE_DATABASE_URL is unset: ``paramine/paramine.db``
+    in the XDG data folder (``$XDG_DATA_HOME``, else ``~/.local/share``)."""
+    data_home = os.environ.get("XDG_DATA_HOME", "")
+    folder = Path(data_home) if os.path.isabs(data_home) else Path.home() / ".local" / "share"
+    return folder / "paramine" / "paramine.db"
+
+
+def default_database_url() -> str:
+    """The SQLite URL of :func:`default_store_path`."""
+    return f"sqlite:///{default_store_path()}"
 
 
 def secret(value: SecretStr | None) -> str | None:

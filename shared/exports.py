@@ -9,6 +9,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -20,6 +21,8 @@ from lxml import etree  # type: ignore[import-untyped]
 from shared.errors import InvalidInput
 
 EXPORT_FIELDS = ("id", "pair_id", "src_url", "tgt_url", "src_lang", "tgt_lang", "score", "bead")
+# What produced the pair and how often the corpus holds it (a listing of every occurrence: 1).
+PROVENANCE_FIELDS = ("method", "version", "model_version")
 
 
 # What ends a line for str.splitlines (and so for a reader of Moses or TSV files), and tab.
@@ -36,21 +39,27 @@ def _clean(text: str) -> str:
 
 
 def jsonl_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
-    """One JSON object per sentence pair, with ids, urls, languages, score and bead."""
+    """One JSON object per sentence pair, with ids, urls, languages, score, bead, its
+    occurrence count, flag (when kept) and provenance."""
     for row in rows:
         record = {key: row[key] for key in EXPORT_FIELDS}
+        record["count"] = row.get("count", 1)
+        if row.get("flag"):
+            record["flag"] = row["flag"]
+        record |= {key: row.get(key, "") for key in PROVENANCE_FIELDS}
         record["src"] = row["src_text"]
         record["tgt"] = row["tgt_text"]
         yield json.dumps(record, ensure_ascii=False).translate(_JSON_LINE_BREAKS) + "\n"
 
 
 def tsv_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
-    """``src<TAB>tgt<TAB>score<TAB>src_url<TAB>tgt_url`` with a header line."""
-    yield "src\ttgt\tscore\tsrc_url\ttgt_url\n"
+    """``src<TAB>tgt<TAB>score<TAB>src_url<TAB>tgt_url<TAB>count`` with a header line."""
+    yield "src\ttgt\tscore\tsrc_url\ttgt_url\tcount\n"
     for row in rows:
         yield (
             f"{_clean(row['src_text'])}\t{_clean(row['tgt_text'])}\t{row['score']:.6f}\t"
-            f"{_clean(row['src_url'])}\t{_clean(row['tgt_url'])}\n"  # a tab in a URL split rows
+            f"{_clean(row['src_url'])}\t{_clean(row['tgt_url'])}\t"  # a tab in a URL split rows
+            f"{row.get('count', 1)}\n"
         )
 
 
@@ -142,9 +151,12 @@ def write_moses(
     return corpora
 
 
-def write_lines(lines: Iterable[str], path: Path) -> int:
+def write_lines(lines: Iterable[str], path: Path | IO[str]) -> int:
+    """Write ``lines`` to a file (or a text stream); returns how many."""
     count = 0
-    with path.open("w", encoding="utf-8") as handle:
+    with (
+        path.open("w", encoding="utf-8") if isinstance(path, Path) else nullcontext(path) as handle
+    ):
         for line in lines:
             handle.write(line)
             count += 1
@@ -165,6 +177,11 @@ _TU_PROPS = (
     ("x-src-url", "src_url"),
     ("x-tgt-url", "tgt_url"),
     ("x-pair-id", "pair_id"),
+    ("x-count", "count"),
+    ("x-flag", "flag"),
+    ("x-method", "method"),
+    ("x-version", "version"),
+    ("x-model-version", "model_version"),
 )
 
 
@@ -197,7 +214,7 @@ def _tmx_unit(row: dict[str, Any]) -> etree._Element:
     if row.get("created_at") is not None:
         unit.set("creationdate", _tmx_date(float(row["created_at"])))
     for prop_type, key in _TU_PROPS:  # <prop> must precede <tuv> inside <tu>
-        if row.get(key) is not None:
+        if row.get(key) not in (None, ""):
             prop = etree.SubElement(unit, "prop", type=prop_type)
             prop.text = xml_text(f"{row[key]:.6f}" if key == "score" else str(row[key]))
     for lang_key, text_key in (("src_lang", "src_text"), ("tgt_lang", "tgt_text")):
@@ -249,8 +266,10 @@ def tmx_chunks(
     yield pending + _TMX_EPILOGUE
 
 
-def write_tmx(rows: Iterable[dict[str, Any]], path: Path, *, srclang: str | None = None) -> int:
-    """Write a TMX 1.4b file; returns the number of translation units.
+def write_tmx(
+    rows: Iterable[dict[str, Any]], path: Path | IO[bytes], *, srclang: str | None = None
+) -> int:
+    """Write a TMX 1.4b file (or to a binary stream); returns the number of translation units.
 
     Without ``srclang`` the header names the rows' source language when they all share one,
     else ``*all*``. The units go to a temporary file beside ``path`` first, since the header,
@@ -258,7 +277,8 @@ def write_tmx(rows: Iterable[dict[str, Any]], path: Path, *, srclang: str | None
     """
     units = 0
     source_languages: set[str] = set()
-    with tempfile.TemporaryFile(dir=path.parent) as body:
+    folder = path.parent if isinstance(path, Path) else None
+    with tempfile.TemporaryFile(dir=folder) as body:
         for row in rows:
             body.write(_tmx_unit_bytes(row))
             source_languages.add(str(row["src_lang"]))
@@ -267,7 +287,7 @@ def write_tmx(rows: Iterable[dict[str, Any]], path: Path, *, srclang: str | None
             only = len(source_languages) == 1
             srclang = source_languages.pop() if only else TMX_ALL_LANGUAGES
         body.seek(0)
-        with path.open("wb") as handle:
+        with path.open("wb") if isinstance(path, Path) else nullcontext(path) as handle:
             handle.write(_tmx_prologue(srclang, TMX_TOOL_VERSION))
             shutil.copyfileobj(body, handle)
             handle.write(_TMX_EPILOGUE)

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -22,9 +23,13 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
-from shared.errors import TransientError
+from shared.corpus_clean import dedup_key
+from shared.errors import ConfigurationError, InvalidInput, TransientError
 from shared.ids import content_id
+from shared.pair_query import SentencePairQuery, select_flag_counts, select_pairs
 from shared.schemas import pair_id_of
+
+__all__ = ["SentencePairQuery", "Store"]
 
 metadata = sa.MetaData()
 
@@ -67,6 +72,17 @@ pair_progress = sa.Table(
     sa.Column("updated_at", sa.Float, nullable=False),
 )
 
+# Columns this version added to sentence_pairs: a store without them is migrated by
+# `paramine migrate-store` (shared/store_migrate.py).
+PROVENANCE = ("method", "version", "model_version")
+PROVENANCE_COLUMNS = (
+    sa.Column("method", sa.String(64), nullable=False, server_default=""),
+    sa.Column("version", sa.String(64), nullable=False, server_default=""),
+    sa.Column("model_version", sa.String(128), nullable=False, server_default=""),
+)
+ADDED_COLUMNS = ("dedup_key", "flag", *PROVENANCE)
+MIGRATE_COMMAND = "paramine migrate-store"
+
 sentence_pairs = sa.Table(
     "sentence_pairs",
     metadata,
@@ -86,6 +102,12 @@ sentence_pairs = sa.Table(
     sa.Column("chunk", sa.Integer, nullable=False, server_default="-1"),
     sa.Column("position", sa.Integer, nullable=False),
     sa.Column("created_at", sa.Float, nullable=False),
+    # The corpus conventions (shared/corpus_clean.py): pairs with one dedup_key are one pair
+    # of the corpus; flag '' or why the pair is no translation (untranslated, wrong-language).
+    sa.Column("dedup_key", sa.String(64), nullable=False, server_default="", index=True),
+    sa.Column("flag", sa.String(32), nullable=False, server_default=""),
+    # Provenance (shared/provenance.py): what produced the pair.
+    *PROVENANCE_COLUMNS,
 )
 
 # The tree alignment's aligned text chunks of one page pair (what sentence_align worked
@@ -138,6 +160,9 @@ def make_engine(url: str) -> Engine:
     """An engine for the store URL, with connection checks so restarts are survived."""
     url = normalise_url(url)
     if url.startswith("sqlite"):
+        path = sqlite_path(url)
+        if path is not None:  # the default store's folder (~/.local/share/paramine) may be new
+            path.parent.mkdir(parents=True, exist_ok=True)
         engine = sa.create_engine(url, connect_args={"timeout": 30})
     else:
         engine = sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
@@ -259,6 +284,46 @@ def _insert_unnest(
     return len(connection.execute(statement, arrays).all())
 
 
+def _superseded(pair_id: str, rows: Sequence[dict[str, Any]]) -> sa.Delete:
+    """The stored rows of ``pair_id`` that ``rows`` (all of its new rows) replace."""
+    table = sentence_pairs
+    statement = sa.delete(table).where(table.c.pair_id == pair_id)
+    if not rows:
+        return statement
+    provenance = {tuple(row.get(name, "") for name in PROVENANCE) for row in rows}
+    other: list[sa.ColumnElement[bool]] = [table.c.id.not_in([row["id"] for row in rows])]
+    if len(provenance) == 1:
+        other.append(
+            sa.tuple_(*(table.c[name] for name in PROVENANCE)) != sa.tuple_(*provenance.pop())
+        )
+    return statement.where(sa.or_(*other))
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The file of a SQLite store URL (None: another database, or in memory)."""
+    url = normalise_url(url)
+    if not url.startswith("sqlite"):
+        return None
+    database = sa.engine.make_url(url).database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return Path(database)
+
+
+def display_url(url: str) -> str:
+    """A store URL to print: the file of a SQLite one, any other without its password."""
+    path = sqlite_path(url)
+    if path is not None:
+        return str(path)
+    return sa.engine.make_url(normalise_url(url)).render_as_string(hide_password=True)
+
+
+def missing_columns(engine: Engine) -> list[str]:
+    """The columns this version added to sentence_pairs that the store's table lacks."""
+    present = {column["name"] for column in sa.inspect(engine).get_columns(sentence_pairs.name)}
+    return [name for name in ADDED_COLUMNS if name not in present]
+
+
 def site_of(url: str) -> str:
     """The host name of a URL, lower case ('' when there is none). Port and user name are
     not part of it, nor a query string that follows the host without a path
@@ -313,21 +378,6 @@ class JobStatus:
         return "running"
 
 
-@dataclass(frozen=True)
-class SentencePairQuery:
-    """Filters for listing stored sentence pairs."""
-
-    job_id: str | None = None
-    site: str | None = None
-    src_lang: str | None = None
-    tgt_lang: str | None = None
-    min_score: float | None = None
-    limit: int = 100
-    offset: int = 0
-    stored_since: float | None = None  # created_at >= this (unix seconds)
-    stored_before: float | None = None  # created_at < this
-
-
 class Store:
     """All reads and writes of paramine's own tables."""
 
@@ -336,10 +386,37 @@ class Store:
         self.engine = make_engine(self.url)
         self._schema_ready = False
 
+    @classmethod
+    def existing(cls, url: str) -> Store:
+        """The store at ``url`` for a reading command: refused (``InvalidInput``, one line
+        naming it) when it does not exist, where opening it would create an empty one."""
+        location = display_url(url)
+        path = sqlite_path(url)
+        if path is not None and not path.is_file():
+            raise InvalidInput(
+                f"no paramine store at {location}: run `paramine process` first, or set "
+                "PARAMINE_DATABASE_URL"
+            )
+        store = cls(url)
+        with store._guard():
+            if not sa.inspect(store.engine).get_table_names():
+                raise InvalidInput(
+                    f"no paramine store at {location} (it holds no paramine tables): run "
+                    "`paramine process` first, or set PARAMINE_DATABASE_URL"
+                )
+        return store
+
     def ensure_schema(self) -> None:
         if not self._schema_ready:
             with self._guard():
                 create_tables(self.engine, metadata)
+                missing = missing_columns(self.engine)
+            if missing:
+                raise ConfigurationError(
+                    f"the store at {display_url(self.url)} was written by an older paramine "
+                    f"(sentence_pairs has no {', '.join(missing)}): run `{MIGRATE_COMMAND}` to "
+                    "bring it up to date"
+                )
             self._schema_ready = True
 
     def _guard(self) -> AbstractContextManager[None]:
@@ -496,14 +573,37 @@ class Store:
             )
 
     def add_sentence_pairs(
-        self, rows: Sequence[dict[str, Any]], *, pair_id: str, stage: str
+        self,
+        rows: Sequence[dict[str, Any]],
+        *,
+        pair_id: str,
+        stage: str,
+        supersede: str | None = None,
     ) -> int:
-        """Store sentence pairs and mark the page pair done for ``stage`` in one transaction."""
+        """Store sentence pairs and mark the page pair done for ``stage`` in one transaction.
+
+        A row without a ``dedup_key`` gets the one of its languages and text (without a flag
+        or provenance: ''; every row then has the same columns). ``supersede``:
+        the rows are all of that page pair's (its ``pair_id`` column): its stored rows not
+        among them, or produced with other provenance (method, version, model version), are
+        deleted first, so replaying a page pair with other settings replaces its pairs
+        (the same settings change nothing)."""
         now = time.time()
+        rows = [
+            {
+                "flag": "",
+                **dict.fromkeys(PROVENANCE, ""),
+                **row,
+                "created_at": now,
+                "dedup_key": row.get("dedup_key")
+                or dedup_key(row["src_lang"], row["tgt_lang"], row["src_text"], row["tgt_text"]),
+            }
+            for row in rows
+        ]
         with self._guard(), self.begin() as conn:
-            inserted = insert_ignoring_conflicts(
-                conn, sentence_pairs, [{**row, "created_at": now} for row in rows]
-            )
+            if supersede is not None:
+                conn.execute(_superseded(supersede, rows))
+            inserted = insert_ignoring_conflicts(conn, sentence_pairs, rows)
             insert_ignoring_conflicts(
                 conn,
                 pair_progress,
@@ -628,37 +728,15 @@ class Store:
         breaks ties, so pages neither repeat nor skip rows. ``after``: the (pair_id,
         position, id) of the previous page's last row, instead of ``query.offset`` (rows
         stored meanwhile then shift nothing)."""
-        table = sentence_pairs
-        statement = sa.select(table)
-        if after is not None:
-            statement = statement.where(
-                sa.tuple_(table.c.pair_id, table.c.position, table.c.id) > sa.tuple_(*after)
-            )
-        if query.job_id:
-            statement = statement.where(
-                table.c.pair_id.in_(
-                    sa.select(job_pairs.c.pair_id).where(job_pairs.c.job_id == query.job_id)
-                )
-            )
-        if query.site:
-            statement = statement.where(table.c.site == query.site.lower())
-        if query.src_lang:  # stored in lower case (schemas.Page)
-            statement = statement.where(table.c.src_lang == query.src_lang.lower())
-        if query.tgt_lang:
-            statement = statement.where(table.c.tgt_lang == query.tgt_lang.lower())
-        if query.min_score is not None:
-            statement = statement.where(table.c.score >= query.min_score)
-        if query.stored_since is not None:
-            statement = statement.where(table.c.created_at >= query.stored_since)
-        if query.stored_before is not None:
-            statement = statement.where(table.c.created_at < query.stored_before)
-        statement = statement.order_by(table.c.pair_id, table.c.position, table.c.id).limit(
-            query.limit
-        )
-        if after is None:
-            statement = statement.offset(query.offset)
+        statement = select_pairs(sentence_pairs, job_pairs, query, after)
         with self._guard(), self.begin() as conn:
             return [dict(row._mapping) for row in conn.execute(statement)]
+
+    def flag_counts(self, query: SentencePairQuery) -> dict[str, int]:
+        """flag → stored rows of the flagged pairs the query's other filters select."""
+        statement = select_flag_counts(sentence_pairs, job_pairs, query)
+        with self._guard(), self.begin() as conn:
+            return {str(flag): int(count) for flag, count in conn.execute(statement)}
 
     def iter_sentence_pairs(
         self, query: SentencePairQuery, *, batch: int = 1_000

@@ -104,6 +104,12 @@ def export_sentence_pairs(
             "export starts, sent back as X-Paramine-Until",
         ),
     ] = None,
+    every: Annotated[
+        bool, Query(alias="all", description="flagged pairs too (untranslated, wrong language)")
+    ] = False,
+    duplicates: Annotated[
+        bool, Query(description="every stored occurrence, not each distinct pair once")
+    ] = False,
 ) -> StreamingResponse:
     """Every stored sentence pair matching the filters, streamed in the chosen format (the
     Moses formats need ``src_lang`` and ``tgt_lang``: one file holds one side of one pair).
@@ -111,7 +117,11 @@ def export_sentence_pairs(
     The rows are those stored before ``until``, by default the start of the export, which the
     answer's ``X-Paramine-Until`` header gives: a second download (the other Moses side) sent
     with that ``until`` holds the same rows, so the two files stay line-parallel (pairs
-    stored between two downloads went into the second file only)."""
+    stored between two downloads went into the second file only).
+
+    As ``paramine export``: each distinct pair once (its count and best score), flagged
+    pairs left out (``all=true`` keeps them, ``duplicates=true`` gives every occurrence);
+    the ``X-Paramine-Flagged`` header says how many stored pairs were left out as flagged."""
     moses = format in ("moses-src", "moses-tgt")
     if moses and not (src_lang and tgt_lang):
         # Without them every language pair's sentences went into one file.
@@ -121,11 +131,19 @@ def export_sentence_pairs(
         )
     after = _since(since)
     before = _since(until, "until") if until is not None else time.time()
-    rows = store.iter_sentence_pairs(
-        SentencePairQuery(
-            job, site, src_lang, tgt_lang, min_score, stored_since=after, stored_before=before
-        )
+    query = SentencePairQuery(
+        job,
+        site,
+        src_lang,
+        tgt_lang,
+        min_score,
+        stored_since=after,
+        stored_before=before,
+        flagged=every,
+        duplicates=duplicates,
     )
+    flagged = 0 if every else sum(store.flag_counts(query).values())
+    rows = store.iter_sentence_pairs(query)
     body: Iterator[bytes]
     if format == "tmx":
         body = tmx_chunks(rows, srclang=src_lang)
@@ -143,7 +161,11 @@ def export_sentence_pairs(
     return StreamingResponse(
         body,
         media_type=_MEDIA[format],
-        headers={"Content-Disposition": attachment(filename), "X-Paramine-Until": repr(before)},
+        headers={
+            "Content-Disposition": attachment(filename),
+            "X-Paramine-Until": repr(before),
+            "X-Paramine-Flagged": str(flagged),
+        },
     )
 
 

@@ -107,8 +107,13 @@ class SentencePairOut(BaseModel):
     tgt_lang: str
     src_text: str
     tgt_text: str
-    score: float
+    score: float  # the best of the distinct pair's occurrences
     bead: str
+    count: int = 1  # occurrences of the distinct pair (1: every occurrence was asked for)
+    flag: str = ""  # why it is no translation (untranslated, wrong-language); with all=true
+    method: str = ""
+    version: str = ""
+    model_version: str = ""
 
 
 class SentencePairPage(BaseModel):
@@ -393,10 +398,28 @@ def list_sentence_pairs(
     min_score: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
     limit: Annotated[int, Query(ge=1, le=1_000)] = 100,
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+    every: Annotated[
+        bool, Query(alias="all", description="flagged pairs too (untranslated, wrong language)")
+    ] = False,
+    duplicates: Annotated[
+        bool, Query(description="every stored occurrence, not each distinct pair once")
+    ] = False,
 ) -> SentencePairPage:
-    """Stored sentence pairs, paged, filtered by job, site, languages and score."""
+    """Stored sentence pairs, paged, filtered by job, site, languages and score: each
+    distinct pair once (with its occurrence count and best score), flagged pairs left out,
+    as ``paramine export`` gives them."""
     rows = store.list_sentence_pairs(
-        SentencePairQuery(job, site, src_lang, tgt_lang, min_score, limit, offset)
+        SentencePairQuery(
+            job,
+            site,
+            src_lang,
+            tgt_lang,
+            min_score,
+            limit,
+            offset,
+            flagged=every,
+            duplicates=duplicates,
+        )
     )
     items = [SentencePairOut.model_validate(row) for row in rows]
     return SentencePairPage(

@@ -7,10 +7,13 @@ stage; Japanese sentences continue to the thesaurus stage for cooccurrence count
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from shared.corpus_clean import pair_flag
 from shared.ids import content_id
 from shared.pipeline import Outgoing
+from shared.provenance import code_version, model_version
 from shared.schemas import (
     ArticleBatch,
     ChunkPairs,
@@ -133,34 +136,55 @@ def article_sentence_pairs(message: ArticleBatch) -> list[tuple[PairContext, lis
 
 
 def handle(message: ChunkPairs | ArticleBatch, store: Store) -> list[Outgoing]:
-    """Align sentences, store them (idempotently), and route them onwards."""
+    """Align sentences, store them (replacing the page pair's pairs of other settings), and
+    route them onwards."""
     if isinstance(message, ArticleBatch):
+        # Rows are filed under the batch, the unit the job tracks, their positions running
+        # through the batch (listings keep each article pair's sentences together).
+        provenance = Provenance("simarticle", code_version(), model_version(tree=False))
+        rows: list[dict[str, Any]] = []
         outgoing: list[Outgoing] = []
-        position = 0
         for context, pairs in article_sentence_pairs(message):
-            # Rows are filed under the batch, the unit the job tracks, their positions running
-            # through the batch (listings keep each article pair's sentences together).
-            outgoing.extend(
-                _store_and_route(context, pairs, store, message.batch_id, "articles", position)
-            )
-            position += len(pairs)
-        store.record_progress(message.batch_id, "sentence_align", len(outgoing))
+            rows += stored_rows(context, pairs, message.batch_id, provenance, len(rows))
+            outgoing += _route(context, pairs)
+        store.add_sentence_pairs(
+            rows, pair_id=message.batch_id, stage="sentence_align", supersede=message.batch_id
+        )
         return outgoing
     context = message.context
-    return _store_and_route(
-        context, sentence_pairs(message), store, context.pair_id, "sentence_align"
+    pairs = sentence_pairs(message)
+    tree = any(chunk.src_xpath or chunk.tgt_xpath for chunk in message.chunks)
+    provenance = Provenance(
+        f"{'tree' if tree else 'flat'}+{message.method}", code_version(), model_version(tree=tree)
     )
+    store.add_sentence_pairs(
+        stored_rows(context, pairs, context.pair_id, provenance),
+        pair_id=context.pair_id,
+        stage="sentence_align",
+        supersede=context.pair_id,
+    )
+    return _route(context, pairs)
 
 
-def _store_and_route(
+@dataclass(frozen=True)
+class Provenance:
+    """What produced a page pair's sentence pairs (stored with each)."""
+
+    method: str
+    version: str
+    model_version: str
+
+
+def stored_rows(
     context: PairContext,
     pairs: list[SentencePair],
-    store: Store,
     row_pair_id: str,
-    stage: str,
+    provenance: Provenance,
     first_position: int = 0,
-) -> list[Outgoing]:
-    rows: list[dict[str, Any]] = [
+) -> list[dict[str, Any]]:
+    """The sentence_pairs rows of ``pairs``: text, score, their flag (untranslated, wrong
+    language: :func:`shared.corpus_clean.pair_flag`) and provenance."""
+    return [
         {
             "id": pair.id,
             "pair_id": row_pair_id,
@@ -176,10 +200,16 @@ def _store_and_route(
             "bead": pair.bead,
             "chunk": pair.chunk,
             "position": position,
+            "flag": pair_flag(pair.src, pair.tgt, context.src_lang, context.tgt_lang),
+            "method": provenance.method,
+            "version": provenance.version,
+            "model_version": provenance.model_version,
         }
         for position, pair in enumerate(pairs, start=first_position)
     ]
-    store.add_sentence_pairs(rows, pair_id=context.pair_id, stage=stage)
+
+
+def _route(context: PairContext, pairs: list[SentencePair]) -> list[Outgoing]:
     outgoing: list[Outgoing] = []
     monolingual = base_lang(context.src_lang) == base_lang(context.tgt_lang)
     if pairs and monolingual:

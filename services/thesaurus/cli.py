@@ -19,12 +19,15 @@ thesaurus_app = typer.Typer(
 DEFAULT_WORDNET_DIR = Path("/usr/share/wordnet")
 
 
-def _engine() -> sa.Engine:
+def _engine(*, reading: bool = False) -> sa.Engine:
+    """The store's engine; ``reading``: refuse a store that does not exist (one line, exit
+    2) rather than create an empty one."""
     from services.thesaurus import repository
     from shared.config import get_settings
-    from shared.store import make_engine
+    from shared.store import Store, make_engine
 
-    engine = make_engine(get_settings().database_url)
+    url = get_settings().database_url
+    engine = Store.existing(url).engine if reading else make_engine(url)
     repository.ensure_schema(engine)
     return engine
 
@@ -162,7 +165,7 @@ def _snapshot_thesaurus(engine: sa.Engine, name: str | None) -> str | None:
 def _similarity_text(first: str, second: str, thesaurus: str | None) -> str:
     from services.thesaurus import repository
 
-    engine = _engine()
+    engine = _engine(reading=True)
     thesaurus = _snapshot_thesaurus(engine, thesaurus)
     answer = repository.similarity(engine, first, second, thesaurus_name=thesaurus)
     return "" if answer is None or answer.match is None else f"{answer.match.value:.6g}"
@@ -188,7 +191,7 @@ def score(
     from services.thesaurus import repository
     from shared.errors import InvalidInput
 
-    engine = _engine()
+    engine = _engine(reading=True)
     thesaurus = _snapshot_thesaurus(engine, thesaurus)
     writer = csv.writer(sys.stdout, lineterminator="\r\n")  # RFC 4180; quotes a bare CR
     with pairs.open(encoding="utf-8", newline="") as handle:

@@ -34,6 +34,7 @@ MARKER = re.compile(r'<!-- test: ([\w-]+)(?: needs="([^"]+)")? -->\n```sh\n(.*?)
 DEPLOYING = {"compose", "kubernetes"}
 WORKFLOW_HEADINGS = (
     "### Mine a WARC crawl",
+    "### Export a clean corpus",
     "### Align two documents",
     "### Align words and mine phrase paraphrases",
     "### Train the tree model on your own site pairs",
@@ -105,6 +106,7 @@ def in_repo(work: Path) -> None:
 
 SETUP: dict[str, Callable[[Path], None]] = {
     "warc": make_warc,
+    "corpus": copy_samples,
     "align": copy_samples,
     "words": in_repo,
     "train-tree": copy_samples,
@@ -136,6 +138,21 @@ def check_warc(work: Path, stdout: str) -> None:
     assert len(src) == len(tgt) == len(mined)
     assert {(u["src"], u["tgt"]) for u in units} <= set(zip(src, tgt, strict=True))
     assert re.search(rf"\b{len(mined)} out/sentence_pairs.jsonl", stdout)
+
+
+def check_corpus(work: Path, output: str) -> None:
+    def records(name: str) -> list[dict[str, object]]:
+        return [json.loads(line) for line in (work / name).read_text("utf-8").splitlines()]
+
+    pairs, stored = records("pairs.jsonl"), records("stored.jsonl")
+    en_de = [p for p in pairs if (p["src_lang"], p["tgt_lang"]) == ("en", "de")]
+    assert all({"count", "method", "version", "model_version"} <= set(p) for p in pairs)
+    assert len({(p["src"], p["tgt"]) for p in pairs}) == len(pairs)
+    assert len(stored) > len(pairs) and any(p.get("flag") for p in stored)
+    assert "flagged stored pairs left out" in output  # standard error
+    src = (work / "corpus.en").read_text("utf-8").splitlines()
+    assert en_de and src == [p["src"] for p in en_de]
+    assert re.search(rf"^\s*{len(en_de) + 1}$", output, re.M)  # header and pairs, counted by wc
 
 
 def check_align(work: Path, stdout: str) -> None:
@@ -179,6 +196,7 @@ def check_nothing(work: Path, stdout: str) -> None:
 
 CHECKS: dict[str, Callable[[Path, str], None]] = {
     "warc": check_warc,
+    "corpus": check_corpus,
     "align": check_align,
     "words": check_words,
     "train-tree": check_train_tree,

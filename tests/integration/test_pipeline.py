@@ -72,7 +72,8 @@ def send_to_tree_align(cluster: Cluster, message: Any) -> None:
 
 
 def stored_pairs(database_url: str, job_id: str) -> set[tuple[str, str, str, str]]:
-    rows = Store(database_url).list_sentence_pairs(SentencePairQuery(job_id=job_id, limit=100_000))
+    every = SentencePairQuery(job_id=job_id, limit=100_000, flagged=True, duplicates=True)
+    rows = Store(database_url).list_sentence_pairs(every)  # every stored row
     return {(row["id"], row["src_text"], row["tgt_text"], row["bead"]) for row in rows}
 
 
@@ -120,7 +121,12 @@ def test_gateway_pairs_land_in_postgres_and_match_embedded_mode(
     assert report["job_id"] == accepted["job_id"]
     assert stored_pairs(sqlite_url, accepted["job_id"]) == distributed
     exported = (tmp_path / "out" / "sentence_pairs.jsonl").read_text(encoding="utf-8").splitlines()
-    assert {json.loads(line)["id"] for line in exported} == {row[0] for row in distributed}
+    # out/ holds the corpus view (distinct, unflagged pairs), the same on PostgreSQL
+    corpus = Store(cluster.env["PARAMINE_DATABASE_URL"]).list_sentence_pairs(
+        SentencePairQuery(job_id=accepted["job_id"], limit=100_000)
+    )
+    assert {json.loads(line)["id"] for line in exported} == {row["id"] for row in corpus}
+    assert {row["id"] for row in corpus} <= {row[0] for row in distributed}
 
 
 def test_resubmission_and_redelivery_create_no_duplicates(cluster: Cluster) -> None:

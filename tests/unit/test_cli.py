@@ -36,6 +36,10 @@ def test_job_summary_prints_failure_reasons_as_written(
         "stages": stages,
         "page_pairs": 2,
         "sentence_pairs": 0,
+        "exported": 0,
+        "duplicates_merged": 0,
+        "flagged_left_out": {"wrong-language": 1},
+        "outputs": [{"what": "store", "where": "x/[y].db", "count": None, "look": "cat [z]"}],
         "output": "out/[run]",
         "moses": ["out/[run]/sentence_pairs.en-de.en", "out/[run]/sentence_pairs.en-de.de"],
         "failures": [{"stage": "ingest", "reason": reason} for reason in reasons],
@@ -45,11 +49,7 @@ def test_job_summary_prints_failure_reasons_as_written(
     printed = capsys.readouterr().out
     for reason in reasons:
         assert f"failed ingest: {reason}" in printed
-    assert "written to out/[run]/sentence_pairs" in printed
-    assert (
-        "Moses files: out/[run]/sentence_pairs.en-de.en, out/[run]/sentence_pairs.en-de.de"
-        in printed
-    )
+    assert "x/[y].db" in printed and "cat [z]" in printed and "1 wrong-language" in printed
     assert "job-[1]" in printed
 
 

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from services.cli import app
 from shared.config import get_settings
+from shared.store import Store
 from tests.conftest import REPO
 
 SAMPLES = REPO / "samples" / "crawl"
@@ -103,6 +104,8 @@ def test_process_out_holds_only_this_runs_moses_files(embedded_cli: Path) -> Non
     names = sorted(path.name for path in out.iterdir())
     # the en-fr files of the first run stayed beside the second run's corpus
     assert names == [
+        "cooccurrences.tsv",
+        "paraphrases.ppdb",
         "sentence_pairs.de",
         "sentence_pairs.en",
         "sentence_pairs.jsonl",
@@ -135,6 +138,7 @@ def test_ppdb_export_refuses_sentence_pair_filters(embedded_cli: Path) -> None:
         app, ["export", "--format", "ppdb", "--out", str(out), "--job", "j"]
     )
     assert result.exit_code == 2 and "do not apply to ppdb" in " ".join(result.output.split())
+    Store(get_settings().database_url).ensure_schema()  # an existing (empty) store
     result = CliRunner().invoke(app, ["export", "--format", "ppdb", "--out", str(out)])
     assert result.exit_code == 0 and out.exists()
 

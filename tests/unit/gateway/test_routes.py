@@ -219,7 +219,8 @@ def test_a_huge_forbidden_key_is_not_echoed(client: TestClient) -> None:
 
 def test_language_codes_are_one_case(client: TestClient) -> None:
     # "EN" pages got other pair ids than "en" ones and ?src_lang=en did not find them
-    pages = {"src": _page("https://e.org/en/a", "EN"), "tgt": _page("https://e.org/de/a", "de")}
+    german = {"url": "https://e.org/de/a", "lang": "de", "html": "<p>Hallo zusammen.</p>"}
+    pages = {"src": _page("https://e.org/en/a", "EN"), "tgt": german}
     lower = {"src": _page("https://e.org/en/a", "en"), "tgt": pages["tgt"]}
     first = client.post("/v1/page-pairs", json={"pairs": [pages]}).json()
     second = client.post("/v1/page-pairs", json={"pairs": [lower]}).json()

@@ -39,7 +39,7 @@ def test_jsonl_round_trips_text_exactly() -> None:
 def test_tsv_and_moses_keep_one_pair_per_line(tmp_path: Path) -> None:
     lines = list(tsv_lines(ROWS))
     assert lines[0].startswith("src\ttgt\tscore") and len(lines) == 4
-    assert all(line.count("\t") == 4 for line in lines)
+    assert all(line.count("\t") == 5 for line in lines)  # six columns, count last
     (corpus,) = write_moses(ROWS, tmp_path / "corpus")
     src, tgt, count = corpus.src, corpus.tgt, corpus.pairs
     assert (src.name, tgt.name, count) == ("corpus.en", "corpus.de", 3)

@@ -193,7 +193,7 @@ def test_every_format_round_trips(pairs: list[tuple[str, str]]) -> None:
     tsv = list(
         csv.reader(io.StringIO("".join(tsv_lines(rows))), delimiter="\t", quoting=csv.QUOTE_NONE)
     )
-    assert tsv[0] == ["src", "tgt", "score", "src_url", "tgt_url"]
+    assert tsv[0] == ["src", "tgt", "score", "src_url", "tgt_url", "count"]
     assert [(r[0], r[1]) for r in tsv[1:]] == expected
     assert [float(r[2]) for r in tsv[1:]] == pytest.approx([row["score"] for row in rows], abs=1e-6)
 

@@ -1,0 +1,238 @@
+"""``paramine export`` and ``paramine migrate-store``: the store's contents out, by the
+conventions a corpus user expects (standard output unless ``--out``, messages on standard
+error, each distinct pair once, flagged pairs left out unless ``--all``), and an older
+store brought up to date."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from enum import StrEnum
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+if TYPE_CHECKING:
+    from shared.exports import MosesCorpus
+
+console = Console(stderr=True)
+
+
+class ExportFormat(StrEnum):
+    jsonl = "jsonl"
+    moses = "moses"
+    tsv = "tsv"
+    tmx = "tmx"
+    ppdb = "ppdb"
+    thesaurus_csv = "thesaurus-csv"
+    thesaurus_npz = "thesaurus-npz"
+
+
+def _language(value: str | None) -> str | None:
+    """``--src-lang``/``--tgt-lang`` of ``export``: a language code, as the gateway takes it
+    (one with "/" or a control character ended in a traceback, and left an empty file)."""
+    from shared.schemas import LANG_PATTERN
+
+    if value is not None and not re.fullmatch(LANG_PATTERN, value):
+        raise typer.BadParameter("a language code: en, de, pt-BR, zh_Hant")
+    return value
+
+
+def export(
+    format: Annotated[
+        ExportFormat,
+        typer.Option("--format", help="jsonl, moses, tsv, tmx; ppdb; thesaurus-csv, thesaurus-npz"),
+    ] = ExportFormat.jsonl,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="output file; none or '-': standard output (moses: the files' prefix)"),
+    ] = None,
+    job: Annotated[str | None, typer.Option(help="only this job")] = None,
+    site: Annotated[str | None, typer.Option(help="only pairs from this host")] = None,
+    src_lang: Annotated[str | None, typer.Option("--src-lang", callback=_language)] = None,
+    tgt_lang: Annotated[str | None, typer.Option("--tgt-lang", callback=_language)] = None,
+    min_score: Annotated[
+        float | None,
+        typer.Option(help="only pairs scoring this or more (scores lie in [0, 1])", min=0, max=1),
+    ] = None,
+    since: Annotated[
+        str | None, typer.Option(help="only pairs stored since (unix seconds or ISO date)")
+    ] = None,
+    every: Annotated[
+        bool, typer.Option("--all", help="keep flagged pairs (untranslated, wrong language)")
+    ] = False,
+    duplicates: Annotated[
+        bool, typer.Option(help="every stored occurrence, not each distinct pair once")
+    ] = False,
+    thesaurus: Annotated[
+        str | None, typer.Option(help="thesaurus-*: that thesaurus' newest snapshot")
+    ] = None,
+) -> None:
+    """Export stored sentence pairs, paraphrases or similarities from PARAMINE_DATABASE_URL
+    to standard output or --out; what was written goes to standard error.
+
+    Sentence pairs: each distinct pair once (with its occurrence count and best score),
+    pairs flagged as untranslated or in the wrong language left out (--all keeps them)."""
+    from services.gateway.exports import parse_since
+    from shared.config import get_settings
+    from shared.exports import jsonl_lines, tsv_lines, write_lines, write_moses, write_tmx
+    from shared.store import SentencePairQuery, Store
+
+    stdout = out is None or str(out) == "-"
+    if format is ExportFormat.moses and (out is None or stdout):
+        raise typer.BadParameter(
+            "moses writes two files: give their prefix (--out corpus: corpus.en, corpus.de)",
+            param_hint="--out",
+        )
+    if format is ExportFormat.ppdb:
+        # The tables are built from every stored pair of a language; the sentence-pair
+        # filters were silently ignored here
+        ignored = {
+            "--job": job, "--site": site, "--min-score": min_score, "--since": since,
+            "--tgt-lang": tgt_lang, "--all": every or None, "--duplicates": duplicates or None,
+        }  # fmt: skip
+        given = [name for name, value in ignored.items() if value is not None]
+        if given:
+            raise typer.BadParameter(
+                f"{', '.join(given)} do not apply to ppdb (--src-lang chooses a language)"
+            )
+    try:
+        after = parse_since(since)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--since") from None
+    store = Store.existing(get_settings().database_url)
+    if out is not None and not stdout:
+        out.parent.mkdir(parents=True, exist_ok=True)  # as process does for its --out
+    target = "standard output" if stdout or out is None else str(out)
+    text_out: Path | IO[str] = sys.stdout if stdout or out is None else out
+    binary_out: Path | IO[bytes] = sys.stdout.buffer if stdout or out is None else out
+    query = SentencePairQuery(
+        job,
+        site,
+        src_lang,
+        tgt_lang,
+        min_score,
+        stored_since=after,
+        flagged=every,
+        duplicates=duplicates,
+    )
+    if format in (ExportFormat.thesaurus_csv, ExportFormat.thesaurus_npz):
+        from services.gateway.exports import latest_similarity, similarity_csv_lines
+        from shared.exports import similarity_npz_bytes
+
+        matrix = latest_similarity(store.engine, thesaurus)
+        if matrix is None:
+            console.print("[red]no similarity snapshot[/red]: run `paramine thesaurus build` first")
+            raise typer.Exit(1)
+        if format is ExportFormat.thesaurus_npz:
+            data = similarity_npz_bytes(
+                matrix.class_ids, matrix.labels, matrix.values, matrix.rounds
+            )
+            _write_bytes(data, binary_out)
+            size = len(matrix.class_ids)
+            console.print(f"{size}×{size} similarity matrix → {escape(target)}")
+        else:
+            count = write_lines(similarity_csv_lines(matrix), text_out) - 1
+            console.print(f"{count} defined class pairs → {escape(target)}")
+        return
+    if format is ExportFormat.ppdb:
+        from services.paraphrase import repository, tables
+        from services.paraphrase.phrases import format_ppdb
+
+        # embedded mode has no periodic task: the export brings the snapshot up to date
+        observations = tables.stored_observations(store.paraphrase_observations())
+        if not repository.is_current(store.engine, observations):
+            repository.rebuild_phrase_table(store.engine, observations)
+        table = format_ppdb(repository.latest_phrase_table(store.engine, lang=src_lang))
+        count = write_lines((line + "\n" for line in table), text_out)
+        console.print(f"{count} paraphrase pairs → {escape(target)}")
+        return
+    stored = _Occurrences(store.iter_sentence_pairs(query))
+    if format is ExportFormat.moses:
+        assert out is not None  # refused above
+        for corpus in write_moses(stored, out, src_lang=src_lang, tgt_lang=tgt_lang):
+            console.print(escape(_moses_written(corpus)))
+    elif format is ExportFormat.tmx:
+        count = write_tmx(stored, binary_out, srclang=src_lang)
+        console.print(f"{count} translation units → {escape(target)}")
+    else:
+        lines = jsonl_lines(stored) if format is ExportFormat.jsonl else tsv_lines(stored)
+        header = 1 if format is ExportFormat.tsv else 0  # the TSV's column line is no pair
+        count = write_lines(lines, text_out) - header
+        console.print(f"{count} sentence pairs → {escape(target)}")
+    sys.stdout.flush()
+    _print_left_out(stored, store.flag_counts(query) if not every else {})
+
+
+class _Occurrences:
+    """Rows passed through, counting the distinct pairs and the stored rows they stand for."""
+
+    def __init__(self, rows: Iterator[dict[str, Any]]) -> None:
+        self.rows = rows
+        self.distinct = 0
+        self.occurrences = 0
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for row in self.rows:
+            self.distinct += 1
+            self.occurrences += int(row.get("count", 1))
+            yield row
+
+
+def _print_left_out(stored: _Occurrences, flagged: dict[str, int]) -> None:
+    # What the corpus conventions left out, on standard error (the data went to stdout).
+    if stored.occurrences > stored.distinct:
+        console.print(
+            f"{stored.occurrences - stored.distinct} duplicate pairs merged into their first "
+            f"occurrence ({stored.occurrences} stored, {stored.distinct} distinct; "
+            "--duplicates keeps every one)"
+        )
+    if flagged:
+        kinds = ", ".join(f"{flag} {count}" for flag, count in flagged.items())
+        console.print(
+            f"{sum(flagged.values())} flagged stored pairs left out ({kinds}); --all keeps them"
+        )
+
+
+def _write_bytes(data: bytes, target: Path | IO[bytes]) -> None:
+    if isinstance(target, Path):
+        target.write_bytes(data)
+    else:
+        target.write(data)
+        target.flush()
+
+
+def _moses_written(corpus: MosesCorpus) -> str:
+    # One line per language pair, so a multi-pair export says which files hold which pair.
+    languages = (
+        f" {corpus.src_lang}-{corpus.tgt_lang}" if corpus.src_lang and corpus.tgt_lang else ""
+    )
+    return f"{corpus.pairs}{languages} pairs → {corpus.src}, {corpus.tgt}"
+
+
+def migrate_store() -> None:
+    """Bring a store written by an older paramine up to date (PARAMINE_DATABASE_URL): the
+    sentence pairs' dedup keys, flags and provenance columns. A current store is unchanged."""
+    from shared.config import get_settings
+    from shared.store import Store, display_url
+    from shared.store_migrate import migrate
+
+    url = get_settings().database_url
+    done = migrate(Store.existing(url).engine)  # a store of thesaurus tables alone: as it is
+    if done.added_columns:
+        console.print(
+            f"{escape(display_url(url))}: added {', '.join(done.added_columns)}; "
+            f"{done.pairs_updated} sentence pairs keyed and flagged"
+        )
+    else:
+        console.print(f"{escape(display_url(url))} is up to date")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the commands to the ``paramine`` application."""
+    app.command("export")(export)
+    app.command("migrate-store")(migrate_store)

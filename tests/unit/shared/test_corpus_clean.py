@@ -1,0 +1,75 @@
+"""Deduplication keys and untranslated / wrong-language flags of shared.corpus_clean."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from shared.corpus_clean import (
+    UNTRANSLATED,
+    WRONG_LANGUAGE,
+    dedup_key,
+    normalise,
+    pair_flag,
+    untranslated,
+)
+
+
+def test_normalise_ignores_width_case_whitespace_and_punctuation() -> None:
+    assert (
+        normalise("Ｓｋｉｐ  to the\tCONTENT.")
+        == normalise("skip to the content")
+        == ("skiptothecontent")
+    )
+    assert normalise("Straße") == normalise("STRASSE")  # case folding
+    assert normalise("café") == normalise("cafe\u0301")  # NFKC composes the accent
+    assert normalise("---") != normalise("***")  # no letters: the text itself
+
+
+def test_dedup_key_joins_variants_and_keeps_languages_apart() -> None:
+    key = dedup_key("en", "de", "Home", "Startseite")
+    assert dedup_key("EN-gb", "de", " home ", "Startseite!") == key
+    assert dedup_key("en", "fr", "Home", "Startseite") != key
+    assert dedup_key("en", "de", "Startseite", "Home") != key  # sides are not symmetric
+    assert dedup_key("en", "de", "Home", "Start seite 2") != key
+
+
+words = st.text(alphabet="abcdefghijklmnopqrstuvwxyzäöüß", min_size=1, max_size=8)
+
+
+glues = st.sampled_from([" ", "  ", "\t", " - ", ", "])
+
+
+@given(st.lists(words, min_size=1, max_size=6), st.lists(words, min_size=1, max_size=6),
+       glues, st.sampled_from(["", ".", "!", " ?"]))  # fmt: skip
+def test_dedup_key_ignores_case_spacing_and_punctuation(
+    src: list[str], tgt: list[str], glue: str, end: str
+) -> None:
+    plain = dedup_key("en", "de", " ".join(src), " ".join(tgt))
+    varied = dedup_key("en", "de", glue.join(src).upper() + end, glue.join(tgt).title() + end)
+    assert varied == plain
+
+
+def test_identical_and_near_identical_sides_are_untranslated() -> None:
+    assert untranslated("Skip to the content.", "Skip to the content.")
+    assert untranslated("fax: +49-8803-488 560 4", "Fax: +49-8803-488 560 4")
+    assert untranslated("Seite 2 von 10", "Seite 3 von 10")  # only the digits differ
+    long = "Albatec GmbH, Iblherstrasse 10 b, 82380 Peissenberg, Germany"
+    assert untranslated(long, long.replace("Peissenberg", "Peißenberg"))
+    # a translation that happens to share most letters is not: cognates, short words
+    assert not untranslated("Information", "Informationen")
+    assert not untranslated("Contact", "Kontakt")
+    assert not untranslated("Home", "Startseite")
+
+
+def test_pair_flags() -> None:
+    assert pair_flag("Skip to the content.", "Skip to the content.", "en", "de") == UNTRANSLATED
+    english = "The company was founded in 2002 and has built machines for its customers since."
+    german = "Die Firma wurde im Jahr 2002 gegründet und baut seitdem Maschinen für Kunden."
+    assert pair_flag(english, german, "en", "de") == ""
+    assert pair_flag(english, english + " Today.", "en", "de") == UNTRANSLATED
+    assert pair_flag(english, "Willkommen", "en", "fr") == ""  # too short for a verdict
+    assert pair_flag(english, german, "en", "fr") == WRONG_LANGUAGE  # the target is German
+    assert pair_flag(german, english, "en", "de") == WRONG_LANGUAGE
+    # a page and its mobile version: the same sentence on both sides is what they share
+    assert pair_flag("東北で大雪、交通に影響", "東北で大雪、交通に影響", "ja", "ja") == ""

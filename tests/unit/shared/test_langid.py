@@ -1,0 +1,44 @@
+"""The wrong-language verdict of shared.langid: confident only, never on short texts."""
+
+from __future__ import annotations
+
+import pytest
+
+from shared import langid
+
+
+def test_a_long_text_in_another_language_is_wrong_and_in_its_own_is_not() -> None:
+    german = "Die Firma wurde im Jahr 2002 gegründet und baut seitdem Maschinen für Kunden."
+    assert langid.wrong_language(german, "en")
+    assert langid.wrong_language(german, "fr")
+    assert not langid.wrong_language(german, "de")
+    assert not langid.wrong_language(german, "de-CH")  # a region does not change the language
+
+
+@pytest.mark.parametrize(
+    ("text", "declared"),
+    [
+        ("Impressum", "en"),  # a menu item: 9 letters, no verdict
+        ("Home", "de"),
+        ("2019 - 2024", "fr"),  # numbers are no evidence
+        ("Kontakt", "en"),
+    ],
+)
+def test_short_segments_are_never_called_wrong(text: str, declared: str) -> None:
+    assert langid.letters(text) < langid.MIN_LETTERS
+    assert not langid.wrong_language(text, declared)
+
+
+def test_a_language_the_model_does_not_know_is_never_wrong() -> None:
+    text = "Die Firma wurde im Jahr 2002 gegründet und baut seitdem Maschinen für Kunden."
+    assert not langid.known("haw")  # Hawaiian: not among py3langid's languages
+    assert not langid.wrong_language(text, "haw")
+
+
+def test_close_languages_share_a_group() -> None:
+    norwegian = "Selskapet ble grunnlagt i 2002 og bygger maskiner for kunder over hele verden."
+    assert langid.language_group("nb") == langid.language_group("nn") == "no"
+    assert not langid.wrong_language(norwegian, "nb")
+    assert not langid.wrong_language(norwegian, "nn")
+    assert langid.language_group("zh_Hant") == "zh"
+    assert langid.model_version().startswith("py3langid-")
