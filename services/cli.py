@@ -106,6 +106,14 @@ InputPaths = Annotated[
 ]
 SrcLang = Annotated[str, typer.Option("--src-lang", help="source language of .lett/WARC pairing")]
 TgtLang = Annotated[str, typer.Option("--tgt-lang", help="target language of .lett/WARC pairing")]
+OptionalSrcLang = Annotated[
+    str | None,
+    typer.Option("--src-lang", help="pair .lett/WARC pages of this source language by URL"),
+]
+OptionalTgtLang = Annotated[
+    str | None,
+    typer.Option("--tgt-lang", help="pair .lett/WARC pages of this target language by URL"),
+]
 
 
 def _url_key(value: str | None) -> str | None:
@@ -160,8 +168,8 @@ def process(
         str | None,
         typer.Option(help="job id (default: derived from content)", callback=_job_id),
     ] = None,
-    src_lang: SrcLang = "en",
-    tgt_lang: TgtLang = "de",
+    src_lang: OptionalSrcLang = None,
+    tgt_lang: OptionalTgtLang = None,
     url_key: UrlKey = None,
     pairs_file: PairsFile = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
@@ -169,29 +177,47 @@ def process(
 ) -> None:
     """Run every stage in-process on INPUTS against PARAMINE_DATABASE_URL (no Redis needed).
 
-    Exit code 0 when every input was read and processed; 1 when no page pair was read or
-    anything failed (the rest is still processed and exported; the failures are listed).
+    Single pages (.lett and WARC files when no pairing option is given, .jsonl of
+    {"url", "html", "lang"?} lines) go through page_match first, which pairs them with each
+    other and with the pages stored by earlier runs; page pairs (HTML pair directories, .jsonl
+    of src/tgt pairs, .lett/WARC with --src-lang/--tgt-lang, --url-key or --pairs-file) go
+    straight to tree_align. Exit code 0 when every input was read and processed; 1 when no
+    page pair was found or anything failed (the rest is still processed and exported; the
+    failures are listed).
     """
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from services.registry import all_handlers
     from services.run_outputs import write_job_outputs
     from shared.config import get_settings
-    from shared.ingest import build_job, register_job
+    from shared.ingest import (
+        build_job,
+        build_page_job,
+        merged_job,
+        page_messages,
+        register_job,
+        single_page_input,
+    )
     from shared.inputs import read_page_pairs
     from shared.metrics import stage_metrics
+    from shared.page_inputs import read_single_pages
     from shared.pipeline import LocalRunner, RunSummary
     from shared.store import Store
 
     store = Store(get_settings().database_url)
-    job = build_job(
-        read_page_pairs(inputs, _pairing(src_lang, tgt_lang, url_key, pairs_file)), job_id
-    )
+    pairing = any(option is not None for option in (src_lang, tgt_lang, url_key, pairs_file))
+    page_inputs = [] if pairing else [path for path in inputs if single_page_input(path)]
+    pair_inputs = [path for path in inputs if path not in page_inputs]
+    options = _pairing(src_lang or "en", tgt_lang or "de", url_key, pairs_file)
+    page_job = build_page_job(read_single_pages(page_inputs), job_id)
+    job = build_job(read_page_pairs(pair_inputs, options), job_id)
+    if page_inputs:
+        job = merged_job(job, page_job, job_id)
     register_job(store, job, source=",".join(str(p) for p in inputs))
     summary = RunSummary()
-    # ingest: the inputs read (page pairs and refusals) in, the page pairs sent on out
-    summary.received["ingest"] = len(job.pairs) + len(job.refused)
-    summary.emitted["ingest"] = len(job.pairs)
+    # ingest: the inputs read (pages, page pairs, refusals) in, the messages sent on out
+    summary.received["ingest"] = len(job.pairs) + len(page_job.pages) + len(job.refused)
+    summary.emitted["ingest"] = len(job.pairs) + len(page_job.pages)
     summary.failed["ingest"] = len(job.refused)
     summary.failures.extend(("ingest", str(error)) for error in job.refused)
     with Progress(
@@ -209,13 +235,16 @@ def process(
                 progress.advance(task)
 
         runner = LocalRunner(all_handlers(), store, stage_metrics(), on_message=advance)
+        runner.run("page_match", page_messages(job.job_id, page_job.pages), summary)
         runner.run("tree_align", (pair.model_dump(mode="json") for pair in job.pairs), summary)
     program = sys.argv[0] if Path(sys.argv[0]).name == "paramine" else "paramine"
     written = write_job_outputs(store, job.job_id, out, program=program)
     status = store.job_status(job.job_id)
+    page_pairs = status.pairs if status else len(job.pairs)
     report = {
         "job_id": job.job_id,
-        "page_pairs": len(job.pairs),
+        "pages": len(page_job.pages),
+        "page_pairs": page_pairs,
         "sentence_pairs": status.sentence_pairs if status else 0,
         "exported": written.exported,
         "duplicates_merged": written.stored - written.exported,
@@ -238,7 +267,7 @@ def process(
         typer.echo(json.dumps(report, ensure_ascii=False, indent=2))
     elif not quiet:
         _print_summary(report)
-    if not job.pairs or summary.failures:
+    if not page_pairs or summary.failures:
         # a typo in a path "succeeded" with nothing done: `process ... && export` went on
         problem = f"{len(summary.failures)} failed" if summary.failures else "no page pair read"
         console.print(f"[red]job {escape(job.job_id)}[/red]: {escape(problem)}", soft_wrap=True)

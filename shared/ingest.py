@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -12,7 +13,7 @@ from pydantic import ValidationError
 from shared.errors import InvalidInput
 from shared.ids import content_id
 from shared.inputs import PairSource
-from shared.schemas import PagePair
+from shared.schemas import CrawledPages, Page, PagePair
 from shared.store import Store
 
 
@@ -87,3 +88,80 @@ def send_job(store: Store, job: Job, source: str, sender: Any) -> None:
     register_job(store, job, source, payloads)
     for payload in payloads.values():
         sender.send_payload("tree_align", payload)
+
+
+# Pages in one page_match message: one site's pages go together, in batches of this size.
+PAGES_PER_MESSAGE = 200
+
+
+@dataclass
+class PageJob:
+    """Single pages read for page_match, plus the inputs that were refused."""
+
+    pages: list[Page] = field(default_factory=list)
+    refused: list[InvalidInput] = field(default_factory=list)
+
+
+def single_page_input(path: Path) -> bool:
+    """Whether ``path`` holds single pages for page_match rather than page pairs: a .lett or
+    WARC file (when no pairing option is given), or a .jsonl whose first record is a page
+    (``{"url", "html", ...}``, where a pair has ``src`` and ``tgt``)."""
+    name = path.name.lower()
+    if name.endswith((".lett", ".lett.gz", ".warc", ".warc.gz")):
+        return True
+    if not name.endswith((".jsonl", ".jsonl.gz", ".ndjson")) or not path.is_file():
+        return False
+    import gzip
+
+    opener = gzip.open if name.endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8-sig") as handle:
+            for line in handle:
+                if line.strip():
+                    record = json.loads(line)
+                    return isinstance(record, dict) and "html" in record and "src" not in record
+    except (OSError, EOFError, ValueError):
+        return False  # read as pairs, whose reader names the problem
+    return False
+
+
+def build_page_job(items: Iterable[Page | InvalidInput], job_id: str | None = None) -> PageJob:
+    """Collect pages (a URL given twice with the same HTML: kept once)."""
+    pages: dict[tuple[str, str], Page] = {}
+    refused: list[InvalidInput] = []
+    for item in items:
+        if isinstance(item, InvalidInput):
+            refused.append(item)
+        else:
+            pages.setdefault((item.url, content_id(item.html, prefix="h")), item)
+    return PageJob(list(pages.values()), refused)
+
+
+def merged_job(pairs: Job, pages: PageJob, job_id: str | None) -> Job:
+    """One job for the page pairs and the single pages of a run; its id derived from both
+    (pages by URL and content) unless one is given."""
+    refused = pairs.refused + pages.refused
+    if job_id is None:
+        keys = sorted(p.pair_id for p in pairs.pairs)
+        keys += sorted(content_id(p.url, p.lang, p.html, prefix="pg") for p in pages.pages)
+        keys += sorted(map(str, refused))
+        job_id = content_id(*(keys or ["empty"]), prefix="job")
+    return Job(job_id, [p.model_copy(update={"job_id": job_id}) for p in pairs.pairs], refused)
+
+
+def page_messages(job_id: str, pages: Iterable[Page]) -> Iterator[dict[str, Any]]:
+    """page_match messages (JSON types): the pages grouped by site, PAGES_PER_MESSAGE a message."""
+    from urllib.parse import urlsplit
+
+    by_site: dict[str, list[Page]] = {}
+    for page in pages:
+        try:
+            site = urlsplit(page.url).hostname or ""
+        except ValueError:
+            site = ""
+        by_site.setdefault(site, []).append(page)
+    for site in sorted(by_site):
+        group = by_site[site]
+        for start in range(0, len(group), PAGES_PER_MESSAGE):
+            message = CrawledPages(job_id=job_id, pages=group[start : start + PAGES_PER_MESSAGE])
+            yield message.model_dump(mode="json")

@@ -35,7 +35,9 @@ class StageMetrics:
 
     ``messages_rejected`` counts messages a worker refused before running anything (a body that
     is not JSON, e.g. pickle); ``pairs_resent`` counts page pairs :mod:`shared.reconcile` sent
-    again; ``worker_ready`` is 1 once a worker consumes its stage's queue.
+    again; ``worker_ready`` is 1 once a worker consumes its stage's queue. page_match counts
+    the page pairs it finds by how (``url``, ``content``) and sets the pages waiting for a
+    counterpart (``age``: ``any``, or ``over_7_days``).
     """
 
     messages_in: Counter
@@ -47,6 +49,8 @@ class StageMetrics:
     latency: Histogram
     in_flight: Gauge
     worker_ready: Gauge
+    pages_matched: Counter
+    pages_waiting: Gauge
 
     @classmethod
     def create(cls, registry: CollectorRegistry = REGISTRY) -> StageMetrics:
@@ -101,6 +105,19 @@ class StageMetrics:
                 ["stage"],
                 registry=registry,
                 multiprocess_mode="livemax",
+            ),
+            pages_matched=Counter(
+                "paramine_pages_matched",
+                "Page pairs page_match found, by how (url, content)",
+                ["by"],
+                registry=registry,
+            ),
+            pages_waiting=Gauge(
+                "paramine_pages_waiting",
+                "Stored pages in no page pair yet (age: any, over_7_days)",
+                ["age"],
+                registry=registry,
+                multiprocess_mode="mostrecent",
             ),
         )
 

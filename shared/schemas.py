@@ -17,7 +17,7 @@ from shared.ids import content_id, repeated_ids
 
 SCHEMA_VERSION = 1
 PairKind = Literal["translation", "pc-mobile"]
-STAGES = ("tree_align", "sentence_align", "paraphrase", "thesaurus")
+STAGES = ("page_match", "tree_align", "sentence_align", "paraphrase", "thesaurus")
 
 
 class Message(BaseModel):
@@ -200,6 +200,14 @@ class ArticleBatch(Message):
         return content_id(self.model_dump_json(exclude={"job_id"}), prefix="ab")
 
 
+class CrawledPages(Message):
+    """Single crawled pages (language optional: ``und``): input of page_match, which keeps
+    them until their counterparts arrive and sends the page pairs it finds to tree_align."""
+
+    job_id: str = Field(min_length=1, max_length=64)
+    pages: list[Page] = Field(min_length=1, max_length=MAX_INGEST_PAIRS)
+
+
 class JapaneseSentences(Message):
     """Japanese sentences for the thesaurus stage's cooccurrence counts."""
 
@@ -209,6 +217,7 @@ class JapaneseSentences(Message):
 
 
 MESSAGE_TYPES: dict[str, tuple[type[Message], ...]] = {
+    "page_match": (CrawledPages,),
     "tree_align": (PagePair,),
     "sentence_align": (ChunkPairs, ArticleBatch),
     "paraphrase": (SentencePairs,),

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from shared.schemas import STAGES
 from tests.integration.processes import (
     REPO,
     free_port,
@@ -26,7 +27,6 @@ REDIS_URL = os.environ.get("PARAMINE_TEST_REDIS_URL", "redis://127.0.0.1:6379/13
 POSTGRES_ADMIN_URL = os.environ.get(
     "PARAMINE_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
 )
-STAGES = ("tree_align", "sentence_align", "paraphrase", "thesaurus")
 
 
 def unavailable(what: str, exc: Exception) -> None:

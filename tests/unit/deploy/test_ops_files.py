@@ -44,6 +44,8 @@ def defined_metric_names() -> set[str]:
     metrics.messages_failed.labels("s", "e").inc()
     metrics.latency.labels("s").observe(0.1)
     metrics.in_flight.labels("s").set(1)
+    metrics.pages_matched.labels("url").inc()
+    metrics.pages_waiting.labels("any").set(1)
     names = {sample.name for family in registry.collect() for sample in family.samples}
     return names | {QUEUE_DEPTH, "up"}
 

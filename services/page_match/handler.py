@@ -1,0 +1,105 @@
+"""page_match stage handler: single crawled pages in, page pairs out to tree_align.
+
+Each page is stored (``repository``) until its counterpart arrives, in this job or any later
+one; every site that gained or changed a page is matched again (``matching.match_site``) under
+the site's lock, and the page pairs it finds for the first time are recorded in this message's
+job and sent to tree_align. A redelivered message finds its pages stored already and matches
+nothing anew, but sends the pairs this job found again (tree_align keys its work by the pair's
+content, so a second delivery changes nothing): a worker killed between commit and send loses
+no pair. A page that cannot be read becomes a dead letter with its reason; the rest go on.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import sqlalchemy as sa
+
+from services.page_match import repository
+from services.page_match.features import PageFeatures, page_features
+from services.page_match.matching import match_site
+from shared.errors import InvalidInput
+from shared.metrics import stage_metrics
+from shared.pipeline import Outgoing
+from shared.schemas import CrawledPages, Page, PagePair
+from shared.store import Store
+
+WAITING_TOO_LONG = 7 * 86_400.0  # seconds: a page still unpaired after a week is reported
+
+
+def handle(message: CrawledPages, store: Store) -> list[Outgoing]:
+    """Store the pages, match their sites again, send the new page pairs on."""
+    store.ensure_schema()
+    repository.ensure_schema(store.engine)
+    by_site: dict[str, list[tuple[PageFeatures, str]]] = defaultdict(list)
+    for page in message.pages:
+        declared = None if page.lang == "und" else page.lang
+        try:
+            features = page_features(page.url, page.html, declared)
+        except InvalidInput as error:
+            store.record_dead_letter(
+                stage="page_match",
+                payload={"job_id": message.job_id, "url": page.url[:2_000]},
+                error_type=error.__class__.__name__,
+                reason=f"{page.url[:200]}: {error}",
+                attempts=1,
+                job_id=message.job_id,
+            )
+            continue
+        by_site[features.host].append((features, page.html))
+    pairs: list[PagePair] = []
+    now = repository.now()
+    metrics = stage_metrics()
+    for site, items in sorted(by_site.items()):
+        with store.begin() as conn:
+            repository.lock_site(conn, site)
+            changed = [
+                repository.save_page(conn, features, html, message.job_id, now)
+                for features, html in items
+            ]
+            if any(changed):
+                stored = repository.site_pages(conn, site)
+                digests = {page.features.url: page.features.digest for page in stored}
+                found = match_site([page.features for page in stored])
+                new = repository.replace_matches(conn, site, found, digests, message.job_id, now)
+                for match in new:
+                    metrics.pages_matched.labels(match.by).inc()
+            pairs += _job_pairs(conn, site, message.job_id)
+    metrics.pages_waiting.labels("any").set(repository.waiting_pages(store.engine))
+    metrics.pages_waiting.labels("over_7_days").set(
+        repository.waiting_pages(store.engine, received_before=now - WAITING_TOO_LONG)
+    )
+    if pairs:
+        store.record_job(
+            message.job_id,
+            [(pair.pair_id, pair.src.url, pair.tgt.url) for pair in pairs],
+            "page_match",
+        )
+    return [("tree_align", pair) for pair in pairs]
+
+
+def _job_pairs(conn: sa.Connection, site: str, job_id: str) -> list[PagePair]:
+    """The site's current page pairs found by this job, as tree_align messages."""
+    table = repository.page_matches
+    rows = conn.execute(
+        sa.select(table).where(
+            table.c.site == site, table.c.job_id == job_id, table.c.superseded_at.is_(None)
+        )
+    ).all()
+    if not rows:
+        return []
+    pages = repository.pages_by_key(conn, {key for r in rows for key in (r.src_key, r.tgt_key)})
+    result = []
+    for row in rows:
+        src, tgt = pages.get(row.src_key), pages.get(row.tgt_key)
+        if src is None or tgt is None:
+            continue
+        result.append(
+            PagePair(
+                job_id=job_id,
+                kind=row.kind,
+                src=Page(url=row.src_url, lang=row.src_lang, html=src),
+                tgt=Page(url=row.tgt_url, lang=row.tgt_lang, html=tgt),
+            )
+        )
+    return result

@@ -1,0 +1,261 @@
+"""Persistence of the page_match stage: crawled pages waiting for their counterparts, and the
+page pairs found among them.
+
+A page is keyed by its URL (a hash of it: URLs run to 4,096 characters). Storing it again with
+the same text, links and images (its ``digest``) changes nothing; with another digest it
+replaces the stored page and its site is matched again. A page pair that a later matching no
+longer finds is marked superseded (never deleted), so what was sent on stays explained.
+
+Matching a site reads and writes under a lock on the site (PostgreSQL advisory lock; SQLite
+writes one at a time anyway), so two page_match workers never match one site at once.
+Tables live in this module's own ``MetaData``; every function takes an ``Engine``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+
+from services.page_match.features import PageFeatures
+from services.page_match.matching import PageMatch
+from shared.store import create_tables
+
+metadata = sa.MetaData()
+
+crawled_pages = sa.Table(
+    "crawled_pages",
+    metadata,
+    sa.Column("url_key", sa.String(64), primary_key=True),
+    sa.Column("url", sa.Text, nullable=False),
+    sa.Column("site", sa.String(255), nullable=False, index=True),
+    sa.Column("lang", sa.String(16), nullable=False),
+    sa.Column("digest", sa.String(64), nullable=False),
+    sa.Column("features", sa.Text, nullable=False),
+    sa.Column("html", sa.Text, nullable=False),
+    sa.Column("job_id", sa.String(64), nullable=False),
+    sa.Column("received_at", sa.Float, nullable=False),
+)
+
+page_matches = sa.Table(
+    "page_matches",
+    metadata,
+    sa.Column("src_key", sa.String(64), primary_key=True),
+    sa.Column("tgt_key", sa.String(64), primary_key=True),
+    sa.Column("src_digest", sa.String(64), primary_key=True),
+    sa.Column("tgt_digest", sa.String(64), primary_key=True),
+    sa.Column("site", sa.String(255), nullable=False, index=True),
+    sa.Column("src_url", sa.Text, nullable=False),
+    sa.Column("tgt_url", sa.Text, nullable=False),
+    sa.Column("src_lang", sa.String(16), nullable=False),
+    sa.Column("tgt_lang", sa.String(16), nullable=False),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("score", sa.Float, nullable=False),
+    sa.Column("found_by", sa.String(16), nullable=False),
+    sa.Column("job_id", sa.String(64), nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("superseded_at", sa.Float, nullable=True),
+)
+
+_READY: weakref.WeakSet[sa.Engine] = weakref.WeakSet()
+
+
+def ensure_schema(engine: sa.Engine) -> None:
+    """Create this stage's tables when missing (safe for concurrent callers), once per engine."""
+    if engine not in _READY:
+        create_tables(engine, metadata)
+        _READY.add(engine)
+
+
+def url_key(url: str) -> str:
+    return hashlib.sha256(url.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class StoredPage:
+    """A crawled page as stored for matching: its features and the job that delivered it
+    (the HTML stays in the store until a pair needs it)."""
+
+    features: PageFeatures
+    job_id: str
+    received_at: float
+
+
+def lock_site(conn: sa.Connection, site: str) -> None:
+    """Hold the site's lock until the transaction ends (PostgreSQL; SQLite serialises writes)."""
+    if conn.dialect.name == "postgresql":
+        key = int.from_bytes(hashlib.sha256(site.encode("utf-8")).digest()[:8], "big", signed=True)
+        conn.execute(sa.select(sa.func.pg_advisory_xact_lock(key)))
+
+
+def save_page(
+    conn: sa.Connection, features: PageFeatures, html: str, job_id: str, now: float
+) -> bool:
+    """Store a page; False when it is stored already with the same digest (nothing changed)."""
+    key = url_key(features.url)
+    found = conn.execute(
+        sa.select(crawled_pages.c.digest).where(crawled_pages.c.url_key == key)
+    ).first()
+    if found is not None and found.digest == features.digest:
+        return False
+    row: dict[str, Any] = {
+        "url": features.url,
+        "site": features.host[:255],
+        "lang": features.lang[:16],
+        "digest": features.digest,
+        "features": json.dumps(features.to_json(), ensure_ascii=False),
+        "html": html,
+        "job_id": job_id,
+        "received_at": now,
+    }
+    if found is None:
+        conn.execute(crawled_pages.insert().values(url_key=key, **row))
+    else:
+        conn.execute(crawled_pages.update().where(crawled_pages.c.url_key == key).values(**row))
+    return True
+
+
+def site_pages(conn: sa.Connection, site: str) -> list[StoredPage]:
+    """Every stored page of the site."""
+    rows = conn.execute(
+        sa.select(
+            crawled_pages.c.features, crawled_pages.c.job_id, crawled_pages.c.received_at
+        ).where(crawled_pages.c.site == site)
+    )
+    return [
+        StoredPage(PageFeatures.from_json(json.loads(r.features)), r.job_id, r.received_at)
+        for r in rows
+    ]
+
+
+def pages_by_key(conn: sa.Connection, keys: set[str]) -> dict[str, str]:
+    """The stored HTML of the pages with these URL keys."""
+    if not keys:
+        return {}
+    rows = conn.execute(
+        sa.select(crawled_pages.c.url_key, crawled_pages.c.html).where(
+            crawled_pages.c.url_key.in_(sorted(keys))
+        )
+    )
+    return {r.url_key: r.html for r in rows}
+
+
+def _match_key(match: PageMatch, digests: dict[str, str]) -> tuple[str, str, str, str]:
+    return (
+        url_key(match.src_url),
+        url_key(match.tgt_url),
+        digests[match.src_url],
+        digests[match.tgt_url],
+    )
+
+
+def replace_matches(
+    conn: sa.Connection,
+    site: str,
+    matches: Sequence[PageMatch],
+    digests: dict[str, str],
+    job_id: str,
+    now: float,
+) -> list[PageMatch]:
+    """Record the site's matching: new pairs are inserted (and returned), pairs it no longer
+    finds are superseded, pairs found again are left as they are."""
+    current = {
+        (r.src_key, r.tgt_key, r.src_digest, r.tgt_digest)
+        for r in conn.execute(
+            sa.select(
+                page_matches.c.src_key,
+                page_matches.c.tgt_key,
+                page_matches.c.src_digest,
+                page_matches.c.tgt_digest,
+            ).where(page_matches.c.site == site, page_matches.c.superseded_at.is_(None))
+        )
+    }
+    wanted = {_match_key(m, digests): m for m in matches}
+    for key in current - wanted.keys():
+        conn.execute(
+            page_matches.update()
+            .where(
+                page_matches.c.src_key == key[0],
+                page_matches.c.tgt_key == key[1],
+                page_matches.c.src_digest == key[2],
+                page_matches.c.tgt_digest == key[3],
+            )
+            .values(superseded_at=now)
+        )
+    new = [m for key, m in wanted.items() if key not in current]
+    new.sort(key=lambda m: (m.src_url, m.tgt_url))
+    for match in new:
+        key = _match_key(match, digests)
+        # a pair found, superseded and found again: the same row becomes current again
+        conn.execute(
+            sa.delete(page_matches).where(
+                page_matches.c.src_key == key[0],
+                page_matches.c.tgt_key == key[1],
+                page_matches.c.src_digest == key[2],
+                page_matches.c.tgt_digest == key[3],
+            )
+        )
+        conn.execute(
+            page_matches.insert().values(
+                src_key=key[0],
+                tgt_key=key[1],
+                src_digest=key[2],
+                tgt_digest=key[3],
+                site=site[:255],
+                src_url=match.src_url,
+                tgt_url=match.tgt_url,
+                src_lang=match.src_lang,
+                tgt_lang=match.tgt_lang,
+                kind=match.kind,
+                score=match.score,
+                found_by=match.by,
+                job_id=job_id,
+                created_at=now,
+                superseded_at=None,
+            )
+        )
+    return new
+
+
+def current_matches(engine: sa.Engine, site: str | None = None) -> list[dict[str, Any]]:
+    """The page pairs in force (not superseded), oldest first."""
+    ensure_schema(engine)
+    statement = (
+        sa.select(page_matches)
+        .where(page_matches.c.superseded_at.is_(None))
+        .order_by(page_matches.c.created_at, page_matches.c.src_key)
+    )
+    if site is not None:
+        statement = statement.where(page_matches.c.site == site)
+    with engine.connect() as conn:
+        return [dict(row._mapping) for row in conn.execute(statement)]
+
+
+def waiting_pages(engine: sa.Engine, received_before: float | None = None) -> int:
+    """Stored pages that are in no current page pair (received before a time, if given)."""
+    ensure_schema(engine)
+    paired = sa.union(
+        sa.select(page_matches.c.src_key.label("key")).where(
+            page_matches.c.superseded_at.is_(None)
+        ),
+        sa.select(page_matches.c.tgt_key.label("key")).where(
+            page_matches.c.superseded_at.is_(None)
+        ),
+    ).subquery()
+    statement = sa.select(sa.func.count()).where(
+        crawled_pages.c.url_key.not_in(sa.select(paired.c.key))
+    )
+    if received_before is not None:
+        statement = statement.where(crawled_pages.c.received_at < received_before)
+    with engine.connect() as conn:
+        return int(conn.execute(statement).scalar_one())
+
+
+def now() -> float:
+    return time.time()

@@ -1,0 +1,9 @@
+"""Celery task of the page_match stage: validate, call the handler, forward (see shared.worker)."""
+
+from __future__ import annotations
+
+from services.page_match.handler import handle
+from shared.celery_app import get_celery
+from shared.worker import define_stage_task
+
+process = define_stage_task(get_celery(), "page_match", handle)
