@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 
@@ -130,12 +131,22 @@ def test_a_textberg_site_with_opaque_urls_is_matched_by_content() -> None:
 
 
 def test_copies_of_one_template_without_text_of_their_own_pair_at_most_once() -> None:
+    # 10,000 pages of one site, one template, no text of their own (features computed once
+    # a language: what matching does with them is the point, bounded by the copies' digest)
     template = "<html><body><nav>Home About</nav><p>{}</p></body></html>"
-    english = template.format(" ".join(TEXTS["en"]))
-    german = template.format(" ".join(TEXTS["de"]))
-    pages = [page_features(f"https://c.example/p/{k}", english) for k in range(300)]
-    pages += [page_features(f"https://c.example/q/{k}", german) for k in range(300)]
+    english = page_features("https://c.example/p/0", template.format(" ".join(TEXTS["en"])))
+    german = page_features("https://c.example/q/0", template.format(" ".join(TEXTS["de"])))
+    pages = [dataclasses.replace(english, url=f"https://c.example/p/{k}") for k in range(5_000)]
+    pages += [dataclasses.replace(german, url=f"https://c.example/q/{k}") for k in range(5_000)]
     assert len(match_pages(pages)) <= 1
+
+
+def test_a_page_without_text_or_letters_is_undetermined_and_waits() -> None:
+    empty = page_features("https://e.example/en/a", "<html><body></body></html>")
+    numbers = page_features("https://e.example/b", "<p>12 345 678 +++ 90</p>")
+    assert empty.lang == "en"  # no text: the URL's language marker
+    assert numbers.lang == "und"
+    assert match_pages([numbers, _page("https://e.example/c", "de", TEXTS["de"])]) == []
 
 
 def test_features_round_trip_through_json() -> None:
