@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     import httpx
 
     from shared.ingest import Job
+    from shared.schemas import Page
 
 
 class _ClearErrors(TyperGroup):
@@ -396,33 +397,50 @@ def submit(
         typer.Option(help="gateway base URL (default: straight to Redis)", callback=_gateway_url),
     ] = None,
     job_id: Annotated[str | None, typer.Option(callback=_job_id)] = None,
-    src_lang: SrcLang = "en",
-    tgt_lang: TgtLang = "de",
+    src_lang: OptionalSrcLang = None,
+    tgt_lang: OptionalTgtLang = None,
     url_key: UrlKey = None,
     pairs_file: PairsFile = None,
 ) -> None:
-    """Send INPUTS to the gateway, or straight to the first queue when PARAMINE_REDIS_URL is set."""
+    """Send INPUTS to the gateway, or straight to the first queue when PARAMINE_REDIS_URL is set.
+
+    Page pairs go to tree_align (``POST /v1/page-pairs``); single pages (as ``process`` reads
+    them) go to page_match (``POST /v1/pages``), all under one job."""
     from shared.config import get_settings, secret
-    from shared.ingest import build_job
+    from shared.ingest import build_job, build_page_job, merged_job, single_page_input
     from shared.inputs import read_page_pairs
+    from shared.page_inputs import read_single_pages
 
     settings = get_settings()
-    job = build_job(
-        read_page_pairs(inputs, _pairing(src_lang, tgt_lang, url_key, pairs_file)), job_id
-    )
+    pairing = any(option is not None for option in (src_lang, tgt_lang, url_key, pairs_file))
+    page_inputs = [] if pairing else [path for path in inputs if single_page_input(path)]
+    options = _pairing(src_lang or "en", tgt_lang or "de", url_key, pairs_file)
+    pages = build_page_job(read_single_pages(page_inputs))
+    job = build_job(read_page_pairs([p for p in inputs if p not in page_inputs], options), job_id)
+    if page_inputs:
+        job = merged_job(job, pages, job_id)
     for error in job.refused:
         console.print(f"[red]refused[/red] {escape(str(error))}")
     if gateway:
-        _submit_to_gateway(gateway, job, secret(settings.api_key))
+        _submit_to_gateway(gateway, job, secret(settings.api_key), pages.pages)
         return
     if not settings.redis_url:
         raise typer.BadParameter("give --gateway URL or set PARAMINE_REDIS_URL")
-    from services.gateway.dispatch import enqueue_job
+    from services.gateway.dispatch import enqueue_job, enqueue_pages
     from shared.store import Store
 
-    enqueue_job(Store(settings.database_url), job, source="submit")
+    store = Store(settings.database_url)
+    enqueue_job(store, job, source="submit")
+    enqueue_pages(store, job.job_id, pages.pages, source="submit")
     typer.echo(
-        json.dumps({"job_id": job.job_id, "pairs": len(job.pairs), "refused": len(job.refused)})
+        json.dumps(
+            {
+                "job_id": job.job_id,
+                "pairs": len(job.pairs),
+                "pages": len(pages.pages),
+                "refused": len(job.refused),
+            }
+        )
     )
 
 
@@ -459,18 +477,20 @@ def _ingest_limits() -> tuple[int, int]:
     return get_settings().max_body_bytes, MAX_INGEST_PAIRS
 
 
-def _ingest_body(job_id: str, pairs: Sequence[bytes]) -> bytes:
-    """The JSON body of ``POST /v1/page-pairs`` from pairs already encoded as JSON."""
-    # Assembled from pairs encoded once, so the size of a chunk is known before it is sent.
-    return b'{"job_id":' + json.dumps(job_id).encode() + b',"pairs":[' + b",".join(pairs) + b"]}"
+def _ingest_body(job_id: str, pairs: Sequence[bytes], key: str = "pairs") -> bytes:
+    """The JSON body of ``POST /v1/page-pairs`` (``key`` pages: ``/v1/pages``) from items
+    already encoded as JSON."""
+    # Assembled from items encoded once, so the size of a chunk is known before it is sent.
+    head = b'{"job_id":' + json.dumps(job_id).encode() + b',"' + key.encode() + b'":['
+    return head + b",".join(pairs) + b"]}"
 
 
 def _ingest_chunks(
-    job_id: str, pairs: Sequence[bytes], max_bytes: int, max_pairs: int
+    job_id: str, pairs: Sequence[bytes], max_bytes: int, max_pairs: int, key: str = "pairs"
 ) -> Iterator[list[bytes]]:
     """Consecutive runs of encoded pairs whose ingest body has at most ``max_pairs`` pairs and
     ``max_bytes`` bytes; a pair too large even alone goes alone, for the gateway to refuse."""
-    empty = len(_ingest_body(job_id, []))
+    empty = len(_ingest_body(job_id, [], key))
     chunk: list[bytes] = []
     size = empty
     for pair in pairs:
@@ -526,6 +546,7 @@ def _send_chunks(
     headers: dict[str, str],
     chunks: list[list[bytes]],
     submitted: _Submitted,
+    key: str = "pairs",
 ) -> list[str]:
     """Send every chunk under ``submitted.job_id``, merging the gateway's answers into
     ``submitted``; a chunk refused as too large (413: the gateway's limit is below ours) is
@@ -534,7 +555,7 @@ def _send_chunks(
     pending = chunks[::-1]  # a stack: the next chunk on top, halves pushed back in order
     while pending:
         chunk = pending.pop()
-        response = _post_ingest(client, url, _ingest_body(submitted.job_id, chunk), headers)
+        response = _post_ingest(client, url, _ingest_body(submitted.job_id, chunk, key), headers)
         submitted.requests += 1
         if response.status_code == 413 and len(chunk) > 1:
             half = len(chunk) // 2
@@ -543,21 +564,22 @@ def _send_chunks(
         if response.status_code == 413:
             # One pair over the gateway's body limit: refused, the rest goes on (it stopped
             # the whole submit, and sending again met the same 413).
-            pair_id = json.loads(chunk[0]).get("id", "?")
-            too_large.append(
-                f"page pair {pair_id}: {len(chunk[0]):,} bytes, over the gateway's body limit"
-            )
+            item = json.loads(chunk[0])
+            name = f"page pair {item.get('id', '?')}" if key == "pairs" else f"page {item['url']}"
+            too_large.append(f"{name}: {len(chunk[0]):,} bytes, over the gateway's body limit")
             continue
         if response.status_code >= 400:
             raise _GatewayRefused(f"gateway answered {response.status_code}: {response.text}")
         answer = response.json()
         submitted.accepted += int(answer["accepted"])
-        submitted.pair_ids += answer["pair_ids"]
-        submitted.refused += answer["refused"]
+        submitted.pair_ids += answer.get("pair_ids", [])
+        submitted.refused += answer.get("refused", [])
     return too_large
 
 
-def _submit_to_gateway(gateway: str, job: Job, api_key: str | None) -> None:
+def _submit_to_gateway(
+    gateway: str, job: Job, api_key: str | None, pages: Sequence[Page] = ()
+) -> None:
     # One job in as many requests as the gateway's body and pair limits need, all under the job
     # id build_job derived from every pair (the gateway adds each request's pairs to that job).
     import httpx
@@ -576,11 +598,16 @@ def _submit_to_gateway(gateway: str, job: Job, api_key: str | None) -> None:
         for pair in job.pairs
     ]
     chunks = list(_ingest_chunks(job.job_id, encoded, *_ingest_limits()))
+    page_chunks = list(
+        _ingest_chunks(job.job_id, _encoded_pages(pages), *_ingest_limits(), "pages")
+    )
     url = f"{gateway.rstrip('/')}/v1/page-pairs"
     submitted = _Submitted(job.job_id)
     try:
         with httpx.Client(timeout=120) as client:
             too_large = _send_chunks(client, url, headers, chunks, submitted)
+            pages_url = f"{gateway.rstrip('/')}/v1/pages"
+            too_large += _send_chunks(client, pages_url, headers, page_chunks, submitted, "pages")
             # What was refused here, or by the gateway's body limit, becomes dead letters of
             # the job there, as with `process` (it was only printed here).
             refusals = [str(error) for error in job.refused] + too_large
@@ -592,10 +619,22 @@ def _submit_to_gateway(gateway: str, job: Job, api_key: str | None) -> None:
         _print_partial_submit(f"{exc.__class__.__name__}: {exc}", submitted, job)
         raise typer.Exit(1) from None
     typer.echo(json.dumps(asdict(submitted), ensure_ascii=False))
-    if not job.pairs:
-        console.print("[red]nothing submitted[/red]: no page pair was read")
-    if submitted.refused or not job.pairs:
+    if not job.pairs and not pages:
+        console.print("[red]nothing submitted[/red]: no page pair or page was read")
+    if submitted.refused or (not job.pairs and not pages):
         raise typer.Exit(1)  # as `process`: the rest went in, the refusals are dead letters
+
+
+def _encoded_pages(pages: Sequence[Page]) -> list[bytes]:
+    # {"url", "html", "lang"?}: an undetermined language is left for page_match to identify
+    return [
+        json.dumps(
+            {"url": page.url, "html": page.html}
+            | ({} if page.lang == "und" else {"lang": page.lang}),
+            ensure_ascii=False,
+        ).encode("utf-8")
+        for page in pages
+    ]
 
 
 # Refusals per request (each reason cut to the gateway's limit on one).

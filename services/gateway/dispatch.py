@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from shared.config import get_settings
-from shared.ingest import Job, register_job, send_job
+from shared.ingest import Job, page_messages, register_job, send_job
 from shared.metrics import stage_metrics
 from shared.pipeline import LocalRunner
-from shared.schemas import Message, pair_id_of
+from shared.schemas import CrawledPages, Message, Page, pair_id_of
 from shared.store import Store
 
 
@@ -31,6 +31,16 @@ def enqueue_job(store: Store, job: Job, source: str) -> None:
 
     runner = LocalRunner(all_handlers(), store, stage_metrics())
     runner.run("tree_align", (pair.model_dump(mode="json") for pair in job.pairs))
+
+
+def enqueue_pages(store: Store, job_id: str, pages: Sequence[Page], source: str) -> None:
+    """Record the job, then queue its single pages for page_match (distributed) or run them
+    and what follows now (embedded); the job gains its page pairs as they are found."""
+    if not pages:
+        return
+    store.record_job(job_id, [], source)
+    for payload in page_messages(job_id, pages):
+        dispatch(store, "page_match", CrawledPages.model_validate(payload))
 
 
 def dispatch(store: Store, stage: str, message: Message) -> None:

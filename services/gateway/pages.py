@@ -10,13 +10,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from services.gateway.deps import IngestKey, StoreDep
 from shared.ingest import Job as PairJob
-from shared.ingest import build_page_job, merged_job, page_messages
+from shared.ingest import build_page_job, merged_job
 from shared.metrics import stage_metrics
 from shared.schemas import (
     JOB_ID_PATTERN,
     LANG_PATTERN,
     MAX_INGEST_PAIRS,
-    CrawledPages,
     Page,
     Text,
     Url,
@@ -56,16 +55,14 @@ async def ingest_pages(batch: PagesIn, store: StoreDep, _key: IngestKey) -> Page
     request or a later one; the page pairs found go through every stage under this job."""
     from fastapi.concurrency import run_in_threadpool
 
-    from services.gateway.dispatch import dispatch
+    from services.gateway.dispatch import enqueue_pages
 
     pages = build_page_job(
         Page(url=page.url, lang=(page.lang or "und").lower(), html=page.html)
         for page in batch.pages
     )
     job = merged_job(PairJob("-"), pages, batch.job_id)
-    # the job exists from now on; its page pairs are added as page_match finds them
-    store.record_job(job.job_id, [], source="pages")
     stage_metrics().messages_in.labels("gateway").inc(len(batch.pages))
-    for payload in page_messages(job.job_id, pages.pages):
-        await run_in_threadpool(dispatch, store, "page_match", CrawledPages.model_validate(payload))
+    # the job exists from now on; its page pairs are added as page_match finds them
+    await run_in_threadpool(enqueue_pages, store, job.job_id, pages.pages, "pages")
     return PagesAccepted(job_id=job.job_id, accepted=len(pages.pages))

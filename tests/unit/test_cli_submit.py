@@ -242,3 +242,24 @@ def test_submit_records_what_it_cannot_send_and_sends_the_rest(
     reasons = sorted(letter["reason"] for letter in store.list_dead_letters())
     assert len(reasons) == 2
     assert "crawl.jsonl:2" in reasons[0] and "over the gateway's body limit" in reasons[1]
+
+
+def test_submit_sends_single_pages_in_chunks_and_they_pair_at_the_gateway(
+    tmp_path: Path, store_url: str, serve: Callable[[ASGIApp], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The manifest's pairs as single pages, one {"url", "html", "lang"?} line each: submit
+    # sends them to POST /v1/pages (in requests within the body limit), page_match pairs them.
+    monkeypatch.setenv("PARAMINE_MAX_BODY_BYTES", str(BODY_LIMIT))
+    get_settings.cache_clear()
+    pairs = [
+        json.loads(line) for line in manifest(tmp_path / "pairs.jsonl").read_text().splitlines()
+    ]
+    pages = [
+        {"url": p[side]["url"], "html": p[side]["html"]} for p in pairs for side in ("src", "tgt")
+    ]
+    crawl = tmp_path / "pages.jsonl"
+    crawl.write_text("".join(json.dumps(page) + "\n" for page in pages), encoding="utf-8")
+    answer = submit(crawl, serve(create_app(Settings())))
+    assert answer["accepted"] == 2 * PAIRS and answer["requests"] >= 3
+    status = Store(store_url).job_status(answer["job_id"])
+    assert status is not None and (status.pairs, status.completed) == (PAIRS, PAIRS)
