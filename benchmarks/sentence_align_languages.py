@@ -33,7 +33,6 @@ from benchmarks.sentence_align_length import (
 )
 from services.lexical.dictionary import BilingualDictionary
 from services.lexical.registry import dictionary_for
-from services.sentence_align._two_pass import LexicalSettings
 from services.sentence_align.align import align_corpus, align_sentences
 from services.sentence_align.beads import Bead, parse_beads
 from services.sentence_align.evaluate import (
@@ -42,7 +41,7 @@ from services.sentence_align.evaluate import (
     bootstrap_f1_strict,
     score_documents,
 )
-from services.sentence_align.hybrid import HYBRID_SETTINGS, align_hybrid
+from services.sentence_align.hybrid import HYBRID_SETTINGS, LexicalSettings, align_hybrid
 
 RESULT = REPO / "benchmarks" / "results" / "sentence_align_languages.md"
 MAC = KIT / "mac-dev-zh-en-bertalign"
