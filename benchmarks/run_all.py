@@ -19,6 +19,7 @@ import time
 BENCHMARKS = (
     "sentence_align_length",
     "sentence_align",
+    "sentence_align_languages",
     "bam_anchors",
     "sentence_align_ablation",
     "sentence_align_missing_block",

@@ -711,8 +711,9 @@ def main(*, keep_large: bool = False) -> None:
         "mirrors the beads); `hybrid` = length + Model 1 in both directions with "
         "a background share eps = 0.1 (Zhao & Vogel 2002 style), the default, over every "
         "x-y bead shape with x + y <= 6 (plus 1-0, 0-1 with Gale-Church's deletion prior and "
-        "half their length cost; a new shape's prior is the 1-1 prior times exp(-2.3) per "
-        "extra sentence), then one refinement round (Model 1 retrained on the cheapest half "
+        "half their length cost; a new shape's prior is the 1-1 prior times exp(-2.8) per "
+        "extra sentence; 2.3 before issue 34, see sentence_align_languages.md), then one "
+        "refinement round (Model 1 retrained on the cheapest half "
         "of the lexical pass's 1-1 beads, realigned near its path). Since session 14 that is "
         "all: five components chosen on the dev document in earlier sessions (cheap deletions, "
         "a diagonal prior in the refinement, sentence-end and deletion models, anchor "
@@ -734,6 +735,13 @@ def main(*, keep_large: bool = False) -> None:
         "sides, ending at the cheapest cell with i + j = 2,000, first half kept); `hybrid` "
         "takes its anchored length pass instead while that pass's band stays within "
         "1,000,000 cells (not so for the 100k document below).",
+        "",
+        "Default command: since issue 34 `paramine align-sentences --src-lang de "
+        "--tgt-lang fr` seeds Model 1 with the installed dictionaries of the pair, so the "
+        "rows 'paramine hybrid + FreeDict' are what the default command gives and 'paramine "
+        "hybrid' is `--no-dictionary` (the library call `align_sentences` takes a "
+        "dictionary only when given one). Other language pairs: "
+        "benchmarks/results/sentence_align_languages.md.",
         "",
         "Modes: rows without a mark align each document on its own (per-document mode, "
         "as `align_sentences`). Rows marked *(corpus mode)* align all documents of the set "

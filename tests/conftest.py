@@ -24,6 +24,19 @@ def kit_path(relative: str) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _dictionary_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Merged bilingual dictionaries (services/lexical/registry.py) cached in a temp folder,
+    not in the home of whoever runs the tests."""
+    previous = os.environ.get("PARAMINE_CACHE_DIR")
+    os.environ["PARAMINE_CACHE_DIR"] = str(tmp_path_factory.mktemp("paramine-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("PARAMINE_CACHE_DIR", None)
+    else:
+        os.environ["PARAMINE_CACHE_DIR"] = previous
+
+
 @pytest.fixture
 def embedded_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """The settings of the embedded mode on a temp SQLite store (its URL): no broker, no API

@@ -12,6 +12,8 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
+import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -232,6 +234,17 @@ def _boundary_extra(
 
 # Anchor tokens (``anchor_tokens``): punctuation stripped from either end of a token first.
 ANCHOR_STRIP = ".,;:!?()[]{}«»\"'-"
+# Chinese and Japanese characters (and the full-width forms, which NFKC turns into ASCII):
+# text in those scripts has no spaces, so its numbers and Latin-script names are the runs
+# between such characters ("于2006年由COBE" -> "2006", "COBE").
+_CJK_RUN = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]+")
+
+
+def _anchor_pieces(raw: str) -> list[str]:
+    """A whitespace token, or its non-CJK runs when it holds CJK characters (NFKC first)."""
+    if raw.isascii() or not _CJK_RUN.search(raw):
+        return [raw]
+    return [piece for piece in _CJK_RUN.split(unicodedata.normalize("NFKC", raw)) if piece]
 
 
 def anchor_tokens(src: Sequence[str], tgt: Sequence[str]) -> dp.IntArray:
@@ -244,8 +257,8 @@ def anchor_tokens(src: Sequence[str], tgt: Sequence[str]) -> dp.IntArray:
     def occurrences(sentences: Sequence[str]) -> dict[str, list[int]]:
         found: dict[str, list[int]] = {}
         for index, sentence in enumerate(sentences):
-            for raw in sentence.split():
-                token = raw.strip(ANCHOR_STRIP)
+            for piece in (p for raw in sentence.split() for p in _anchor_pieces(raw)):
+                token = piece.strip(ANCHOR_STRIP)
                 digit = any(char.isdigit() for char in token)
                 if (digit and len(token) >= 2) or (len(token) >= 4 and token[0].isupper()):
                     found.setdefault(token, []).append(index)

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from services.cli import app
 from services.lexical import registry
-from services.lexical.dictionary import gloss_words, load_cedict, load_edict, stem
+from services.lexical.dictionary import gloss_words, load_cedict, load_edict, load_freedict, stem
 from services.lexical.registry import DictionarySource, dictionary_for, installed_dictionaries
 from services.sentence_align.beads import check_coverage, parse_beads
 from shared.errors import InvalidInput
@@ -31,6 +31,13 @@ EDICT = (
     "経済 [けいざい] /(n) (1) economy/(2) finance/(P)/\n"
     "山 [やま] /(n) mountain/\n"
 )
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Merged dictionaries are cached under the test's own folder."""
+    monkeypatch.setenv("PARAMINE_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
 
 
 @pytest.fixture
@@ -179,3 +186,39 @@ def test_the_packaged_cedict_is_found_and_read() -> None:
     dictionary = dictionary_for("zh", "en")
     assert dictionary is not None and len(dictionary.pairs) > 100_000
     assert stem("mountain", "en") in dictionary.translations["山"]
+
+
+def test_merged_pairs_are_cached_and_a_bad_cache_is_rebuilt(
+    only_here: Path, own_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_dictd(only_here / "dictd", "freedict-deu-fra", GERMAN_FRENCH)
+    first = dictionary_for("de", "fr")
+    (cached,) = (own_cache / "dictionaries").iterdir()
+    registry._merged.cache_clear()
+
+    def no_reading(self: DictionarySource) -> None:
+        raise AssertionError("read the source although the cache holds its pairs")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(DictionarySource, "load", no_reading)
+        assert dictionary_for("de", "fr") == first
+    registry._merged.cache_clear()
+    cached.write_text("one field only\n", encoding="utf-8")
+    assert dictionary_for("de", "fr") == first  # rebuilt from the source
+    assert first is not None
+    assert cached.read_text(encoding="utf-8").count("\n") == len(first.pairs)
+    # a changed dictionary is a new cache file, not the old pairs
+    registry._merged.cache_clear()
+    load_freedict.cache_clear()  # (the reader's own in-process cache)
+    write_dictd(only_here / "dictd", "freedict-deu-fra", {"Schnee": ["neige"]})
+    changed = dictionary_for("de", "fr")
+    assert changed is not None and changed.pairs == {(stem("schnee", "de"), stem("neige", "fr"))}
+
+
+def test_an_unwritable_cache_is_skipped(only_here: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_dictd(only_here / "dictd", "freedict-deu-fra", GERMAN_FRENCH)
+    blocker = only_here / "not-a-folder"
+    blocker.write_text("", encoding="utf-8")
+    monkeypatch.setenv("PARAMINE_CACHE_DIR", str(blocker))
+    dictionary = dictionary_for("de", "fr")
+    assert dictionary is not None and dictionary.pairs

@@ -13,6 +13,8 @@ ROOT = Path(__file__).resolve().parents[3]
 CHECKED = (
     "services.lexical.model1",
     "services.lexical.dictionary",
+    "services.lexical.registry",
+    "services.sentence_align.cli",
     "services.sentence_align.lexicon",
     "services.sentence_align.bead_llr",
     "services.sentence_align._two_pass",

@@ -144,3 +144,14 @@ def test_anchor_chain_of_swapped_sides_is_swapped(pairs: list[tuple[int, int]]) 
     forward = anchor_chain(np.asarray(pairs, dtype=np.int64).reshape(-1, 2))
     backward = anchor_chain(np.asarray([(j, i) for i, j in pairs], dtype=np.int64).reshape(-1, 2))
     assert sorted(map(tuple, backward[:, ::-1].tolist())) == sorted(map(tuple, forward.tolist()))
+
+
+def test_anchor_tokens_found_inside_chinese_and_japanese_text() -> None:
+    # No spaces in CJK text: the numbers and Latin-script names between its characters count
+    # (full-width digits read as ASCII), as they do between spaces in German or English.
+    src = ["宇宙背景探测器COBE于1989年发射。", "他们在２００６年获奖。", "没有数字。"]
+    src.append("東京で1964年に。")
+    tgt = ["The COBE satellite was launched in 1989.", "Nothing.", "They won in 2006.", "Tokyo."]
+    assert sorted(set(map(tuple, anchor_tokens(src, tgt).tolist()))) == [(0, 0), (1, 2)]
+    # a German token with an umlaut is read as before (one piece)
+    assert anchor_tokens(["Die Höhenmeter 1956."], ["Les 1956 mètres."]).tolist() == [[0, 0]]
