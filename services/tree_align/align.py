@@ -42,7 +42,14 @@ from services.tree_align.lexical import (
     LexicalTextModel,
     train_lexical_model,
 )
-from services.tree_align.model import FloatArray, TextModel, TreeModel, default_model
+from services.tree_align.model import (
+    FloatArray,
+    LengthTextModel,
+    TextModel,
+    TreeModel,
+    default_model,
+    text_length,
+)
 
 # Chosen on the dev document of benchmarks/tree_align_pages.py (seeds 7/8, strict F1 and
 # text-node accuracy): no gap filling 0.656/0.673, 0.883/0.942; threshold 0 0.661/0.681,
@@ -159,6 +166,9 @@ REFINE_CONFIDENT_COST = 0.0
 REPAIR_WINDOW = 2
 REPAIR_REACH = 2
 REPAIR_MARGIN = 0.0  # not tuned: any lower summed cost
+# Bounds of a length ratio estimated from a page pair (bounds of sanity, not tuned).
+MIN_RATIO = 0.1
+MAX_RATIO = 10.0
 
 
 @dataclass(frozen=True)
@@ -194,7 +204,7 @@ def align_page_texts(
     """
     if fold_inline:
         src, tgt = block_tree(src), block_tree(tgt)
-    model = model or default_model()
+    model = calibrated(model or default_model(), src, tgt)
     if lexical:
         alignment, model = align_two_pass(
             src, tgt, model, max_work=max_work, max_table_bytes=max_table_bytes
@@ -264,6 +274,43 @@ def align_two_pass(
         )
         threshold = refine_cost
     return alignment, model
+
+
+def length_ratio(src_texts: Sequence[str], tgt_texts: Sequence[str]) -> float | None:
+    """Target characters per source character of two text collections (non-space characters,
+    as Pr_text counts them), kept within [MIN_RATIO, MAX_RATIO]; None without text."""
+    src_chars = sum(text_length(text) for text in src_texts if text.strip())
+    tgt_chars = sum(text_length(text) for text in tgt_texts if text.strip())
+    if not src_chars or not tgt_chars:
+        return None
+    return min(MAX_RATIO, max(MIN_RATIO, tgt_chars / src_chars))
+
+
+def with_ratio(model: TreeModel, ratio: float | None) -> TreeModel:
+    """``model`` whose length Pr_text expects ``ratio`` target characters per source one.
+
+    The variance and the background mean of target lengths are scaled with it: they were
+    set for a European pair of ratio ``LengthTextModel.ratio`` (a Chinese text has a third
+    of the characters of its English translation, its lengths a third of the spread)."""
+    text = model.text_model
+    if ratio is None or not isinstance(text, LengthTextModel):
+        return model
+    scale = ratio / text.ratio
+    background = None if text.background_mean is None else text.background_mean * scale
+    calibrated_text = dataclasses.replace(
+        text, ratio=ratio, variance=text.variance * scale, background_mean=background
+    )
+    return dataclasses.replace(model, text_model=calibrated_text)
+
+
+def calibrated(model: TreeModel, src: TagTree, tgt: TagTree) -> TreeModel:
+    """``model`` with the length ratio of the two pages' whole texts (:func:`length_ratio`)."""
+    return with_ratio(
+        model,
+        length_ratio(
+            [src.texts[i] for i in src.text_leaves()], [tgt.texts[i] for i in tgt.text_leaves()]
+        ),
+    )
 
 
 class _LeafCosts:
