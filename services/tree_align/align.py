@@ -40,6 +40,7 @@ from services.tree_align.lexical import (
     DEFAULT_LEXICAL_WEIGHT,
     DEFAULT_WORD_OFFSET,
     LexicalTextModel,
+    spaced,
     train_lexical_model,
 )
 from services.tree_align.model import (
@@ -140,6 +141,11 @@ CONFIDENT_COST = -10.0
 # translation from unrelated text, and pass 1 stands (a data-sufficiency gate, not tuned:
 # the dev pages train on thousands of words; a two-paragraph page on a dozen).
 MIN_TRAINING_WORDS = 200
+# The lexical pass stands only when its chunk pairs keep at least this share of the first
+# pass's length evidence (:func:`_length_evidence`); below, Model 1 was trained on too little
+# (a page whose confident pairs were one paragraph and an untranslated box) and the first
+# pass stands. Not tuned: "most of it lost" (benchmarks/results/tree_align_pages.md).
+KEEP_EVIDENCE = 0.5
 # Retraining Model 1 on the second pass's pairs (cost < 0 or < -20, once or twice) scored
 # exactly as no retraining on the dev document, seeds 7-14 (0.792, 0.9904): it adds ~16
 # pairs to ~100 (9,200 -> 9,600 training words), so it stays off.
@@ -248,9 +254,10 @@ def align_two_pass(
     # every pass decodes the same trees: the span restriction (if any) is found once
     max_span = alignment.max_span
     threshold = confident_cost
+    first = alignment
     for _ in range(1 + refinements):
         confident = _confident_pairs(src, tgt, alignment, model, threshold)
-        if sum(len(a.split()) for a, _ in confident) < MIN_TRAINING_WORDS:
+        if sum(len(spaced(a).split()) for a, _ in confident) < MIN_TRAINING_WORDS:
             if model is base:
                 return alignment, original
             break
@@ -273,6 +280,10 @@ def align_two_pass(
             max_table_bytes=max_table_bytes,
         )
         threshold = refine_cost
+    if _length_evidence(src, tgt, alignment, model, base.text_model) > KEEP_EVIDENCE * (
+        _length_evidence(src, tgt, first, base, base.text_model)
+    ):  # the lexical pass lost most of the first pass's pairs: its Model 1 knows too little
+        return first, original
     return alignment, model
 
 
@@ -327,6 +338,25 @@ class _LeafCosts:
         if self.first is None:
             self.first = (list(src_texts), list(tgt_texts), costs.copy())
         return costs
+
+
+def _length_evidence(
+    src: TagTree, tgt: TagTree, alignment: TreeAlignment, model: TreeModel, length: TextModel
+) -> float:
+    """Summed length Pr_text evidence (negative costs only) of the alignment's chunk pairs:
+    how much paired text the alignment stands for, on one scale for every pass."""
+    chunks = (text_chunks(src), text_chunks(tgt))
+    pairs = [
+        (
+            " ".join(chunks[0][k].text for k in component.src_chunks),
+            " ".join(chunks[1][j].text for j in component.tgt_chunks),
+        )
+        for component in chunk_components(src, tgt, alignment, model, chunks=chunks)
+    ]
+    if not pairs:
+        return 0.0
+    costs = np.diag(length.pair_costs([a for a, _ in pairs], [b for _, b in pairs]))
+    return float(np.minimum(costs, 0.0).sum())
 
 
 def _confident_pairs(
