@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from services.tree_align import fallback
 from services.tree_align.decoder import (
     DEFAULT_MAX_TABLE_BYTES,
     DEFAULT_MAX_WORK,
@@ -42,6 +43,7 @@ from services.tree_align.lexical import (
     LexicalTextModel,
     spaced,
     train_lexical_model,
+    word_count,
 )
 from services.tree_align.model import (
     FloatArray,
@@ -217,7 +219,7 @@ def align_page_texts(
         )
     else:
         alignment = align_trees(src, tgt, model, max_work=max_work, max_table_bytes=max_table_bytes)
-    return text_pairs(src, tgt, alignment, model)
+    return text_pairs(src, tgt, alignment, model, keep_content=True)
 
 
 def align_two_pass(
@@ -905,6 +907,45 @@ def _improves(texts: tuple[list[str], list[str]], side: int, extra: str, model: 
     return bool(costs[1, 1] < costs[0, 0])
 
 
+def _keep_content(
+    chunks: tuple[list[TextChunk], list[TextChunk]],
+    components: list[ChunkComponent],
+    model: TreeModel,
+) -> list[ChunkComponent]:
+    """``components``, or the flat chunk alignment when :mod:`fallback` prefers it."""
+    sizes = tuple(
+        [
+            text_length(chunk.text) if word_count(chunk.text) >= fallback.MIN_WORDS else 0
+            for chunk in chunks[side]
+        ]
+        for side in (0, 1)
+    )
+    paired = (
+        {x for component in components for x in component.src_chunks},
+        {y for component in components for y in component.tgt_chunks},
+    )
+    if not fallback.needs_check((sizes[0], sizes[1]), paired):
+        return components
+    length = model.text_model
+    if isinstance(length, LexicalTextModel):
+        length = length.base
+    long = [[k for k, size in enumerate(sizes[side]) if size] for side in (0, 1)]
+    texts = [[chunks[side][k].text for k in long[side]] for side in (0, 1)]
+    flat = fallback.flat_pairs(texts[0], texts[1], length)
+    tree_costs = length.pair_costs(
+        [" ".join(chunks[0][k].text for k in component.src_chunks) for component in components],
+        [" ".join(chunks[1][k].text for k in component.tgt_chunks) for component in components],
+    )
+    tree_evidence = fallback.evidence([float(c) for c in np.diag(tree_costs)])
+    flat_evidence = fallback.evidence([cost for _, _, cost in flat])
+    if not fallback.flat_is_better(tree_evidence, flat_evidence):
+        return components
+    return [
+        ChunkComponent(tuple(long[0][x] for x in src_run), tuple(long[1][y] for y in tgt_run), cost)
+        for src_run, tgt_run, cost in flat
+    ]
+
+
 def text_pairs(
     src: TagTree,
     tgt: TagTree,
@@ -912,14 +953,22 @@ def text_pairs(
     model: TreeModel,
     *,
     attach_wrapped: bool = True,
+    keep_content: bool = False,
 ) -> list[TextPair]:
-    """One :class:`TextPair` per chunk component, in source document order."""
+    """One :class:`TextPair` per chunk component, in source document order.
+
+    ``keep_content`` (``align_page_texts``' default): a page pair whose longer texts the
+    tree result leaves largely unpaired on both sides gets the flat chunk alignment instead
+    when that has clearly more Pr_text evidence (:mod:`services.tree_align.fallback`)."""
     src_chunks = text_chunks(src)
     tgt_chunks = text_chunks(tgt)
     result: list[TextPair] = []
-    for component in chunk_components(
+    components = chunk_components(
         src, tgt, alignment, model, attach_wrapped=attach_wrapped, chunks=(src_chunks, tgt_chunks)
-    ):
+    )
+    if keep_content:
+        components = _keep_content((src_chunks, tgt_chunks), components, model)
+    for component in components:
         src_side = [src_chunks[k] for k in component.src_chunks]
         tgt_side = [tgt_chunks[j] for j in component.tgt_chunks]
         result.append(

@@ -69,6 +69,11 @@ def spaced(text: str) -> str:
     return text if text.isascii() else _IDEOGRAPHIC.sub(r" \1 ", text)
 
 
+def word_count(text: str) -> int:
+    """Words of ``text``, every ideograph and kana counted as one (:func:`spaced`)."""
+    return len(spaced(text).split())
+
+
 @dataclass(frozen=True)
 class _Side:
     """One page's tokens: vocabulary (token -> id) and its add-one unigram p_bg, and the
