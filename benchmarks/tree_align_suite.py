@@ -127,9 +127,9 @@ FAMILIES = (
         Side(menu=(40, 80), footer="table", footer_links=(20, 40), cookie=True, depth=4),
     ),
     Family(
-        "blog: small menus, one-sided sidebar with teaser, h1 vs styled div",
+        "blog: small menus, one-sided sidebar with teaser, h1 vs styled div, paragraphs split",
         Side(menu=(5, 10), sidebar="after", teaser=True, heading="h1"),
-        Side(menu=(5, 10), heading="div", depth=3),
+        Side(menu=(5, 10), heading="div", depth=3, split=0.3),
     ),
     Family(
         "news: deep wrappers one side, ads between paragraphs, menu reordered",
@@ -142,8 +142,8 @@ FAMILIES = (
         Side(menu=(0, 0), block="p", footer="none"),
     ),
     Family(
-        "shop: 40-cell footer tables, newsletter one side, untranslated box",
-        Side(menu=(10, 20), footer="table", footer_links=(30, 40), untranslated=True),
+        "shop: 40-cell footer tables, newsletter one side, untranslated box, merged paragraphs",
+        Side(menu=(10, 20), footer="table", footer_links=(30, 40), untranslated=True, merge=0.2),
         Side(
             menu=(10, 20), footer="table", footer_links=(30, 40), newsletter=True,
             untranslated=True, boxes=0.1,
@@ -419,7 +419,8 @@ def suite(split: str, seed: int = 7) -> list[PagePair]:
         size = PAGE_BEADS[texts.langs[0]]
         chunks = [texts.beads[k : k + size] for k in range(0, len(texts.beads), size)]
         if len(chunks) > 1 and len(chunks[-1]) < size // 2:
-            chunks[-2] = chunks[-2] + chunks.pop()
+            last = chunks.pop()
+            chunks[-1] = chunks[-1] + last
         other = sets[(index + 1) % len(sets)]
         for number, beads in enumerate(chunks):
             family = families[(index + number) % len(families)]

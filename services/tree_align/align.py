@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from services.tree_align import fallback
+from services.tree_align.adjacent import attach_adjacent
 from services.tree_align.decoder import (
     DEFAULT_MAX_TABLE_BYTES,
     DEFAULT_MAX_WORK,
@@ -967,6 +968,15 @@ def text_pairs(
         src, tgt, alignment, model, attach_wrapped=attach_wrapped, chunks=(src_chunks, tgt_chunks)
     )
     if keep_content:
+        grown = attach_adjacent(
+            ([c.text for c in src_chunks], [c.text for c in tgt_chunks]),
+            [(c.src_chunks, c.tgt_chunks) for c in components],
+            model.text_model,
+        )
+        components = [
+            ChunkComponent(src_run, tgt_run, component.cost)
+            for (src_run, tgt_run), component in zip(grown, components, strict=True)
+        ]
         components = _keep_content((src_chunks, tgt_chunks), components, model)
     for component in components:
         src_side = [src_chunks[k] for k in component.src_chunks]

@@ -16,8 +16,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
+from numba import njit
 
-from services.tree_align.model import TextModel
+from services.tree_align.model import FloatArray, TextModel
+
+IntArray = npt.NDArray[np.int64]
 
 # A page pair is checked when at least this share of its longer texts' characters is left
 # unpaired on both sides (not tuned: "a substantial part"; well-aligned pages skip the check).
@@ -59,41 +63,47 @@ def flat_pairs(
         return []
     src_runs = [*src_texts, *(f"{src_texts[i]} {src_texts[i + 1]}" for i in range(n - 1))]
     tgt_runs = [*tgt_texts, *(f"{tgt_texts[j]} {tgt_texts[j + 1]}" for j in range(m - 1))]
-    costs = model.pair_costs(src_runs, tgt_runs)
+    costs = np.ascontiguousarray(model.pair_costs(src_runs, tgt_runs), dtype=np.float64)
+    moves = _flat_moves(costs, n, m)
+    result: list[tuple[Span, Span, float]] = []
+    i, j = n, m
+    while i > 0 or j > 0:
+        a, b = int(moves[i, j, 0]), int(moves[i, j, 1])
+        if a and b:
+            x = i - 1 if a == 1 else n + i - 2
+            y = j - 1 if b == 1 else m + j - 2
+            result.append((tuple(range(i - a, i)), tuple(range(j - b, j)), float(costs[x, y])))
+        i, j = i - a, j - b
+    return result[::-1]
 
-    def cost(i: int, a: int, j: int, b: int) -> float:  # runs ending before i and j
-        x = i - 1 if a == 1 else n + i - 2
-        y = j - 1 if b == 1 else m + j - 2
-        return float(costs[x, y])
 
+@njit(cache=True)
+def _flat_moves(costs: FloatArray, n: int, m: int) -> IntArray:
+    """Back-pointers (source step, target step) of the DP of :func:`flat_pairs`; ``costs``
+    rows: source runs (n single texts, then n - 1 doubles), columns likewise."""
     best = np.zeros((n + 1, m + 1))
-    move = np.zeros((n + 1, m + 1, 2), dtype=np.int64)
+    moves = np.zeros((n + 1, m + 1, 2), dtype=np.int64)
     for i in range(n + 1):
         for j in range(m + 1):
             if i == 0 and j == 0:
                 continue
-            value, step = np.inf, (0, 0)
+            value = np.inf
+            step_a, step_b = 0, 0
             if i > 0:
-                value, step = best[i - 1, j], (1, 0)
+                value, step_a, step_b = best[i - 1, j], 1, 0
             if j > 0 and best[i, j - 1] < value:
-                value, step = best[i, j - 1], (0, 1)
+                value, step_a, step_b = best[i, j - 1], 0, 1
             for a, b in ((1, 1), (1, 2), (2, 1)):
                 if i >= a and j >= b:
-                    c = cost(i, a, j, b)
+                    x = i - 1 if a == 1 else n + i - 2
+                    y = j - 1 if b == 1 else m + j - 2
+                    c = costs[x, y]
                     if c < 0.0 and best[i - a, j - b] + c < value:
-                        value, step = best[i - a, j - b] + c, (a, b)
+                        value, step_a, step_b = best[i - a, j - b] + c, a, b
             best[i, j] = value
-            move[i, j] = step
-    result: list[tuple[Span, Span, float]] = []
-    i, j = n, m
-    while i > 0 or j > 0:
-        a, b = int(move[i, j, 0]), int(move[i, j, 1])
-        if a and b:
-            src = tuple(range(i - a, i))
-            tgt = tuple(range(j - b, j))
-            result.append((src, tgt, cost(i, a, j, b)))
-        i, j = i - a, j - b
-    return result[::-1]
+            moves[i, j, 0] = step_a
+            moves[i, j, 1] = step_b
+    return moves
 
 
 def evidence(costs: Sequence[float]) -> float:
