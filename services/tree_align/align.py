@@ -214,13 +214,14 @@ def align_page_texts(
     if fold_inline:
         src, tgt = block_tree(src), block_tree(tgt)
     model = calibrated(model or default_model(), src, tgt)
+    components = None
     if lexical:
-        alignment, model = align_two_pass(
+        alignment, model, components = _two_pass(
             src, tgt, model, max_work=max_work, max_table_bytes=max_table_bytes
         )
     else:
         alignment = align_trees(src, tgt, model, max_work=max_work, max_table_bytes=max_table_bytes)
-    return text_pairs(src, tgt, alignment, model, keep_content=True)
+    return text_pairs(src, tgt, alignment, model, keep_content=True, components=components)
 
 
 def align_two_pass(
@@ -245,8 +246,33 @@ def align_two_pass(
     many times on the last pass's pairs whose lexical cost is below ``refine_cost`` (the
     second pass no longer pairs look-alike boxes, so more of its pairs can train) and the
     pages aligned again. Returns the last pass's alignment and model, or pass 1's when the
-    confident pairs hold fewer than ``MIN_TRAINING_WORDS`` source words.
+    confident pairs hold fewer than ``MIN_TRAINING_WORDS`` source words, or when the last
+    pass's chunk pairs keep less than ``KEEP_EVIDENCE`` of pass 1's length evidence.
     """
+    alignment, model, _ = _two_pass(
+        src, tgt, model, band=band, confident_cost=confident_cost, weight=weight,
+        word_offset=word_offset, refinements=refinements, refine_cost=refine_cost,
+        max_work=max_work, max_table_bytes=max_table_bytes,
+    )  # fmt: skip
+    return alignment, model
+
+
+def _two_pass(
+    src: TagTree,
+    tgt: TagTree,
+    model: TreeModel,
+    *,
+    band: float | None = None,
+    confident_cost: float = CONFIDENT_COST,
+    weight: float = DEFAULT_LEXICAL_WEIGHT,
+    word_offset: float = DEFAULT_WORD_OFFSET,
+    refinements: int = DEFAULT_REFINEMENTS,
+    refine_cost: float = REFINE_CONFIDENT_COST,
+    max_work: float | None = DEFAULT_MAX_WORK,
+    max_table_bytes: int = DEFAULT_MAX_TABLE_BYTES,
+) -> tuple[TreeAlignment, TreeModel, list[ChunkComponent] | None]:
+    """:func:`align_two_pass`, and the chunk components of the alignment returned when
+    they were computed on the way (None otherwise)."""
     # the length Pr_text of the leaves is the same in every pass: computed once
     original = model
     base = dataclasses.replace(model, text_model=_LeafCosts(model.text_model))
@@ -258,11 +284,14 @@ def align_two_pass(
     max_span = alignment.max_span
     threshold = confident_cost
     first = alignment
+    first_evidence = 0.0
     for _ in range(1 + refinements):
-        confident = _confident_pairs(src, tgt, alignment, model, threshold)
+        confident, evidence = _confident_pairs(src, tgt, alignment, model, threshold)
+        if model is base:
+            first_evidence = evidence  # pass 1 scores its pairs with the length model
         if sum(len(spaced(a).split()) for a, _ in confident) < MIN_TRAINING_WORDS:
             if model is base:
-                return alignment, original
+                return alignment, original, None
             break
         text_model = train_lexical_model(
             [" ".join(src.texts[i].split()) for i in src.text_leaves()],
@@ -283,11 +312,12 @@ def align_two_pass(
             max_table_bytes=max_table_bytes,
         )
         threshold = refine_cost
-    if _length_evidence(src, tgt, alignment, model, base.text_model) > KEEP_EVIDENCE * (
-        _length_evidence(src, tgt, first, base, base.text_model)
-    ):  # the lexical pass lost most of the first pass's pairs: its Model 1 knows too little
-        return first, original
-    return alignment, model
+    chunks = (text_chunks(src), text_chunks(tgt))
+    components = chunk_components(src, tgt, alignment, model, chunks=chunks)
+    if _length_evidence(chunks, components, base.text_model) > KEEP_EVIDENCE * first_evidence:
+        # the lexical pass lost most of the first pass's pairs: its Model 1 knows too little
+        return first, original, None
+    return alignment, model, components
 
 
 def length_ratio(src_texts: Sequence[str], tgt_texts: Sequence[str]) -> float | None:
@@ -344,17 +374,18 @@ class _LeafCosts:
 
 
 def _length_evidence(
-    src: TagTree, tgt: TagTree, alignment: TreeAlignment, model: TreeModel, length: TextModel
+    chunks: tuple[list[TextChunk], list[TextChunk]],
+    components: list[ChunkComponent],
+    length: TextModel,
 ) -> float:
-    """Summed length Pr_text evidence (negative costs only) of the alignment's chunk pairs:
-    how much paired text the alignment stands for, on one scale for every pass."""
-    chunks = (text_chunks(src), text_chunks(tgt))
+    """Summed length Pr_text evidence (negative costs only) of chunk pairs: how much paired
+    text an alignment stands for, on one scale for every pass."""
     pairs = [
         (
             " ".join(chunks[0][k].text for k in component.src_chunks),
             " ".join(chunks[1][j].text for j in component.tgt_chunks),
         )
-        for component in chunk_components(src, tgt, alignment, model, chunks=chunks)
+        for component in components
     ]
     if not pairs:
         return 0.0
@@ -364,8 +395,9 @@ def _length_evidence(
 
 def _confident_pairs(
     src: TagTree, tgt: TagTree, alignment: TreeAlignment, model: TreeModel, threshold: float
-) -> list[tuple[str, str]]:
-    """Texts of the alignment's chunk pairs whose Pr_text cost is below ``threshold``."""
+) -> tuple[list[tuple[str, str]], float]:
+    """Texts of the alignment's chunk pairs whose Pr_text cost is below ``threshold``, and
+    the summed evidence (negative costs) of all its pairs."""
     chunks = (text_chunks(src), text_chunks(tgt))
     pairs = [
         (
@@ -375,9 +407,10 @@ def _confident_pairs(
         for component in chunk_components(src, tgt, alignment, model, chunks=chunks)
     ]
     if not pairs:
-        return []
-    costs = model.text_model.pair_costs([a for a, _ in pairs], [b for _, b in pairs])
-    return [pair for k, pair in enumerate(pairs) if costs[k, k] < threshold]
+        return [], 0.0
+    costs = np.diag(model.text_model.pair_costs([a for a, _ in pairs], [b for _, b in pairs]))
+    evidence = float(np.minimum(costs, 0.0).sum())
+    return [pair for k, pair in enumerate(pairs) if costs[k] < threshold], evidence
 
 
 @dataclass(frozen=True)
@@ -955,18 +988,22 @@ def text_pairs(
     *,
     attach_wrapped: bool = True,
     keep_content: bool = False,
+    components: list[ChunkComponent] | None = None,
 ) -> list[TextPair]:
     """One :class:`TextPair` per chunk component, in source document order.
 
     ``keep_content`` (``align_page_texts``' default): a page pair whose longer texts the
     tree result leaves largely unpaired on both sides gets the flat chunk alignment instead
-    when that has clearly more Pr_text evidence (:mod:`services.tree_align.fallback`)."""
+    when that has clearly more Pr_text evidence (:mod:`services.tree_align.fallback`).
+    ``components``: the alignment's :func:`chunk_components` when already computed."""
     src_chunks = text_chunks(src)
     tgt_chunks = text_chunks(tgt)
     result: list[TextPair] = []
-    components = chunk_components(
-        src, tgt, alignment, model, attach_wrapped=attach_wrapped, chunks=(src_chunks, tgt_chunks)
-    )
+    if components is None:
+        components = chunk_components(
+            src, tgt, alignment, model, attach_wrapped=attach_wrapped,
+            chunks=(src_chunks, tgt_chunks),
+        )  # fmt: skip
     if keep_content:
         grown = attach_adjacent(
             ([c.text for c in src_chunks], [c.text for c in tgt_chunks]),
