@@ -37,33 +37,48 @@ def attach_adjacent(
         {x for pair in pairs for x in pair[0]},
         {y for pair in pairs for y in pair[1]},
     )
-    result: list[Pair] = []
-    for src, tgt in pairs:
+    # every candidate (pair, side, neighbour) first, their costs in one Pr_text call
+    candidates: list[tuple[int, int, tuple[int, ...]]] = []
+    for k, (src, tgt) in enumerate(pairs):
+        if len(src) > 1 and len(tgt) > 1:
+            continue
         for side in (0, 1):
-            for step in (-1, 1):
-                run = (src, tgt)[side]
-                if len(src) > 1 and len(tgt) > 1:
-                    break
-                neighbour = run[-1] + 1 if step > 0 else run[0] - 1
+            run = (src, tgt)[side]
+            if run != tuple(range(run[0], run[-1] + 1)):
+                continue  # not a run: no "next to it"
+            for neighbour in (run[0] - 1, run[-1] + 1):
                 if not 0 <= neighbour < len(texts[side]) or neighbour in paired[side]:
                     continue
                 if word_count(texts[side][neighbour]) < min_words:
                     continue  # a label or a button: not half of a paragraph
-                if run != tuple(range(run[0], run[-1] + 1)):
-                    continue  # not a run: no "next to it"
-                grown = (*run, neighbour) if step > 0 else (neighbour, *run)
-                before = (_joined(texts[0], src), _joined(texts[1], tgt))
-                after = list(before)
-                after[side] = _joined(texts[side], grown)
-                costs = model.pair_costs([before[0], after[0]], [before[1], after[1]])
-                if costs[1, 1] < costs[0, 0] - MARGIN:
-                    paired[side].add(neighbour)
-                    if side == 0:
-                        src = grown
-                    else:
-                        tgt = grown
-        result.append((src, tgt))
-    return result
+                grown = tuple(sorted((*run, neighbour)))
+                candidates.append((k, side, grown))
+    if not candidates:
+        return list(pairs)
+    before = [
+        (_joined(texts[0], pairs[k][0]), _joined(texts[1], pairs[k][1])) for k, _, _ in candidates
+    ]
+    after = [
+        (_joined(texts[0], grown), before[c][1])
+        if side == 0
+        else (before[c][0], _joined(texts[1], grown))
+        for c, (_, side, grown) in enumerate(candidates)
+    ]
+    costs = model.pair_costs(
+        [a for a, _ in before] + [a for a, _ in after],
+        [b for _, b in before] + [b for _, b in after],
+    )
+    n = len(candidates)
+    result = [list(pair) for pair in pairs]
+    for c, (k, side, grown) in enumerate(candidates):
+        neighbour = next(x for x in grown if x not in (pairs[k][side]))
+        if neighbour in paired[side] or costs[n + c, n + c] >= costs[c, c] - MARGIN:
+            continue
+        if len(result[k][0]) > 1 and len(result[k][1]) > 1:
+            continue  # the pair grew on the other side already
+        paired[side].add(neighbour)
+        result[k][side] = tuple(sorted((*result[k][side], neighbour)))
+    return [(tuple(src), tuple(tgt)) for src, tgt in result]
 
 
 def _joined(texts: Sequence[str], run: Sequence[int]) -> str:
