@@ -24,7 +24,8 @@ from pathlib import Path
 
 from benchmarks._report import publish
 from benchmarks.pipeline_load import generate_pair
-from services.tree_align.align import align_page_texts, align_two_pass, calibrated, text_pairs
+from services.tree_align.align import align_page_texts, align_two_pass, text_pairs
+from services.tree_align.calibrate import calibrated
 from services.tree_align.html_tree import block_tree, parse_html
 from services.tree_align.lexical import LexicalTextModel
 from services.tree_align.model import default_model

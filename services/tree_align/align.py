@@ -25,6 +25,7 @@ import numpy as np
 
 from services.tree_align import fallback
 from services.tree_align.adjacent import attach_adjacent
+from services.tree_align.calibrate import calibrated
 from services.tree_align.decoder import (
     DEFAULT_MAX_TABLE_BYTES,
     DEFAULT_MAX_WORK,
@@ -48,7 +49,6 @@ from services.tree_align.lexical import (
 )
 from services.tree_align.model import (
     FloatArray,
-    LengthTextModel,
     TextModel,
     TreeModel,
     default_model,
@@ -175,9 +175,6 @@ REFINE_CONFIDENT_COST = 0.0
 REPAIR_WINDOW = 2
 REPAIR_REACH = 2
 REPAIR_MARGIN = 0.0  # not tuned: any lower summed cost
-# Bounds of a length ratio estimated from a page pair (bounds of sanity, not tuned).
-MIN_RATIO = 0.1
-MAX_RATIO = 10.0
 
 
 @dataclass(frozen=True)
@@ -318,48 +315,6 @@ def _two_pass(
         # the lexical pass lost most of the first pass's pairs: its Model 1 knows too little
         return first, original, None
     return alignment, model, components
-
-
-def length_ratio(src_texts: Sequence[str], tgt_texts: Sequence[str]) -> float | None:
-    """Target characters per source character of two text collections (non-space characters,
-    as Pr_text counts them), kept within [MIN_RATIO, MAX_RATIO]; None without text."""
-    src_chars, tgt_chars = _characters(src_texts), _characters(tgt_texts)
-    if not src_chars or not tgt_chars:
-        return None
-    return min(MAX_RATIO, max(MIN_RATIO, tgt_chars / src_chars))
-
-
-def _characters(texts: Sequence[str]) -> int:
-    """Characters of the texts other than spaces, tabs and line breaks (one pass in C)."""
-    joined = "".join(texts)
-    return len(joined) - sum(joined.count(space) for space in " \t\n\r\xa0")
-
-
-def with_ratio(model: TreeModel, ratio: float | None) -> TreeModel:
-    """``model`` whose length Pr_text expects ``ratio`` target characters per source one.
-
-    The variance and the background mean of target lengths are scaled with it: they were
-    set for a European pair of ratio ``LengthTextModel.ratio`` (a Chinese text has a third
-    of the characters of its English translation, its lengths a third of the spread)."""
-    text = model.text_model
-    if ratio is None or not isinstance(text, LengthTextModel):
-        return model
-    scale = ratio / text.ratio
-    background = None if text.background_mean is None else text.background_mean * scale
-    calibrated_text = dataclasses.replace(
-        text, ratio=ratio, variance=text.variance * scale, background_mean=background
-    )
-    return dataclasses.replace(model, text_model=calibrated_text)
-
-
-def calibrated(model: TreeModel, src: TagTree, tgt: TagTree) -> TreeModel:
-    """``model`` with the length ratio of the two pages' whole texts (:func:`length_ratio`)."""
-    return with_ratio(
-        model,
-        length_ratio(
-            [src.texts[i] for i in src.text_leaves()], [tgt.texts[i] for i in tgt.text_leaves()]
-        ),
-    )
 
 
 class _LeafCosts:

@@ -11,10 +11,10 @@ from services.sentence_align import lexicon
 from services.tree_align.align import (
     align_page_texts,
     align_two_pass,
-    calibrated,
     chunk_components,
     text_pairs,
 )
+from services.tree_align.calibrate import calibrated
 from services.tree_align.html_tree import block_tree, parse_html, text_chunks
 from services.tree_align.lexical import LexicalTextModel, spaced, train_lexical_model
 from services.tree_align.model import LengthTextModel, initial_model
