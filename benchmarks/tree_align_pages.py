@@ -4,9 +4,9 @@ Data: :mod:`benchmarks.tree_align_suite` (real parallel text of three language p
 template families, split into a training and a validation part; generated at run time,
 nothing written but the report) and :mod:`benchmarks.tree_align_realpages` (real
 English–German pages with a paragraph gold, scored per paragraph). Both paths are the
-product's own: ``chunk_pairs`` of the tree_align handler (default settings, or ``flat=True``) and ``sentence_pairs`` of the
-sentence_align handler (its default method, the project's sentence splitter), as the
-`align-pages` command runs them.
+product's own: ``chunk_pairs`` of the tree_align handler (default settings, or
+``flat=True``) and ``sentence_pairs`` of the sentence_align handler (its default method,
+the project's sentence splitter), as the `align-pages` command runs them.
 
 Scores (content beads only): every output sentence pair is read back into gold sentences
 (each side's text, whitespace removed, is covered left to right by the page's content
