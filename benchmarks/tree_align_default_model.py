@@ -1,7 +1,9 @@
 """Train the shipped tree model (services/tree_align/default_model.json) on generated pages.
 
-The page pairs are made here from pseudo-word text (benchmarks.tree_align_pagegen with
-``synthetic_document``), so the shipped model is derived from nothing but this repository.
+The page pairs are the training template families of ``benchmarks.tree_align_suite`` (the
+validation families are never used) filled with pseudo-word text
+(``benchmarks.tree_align_pagegen.synthetic_document``): the tag and deletion model learns the
+templates, and is derived from nothing but this repository (no kit text).
 Run: ``.venv/bin/python -m benchmarks.tree_align_default_model``.
 """
 
@@ -12,52 +14,52 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.tree_align_pagegen import (
-    paragraphs_from_beads,
-    source_page,
-    synthetic_document,
-    target_page,
-)
+from benchmarks.tree_align_pagegen import synthetic_document
+from benchmarks.tree_align_suite import TRAIN_FAMILIES, TextSet, make_pair
 
 OUT = Path(__file__).resolve().parents[1] / "services" / "tree_align" / "default_model.json"
 SEED = 20260101
-PAIRS = 12  # layouts cycle: different templates, both source template, both target template
-# Chosen on the dev document of benchmarks/tree_align_pages.py (strict F1, two seeds) and one
-# real albatec.de pair (aligned nodes of 89), length-only Pr_text: untrained 0.511/0.515, 89;
-# 1 EM step on different-template pairs only 0.515/0.508, 33; 1 step on the three layouts
-# 0.510/0.494, 49; that mixed half-and-half with the initial model 0.503/0.529, 89. With the
-# anchored Pr_text (model.DEFAULT_ANCHOR_WEIGHT): 1 step mixed 0.549/0.564, 89; 2 steps
-# 0.551/0.563 but 49. More steps make the model delete more on the real pair.
+PAIRS = 20  # page pairs, the training families in turn
+# Menu and box languages of the pseudo-text pages (their site texts differ in script)
+LANGUAGES = (("de", "fr"), ("en", "zh"), ("ja", "en"), ("fr", "de"))
+# Chosen on the training part of benchmarks/tree_align_pages.py: see its results file.
 EM_ITERATIONS = 1
 SMOOTHING = 0.5
 
 
 def main() -> None:
+    import argparse
+
     from typer.testing import CliRunner
 
     from services.cli import app
 
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--iterations", type=int, default=EM_ITERATIONS)
+    parser.add_argument("--smoothing", type=float, default=SMOOTHING)
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
     rng = random.Random(SEED)
     with tempfile.TemporaryDirectory() as directory:
         for k in range(PAIRS):
             src, tgt, beads = synthetic_document(rng, rng.randint(8, 25))
-            paragraphs = paragraphs_from_beads(beads, rng)
-            layout = k % 3
-            first = source_page if layout in (0, 1) else target_page
-            second = target_page if layout in (0, 2) else source_page
-            Path(directory, f"p{k}.src.html").write_text(first(src, paragraphs, rng).html)
-            Path(directory, f"p{k}.tgt.html").write_text(second(tgt, paragraphs, rng).html)
+            texts = TextSet("pseudo", LANGUAGES[k % len(LANGUAGES)], (src, tgt), beads)
+            family = TRAIN_FAMILIES[k % len(TRAIN_FAMILIES)]
+            pair = make_pair(texts, beads, family, rng.randrange(1 << 30), ("", ""), swap=False)
+            Path(directory, f"p{k}.src.html").write_text(pair.pages[0].html, encoding="utf-8")
+            Path(directory, f"p{k}.tgt.html").write_text(pair.pages[1].html, encoding="utf-8")
         result = CliRunner().invoke(
             app,
             [
                 "train-tree-model",
                 directory,
                 "--out",
-                str(OUT),
+                str(args.out),
                 "--iterations",
-                str(EM_ITERATIONS),
+                str(args.iterations),
                 "--smoothing",
-                str(SMOOTHING),
+                str(args.smoothing),
+                "--quiet",
             ],
         )
     sys.stdout.write(result.output)

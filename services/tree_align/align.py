@@ -23,6 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from services.tree_align import fallback
+from services.tree_align.adjacent import attach_adjacent
+from services.tree_align.calibrate import calibrated
 from services.tree_align.decoder import (
     DEFAULT_MAX_TABLE_BYTES,
     DEFAULT_MAX_WORK,
@@ -40,9 +43,17 @@ from services.tree_align.lexical import (
     DEFAULT_LEXICAL_WEIGHT,
     DEFAULT_WORD_OFFSET,
     LexicalTextModel,
+    spaced,
     train_lexical_model,
+    word_count,
 )
-from services.tree_align.model import FloatArray, TextModel, TreeModel, default_model
+from services.tree_align.model import (
+    FloatArray,
+    TextModel,
+    TreeModel,
+    default_model,
+    text_length,
+)
 
 # Chosen on the dev document of benchmarks/tree_align_pages.py (seeds 7/8, strict F1 and
 # text-node accuracy): no gap filling 0.656/0.673, 0.883/0.942; threshold 0 0.661/0.681,
@@ -133,6 +144,11 @@ CONFIDENT_COST = -10.0
 # translation from unrelated text, and pass 1 stands (a data-sufficiency gate, not tuned:
 # the dev pages train on thousands of words; a two-paragraph page on a dozen).
 MIN_TRAINING_WORDS = 200
+# The lexical pass stands only when its chunk pairs keep at least this share of the first
+# pass's length evidence (:func:`_length_evidence`); below, Model 1 was trained on too little
+# (a page whose confident pairs were one paragraph and an untranslated box) and the first
+# pass stands. Not tuned: "most of it lost" (benchmarks/results/tree_align_pages.md).
+KEEP_EVIDENCE = 0.5
 # Retraining Model 1 on the second pass's pairs (cost < 0 or < -20, once or twice) scored
 # exactly as no retraining on the dev document, seeds 7-14 (0.792, 0.9904): it adds ~16
 # pairs to ~100 (9,200 -> 9,600 training words), so it stays off.
@@ -194,14 +210,15 @@ def align_page_texts(
     """
     if fold_inline:
         src, tgt = block_tree(src), block_tree(tgt)
-    model = model or default_model()
+    model = calibrated(model or default_model(), src, tgt)
+    components = None
     if lexical:
-        alignment, model = align_two_pass(
+        alignment, model, components = _two_pass(
             src, tgt, model, max_work=max_work, max_table_bytes=max_table_bytes
         )
     else:
         alignment = align_trees(src, tgt, model, max_work=max_work, max_table_bytes=max_table_bytes)
-    return text_pairs(src, tgt, alignment, model)
+    return text_pairs(src, tgt, alignment, model, keep_content=True, components=components)
 
 
 def align_two_pass(
@@ -226,8 +243,33 @@ def align_two_pass(
     many times on the last pass's pairs whose lexical cost is below ``refine_cost`` (the
     second pass no longer pairs look-alike boxes, so more of its pairs can train) and the
     pages aligned again. Returns the last pass's alignment and model, or pass 1's when the
-    confident pairs hold fewer than ``MIN_TRAINING_WORDS`` source words.
+    confident pairs hold fewer than ``MIN_TRAINING_WORDS`` source words, or when the last
+    pass's chunk pairs keep less than ``KEEP_EVIDENCE`` of pass 1's length evidence.
     """
+    alignment, model, _ = _two_pass(
+        src, tgt, model, band=band, confident_cost=confident_cost, weight=weight,
+        word_offset=word_offset, refinements=refinements, refine_cost=refine_cost,
+        max_work=max_work, max_table_bytes=max_table_bytes,
+    )  # fmt: skip
+    return alignment, model
+
+
+def _two_pass(
+    src: TagTree,
+    tgt: TagTree,
+    model: TreeModel,
+    *,
+    band: float | None = None,
+    confident_cost: float = CONFIDENT_COST,
+    weight: float = DEFAULT_LEXICAL_WEIGHT,
+    word_offset: float = DEFAULT_WORD_OFFSET,
+    refinements: int = DEFAULT_REFINEMENTS,
+    refine_cost: float = REFINE_CONFIDENT_COST,
+    max_work: float | None = DEFAULT_MAX_WORK,
+    max_table_bytes: int = DEFAULT_MAX_TABLE_BYTES,
+) -> tuple[TreeAlignment, TreeModel, list[ChunkComponent] | None]:
+    """:func:`align_two_pass`, and the chunk components of the alignment returned when
+    they were computed on the way (None otherwise)."""
     # the length Pr_text of the leaves is the same in every pass: computed once
     original = model
     base = dataclasses.replace(model, text_model=_LeafCosts(model.text_model))
@@ -238,11 +280,15 @@ def align_two_pass(
     # every pass decodes the same trees: the span restriction (if any) is found once
     max_span = alignment.max_span
     threshold = confident_cost
+    first = alignment
+    first_evidence = 0.0
     for _ in range(1 + refinements):
-        confident = _confident_pairs(src, tgt, alignment, model, threshold)
-        if sum(len(a.split()) for a, _ in confident) < MIN_TRAINING_WORDS:
+        confident, evidence = _confident_pairs(src, tgt, alignment, model, threshold)
+        if model is base:
+            first_evidence = evidence  # pass 1 scores its pairs with the length model
+        if sum(len(spaced(a).split()) for a, _ in confident) < MIN_TRAINING_WORDS:
             if model is base:
-                return alignment, original
+                return alignment, original, None
             break
         text_model = train_lexical_model(
             [" ".join(src.texts[i].split()) for i in src.text_leaves()],
@@ -263,7 +309,12 @@ def align_two_pass(
             max_table_bytes=max_table_bytes,
         )
         threshold = refine_cost
-    return alignment, model
+    chunks = (text_chunks(src), text_chunks(tgt))
+    components = chunk_components(src, tgt, alignment, model, chunks=chunks)
+    if _length_evidence(chunks, components, base.text_model) > KEEP_EVIDENCE * first_evidence:
+        # the lexical pass lost most of the first pass's pairs: its Model 1 knows too little
+        return first, original, None
+    return alignment, model, components
 
 
 class _LeafCosts:
@@ -282,10 +333,31 @@ class _LeafCosts:
         return costs
 
 
+def _length_evidence(
+    chunks: tuple[list[TextChunk], list[TextChunk]],
+    components: list[ChunkComponent],
+    length: TextModel,
+) -> float:
+    """Summed length Pr_text evidence (negative costs only) of chunk pairs: how much paired
+    text an alignment stands for, on one scale for every pass."""
+    pairs = [
+        (
+            " ".join(chunks[0][k].text for k in component.src_chunks),
+            " ".join(chunks[1][j].text for j in component.tgt_chunks),
+        )
+        for component in components
+    ]
+    if not pairs:
+        return 0.0
+    costs = np.diag(length.pair_costs([a for a, _ in pairs], [b for _, b in pairs]))
+    return float(np.minimum(costs, 0.0).sum())
+
+
 def _confident_pairs(
     src: TagTree, tgt: TagTree, alignment: TreeAlignment, model: TreeModel, threshold: float
-) -> list[tuple[str, str]]:
-    """Texts of the alignment's chunk pairs whose Pr_text cost is below ``threshold``."""
+) -> tuple[list[tuple[str, str]], float]:
+    """Texts of the alignment's chunk pairs whose Pr_text cost is below ``threshold``, and
+    the summed evidence (negative costs) of all its pairs."""
     chunks = (text_chunks(src), text_chunks(tgt))
     pairs = [
         (
@@ -295,9 +367,10 @@ def _confident_pairs(
         for component in chunk_components(src, tgt, alignment, model, chunks=chunks)
     ]
     if not pairs:
-        return []
-    costs = model.text_model.pair_costs([a for a, _ in pairs], [b for _, b in pairs])
-    return [pair for k, pair in enumerate(pairs) if costs[k, k] < threshold]
+        return [], 0.0
+    costs = np.diag(model.text_model.pair_costs([a for a, _ in pairs], [b for _, b in pairs]))
+    evidence = float(np.minimum(costs, 0.0).sum())
+    return [pair for k, pair in enumerate(pairs) if costs[k] < threshold], evidence
 
 
 @dataclass(frozen=True)
@@ -828,6 +901,45 @@ def _improves(texts: tuple[list[str], list[str]], side: int, extra: str, model: 
     return bool(costs[1, 1] < costs[0, 0])
 
 
+def _keep_content(
+    chunks: tuple[list[TextChunk], list[TextChunk]],
+    components: list[ChunkComponent],
+    model: TreeModel,
+) -> list[ChunkComponent]:
+    """``components``, or the flat chunk alignment when :mod:`fallback` prefers it."""
+    sizes = tuple(
+        [
+            text_length(chunk.text) if word_count(chunk.text) >= fallback.MIN_WORDS else 0
+            for chunk in chunks[side]
+        ]
+        for side in (0, 1)
+    )
+    paired = (
+        {x for component in components for x in component.src_chunks},
+        {y for component in components for y in component.tgt_chunks},
+    )
+    if not fallback.needs_check((sizes[0], sizes[1]), paired):
+        return components
+    length = model.text_model
+    if isinstance(length, LexicalTextModel):
+        length = length.base
+    long = [[k for k, size in enumerate(sizes[side]) if size] for side in (0, 1)]
+    texts = [[chunks[side][k].text for k in long[side]] for side in (0, 1)]
+    flat = fallback.flat_pairs(texts[0], texts[1], length)
+    tree_costs = length.pair_costs(
+        [" ".join(chunks[0][k].text for k in component.src_chunks) for component in components],
+        [" ".join(chunks[1][k].text for k in component.tgt_chunks) for component in components],
+    )
+    tree_evidence = fallback.evidence([float(c) for c in np.diag(tree_costs)])
+    flat_evidence = fallback.evidence([cost for _, _, cost in flat])
+    if not fallback.flat_is_better(tree_evidence, flat_evidence):
+        return components
+    return [
+        ChunkComponent(tuple(long[0][x] for x in src_run), tuple(long[1][y] for y in tgt_run), cost)
+        for src_run, tgt_run, cost in flat
+    ]
+
+
 def text_pairs(
     src: TagTree,
     tgt: TagTree,
@@ -835,14 +947,35 @@ def text_pairs(
     model: TreeModel,
     *,
     attach_wrapped: bool = True,
+    keep_content: bool = False,
+    components: list[ChunkComponent] | None = None,
 ) -> list[TextPair]:
-    """One :class:`TextPair` per chunk component, in source document order."""
+    """One :class:`TextPair` per chunk component, in source document order.
+
+    ``keep_content`` (``align_page_texts``' default): a page pair whose longer texts the
+    tree result leaves largely unpaired on both sides gets the flat chunk alignment instead
+    when that has clearly more Pr_text evidence (:mod:`services.tree_align.fallback`).
+    ``components``: the alignment's :func:`chunk_components` when already computed."""
     src_chunks = text_chunks(src)
     tgt_chunks = text_chunks(tgt)
     result: list[TextPair] = []
-    for component in chunk_components(
-        src, tgt, alignment, model, attach_wrapped=attach_wrapped, chunks=(src_chunks, tgt_chunks)
-    ):
+    if components is None:
+        components = chunk_components(
+            src, tgt, alignment, model, attach_wrapped=attach_wrapped,
+            chunks=(src_chunks, tgt_chunks),
+        )  # fmt: skip
+    if keep_content:
+        grown = attach_adjacent(
+            ([c.text for c in src_chunks], [c.text for c in tgt_chunks]),
+            [(c.src_chunks, c.tgt_chunks) for c in components],
+            model.text_model,
+        )
+        components = [
+            ChunkComponent(src_run, tgt_run, component.cost)
+            for (src_run, tgt_run), component in zip(grown, components, strict=True)
+        ]
+        components = _keep_content((src_chunks, tgt_chunks), components, model)
+    for component in components:
         src_side = [src_chunks[k] for k in component.src_chunks]
         tgt_side = [tgt_chunks[j] for j in component.tgt_chunks]
         result.append(

@@ -29,6 +29,7 @@ instead of both losses.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -57,6 +58,20 @@ DEFAULT_WORD_OFFSET = -1.0  # per-word LLR of no evidence either way (between lo
 DEFAULT_EPSILON = 0.1
 DEFAULT_CUE_WEIGHT = 1.0
 TRAINING_ITERATIONS = 5
+# Ideographs and kana: Chinese and Japanese write no spaces, so a sentence would be one
+# "word"; each such character is a token of its own (the sentence aligner's reading of
+# Chinese; for Japanese a language-independent stand-in for morphemes).
+_IDEOGRAPHIC = re.compile("([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])")
+
+
+def spaced(text: str) -> str:
+    """``text`` with every ideograph and kana set apart by spaces (ASCII text unchanged)."""
+    return text if text.isascii() else _IDEOGRAPHIC.sub(r" \1 ", text)
+
+
+def word_count(text: str) -> int:
+    """Words of ``text``, every ideograph and kana counted as one (:func:`spaced`)."""
+    return len(spaced(text).split())
 
 
 @dataclass(frozen=True)
@@ -76,7 +91,9 @@ class _Side:
         ids: list[int] = []
         start = [0]
         for text in texts:
-            ids.extend(self.index.get(token, unseen) for token in model1.tokenize(text, None))
+            ids.extend(
+                self.index.get(token, unseen) for token in model1.tokenize(spaced(text), None)
+            )
             start.append(len(ids))
         return np.asarray(ids, dtype=np.int64), np.asarray(start, dtype=np.int64)
 
@@ -138,8 +155,8 @@ def train_lexical_model(
 ) -> LexicalTextModel:
     """Model 1 both ways on ``pairs`` (text pairs of a first pass) over the pages' texts."""
     training = [(a, b) for a, b in pairs]
-    src = model1.encode([*src_texts, *(a for a, _ in training)], None)
-    tgt = model1.encode([*tgt_texts, *(b for _, b in training)], None)
+    src = model1.encode([spaced(t) for t in (*src_texts, *(a for a, _ in training))], None)
+    tgt = model1.encode([spaced(t) for t in (*tgt_texts, *(b for _, b in training))], None)
     offset = (len(src_texts), len(tgt_texts))
     bead_pairs = [(offset[0] + k, offset[1] + k) for k in range(len(training))]
     cues = model1.cue_similarity(src.vocabulary, tgt.vocabulary)

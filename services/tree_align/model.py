@@ -100,8 +100,8 @@ class LengthTextModel:
     cognates: bool = False
 
     def pair_costs(self, src_texts: Sequence[str], tgt_texts: Sequence[str]) -> FloatArray:
-        src_len = np.array([_text_length(t) for t in src_texts], dtype=np.float64)
-        tgt_len = np.array([_text_length(t) for t in tgt_texts], dtype=np.float64)
+        src_len = np.array([text_length(t) for t in src_texts], dtype=np.float64)
+        tgt_len = np.array([text_length(t) for t in tgt_texts], dtype=np.float64)
         mean = src_len[:, None] * self.ratio
         variance = np.maximum(src_len[:, None], 1.0) * self.variance
         delta = (tgt_len[None, :] - mean) / np.sqrt(variance)
@@ -202,7 +202,8 @@ def shared_anchors(
     return shared
 
 
-def _text_length(text: str) -> int:
+def text_length(text: str) -> int:
+    """Pr_text's length of a text: its non-space characters (at least 1)."""
     return max(1, len("".join(text.split())))
 
 

@@ -14,8 +14,9 @@ from services.tree_align.align import (
     chunk_components,
     text_pairs,
 )
+from services.tree_align.calibrate import calibrated
 from services.tree_align.html_tree import block_tree, parse_html, text_chunks
-from services.tree_align.lexical import LexicalTextModel, train_lexical_model
+from services.tree_align.lexical import LexicalTextModel, spaced, train_lexical_model
 from services.tree_align.model import LengthTextModel, initial_model
 
 ZERO_LENGTH = LengthTextModel(ratio=1.0, variance=1e12, background_mean=None)
@@ -86,7 +87,8 @@ def test_two_passes_leave_look_alike_one_sided_boxes_unpaired() -> None:
     src = block_tree(parse_html("<html><body>" + "".join(src_html) + "</body></html>"))
     tgt = block_tree(parse_html("<html><body>" + "".join(tgt_html) + "</body></html>"))
     model = initial_model(sorted(set(src.label_names) | set(tgt.label_names)))
-    alignment, lexical_model = align_two_pass(src, tgt, model)
+    # align_page_texts calibrates the length ratio on the pages first
+    alignment, lexical_model = align_two_pass(src, tgt, calibrated(model, src, tgt))
     assert isinstance(lexical_model.text_model, LexicalTextModel)
     # the decoder leaves every box leaf unaligned (gap filling is off here: a box pair alone
     # between the same two paragraph pairs is joined by it when short enough, see align.py)
@@ -113,3 +115,9 @@ def test_too_little_confident_text_keeps_the_first_pass() -> None:
     alignment, same = align_two_pass(src, tgt, model)
     assert same is model
     assert np.array_equal(alignment.pairs, align_two_pass(src, tgt, model)[0].pairs)
+
+
+def test_ideographs_and_kana_are_tokens_of_their_own() -> None:
+    assert spaced("plain text") == "plain text"
+    assert spaced("我们走了。ok").split() == ["我", "们", "走", "了", "。ok"]
+    assert spaced("カナ").split() == ["カ", "ナ"]
