@@ -32,7 +32,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP) system-deps
 
 run: install
-	$(BIN)/paramine process samples/crawl --out out
+	$(BIN)/paramine process samples/crawl samples/pages.jsonl --out out
 
 test: install
 	$(BIN)/python -m pytest -q -m "not chaos"

@@ -29,6 +29,7 @@ BENCHMARKS = (
     "tree_align_news",
     "tree_align_wide",
     "word_align",
+    "page_match",
     "ending_paraphrases",
     "thesaurus_extraction",
     "thesaurus_livedoor",

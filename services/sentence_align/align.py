@@ -99,6 +99,7 @@ def align_segments(
     method: str = "hybrid",
     src_lang: str | None = None,
     tgt_lang: str | None = None,
+    dictionary: BilingualDictionary | None = None,
 ) -> list[list[Bead]]:
     """Align several already paired segments (e.g. the text chunks of one page pair).
 
@@ -106,9 +107,9 @@ def align_segments(
     "lexicon" and "hybrid" the length model and Model 1 are estimated once from all the
     segments together (more text than one chunk, and one model set-up instead of one per
     chunk; "hybrid" without its refinement round, ``hybrid.SEGMENT_SETTINGS``); "length" and
-    "anchors" align each segment on its own.
+    "anchors" align each segment on its own. ``dictionary`` as in ``align_sentences``.
     """
-    return _align_pooled(segments, method, src_lang, tgt_lang, refine=False)
+    return _align_pooled(segments, method, src_lang, tgt_lang, refine=False, dictionary=dictionary)
 
 
 def align_corpus(

@@ -53,6 +53,7 @@ def bead_score(bead: Bead) -> float:
 
 def sentence_pairs(message: ChunkPairs) -> list[SentencePair]:
     """Split each aligned chunk into sentences and align them; 1-0/0-1 beads are not pairs."""
+    from services.lexical.registry import dictionary_for
     from services.sentence_align.align import align_segments
     from services.sentence_align.beads import format_bead
     from services.sentence_align.splitter import split_sentences
@@ -65,12 +66,14 @@ def sentence_pairs(message: ChunkPairs) -> list[SentencePair]:
         for index, chunk in enumerate(message.chunks)
     ]  # fmt: skip
     split = [(index, src, tgt) for index, src, tgt in split if src and tgt]
-    # One length model and one Model 1 per page pair, shared by its chunks.
+    # One length model and one Model 1 per page pair, shared by its chunks; seeded with the
+    # installed dictionaries of the two languages, as align-sentences is by default.
     aligned = align_segments(
         [(src, tgt) for _, src, tgt in split],
         method=message.method,
         src_lang=context.src_lang,
         tgt_lang=context.tgt_lang,
+        dictionary=dictionary_for(context.src_lang, context.tgt_lang),
     )
     src_separator = sentence_separator(context.src_lang)
     tgt_separator = sentence_separator(context.tgt_lang)

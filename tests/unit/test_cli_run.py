@@ -20,7 +20,8 @@ from tests.conftest import REPO
 
 def test_make_run_is_process_on_the_sample_crawl() -> None:
     makefile = (REPO / "Makefile").read_text(encoding="utf-8")
-    assert re.search(r"^run: .*\n\t\$\(BIN\)/paramine process samples/crawl --out out$",
+    assert re.search(r"^run: .*\n\t\$\(BIN\)/paramine process samples/crawl samples/pages.jsonl "
+                     r"--out out$",
                      makefile, re.M)  # fmt: skip
 
 
@@ -32,7 +33,8 @@ def test_the_sample_crawl_exercises_every_stage_and_every_output_can_be_looked_a
     monkeypatch.chdir(tmp_path)
     get_settings.cache_clear()
     try:
-        result = CliRunner().invoke(app, ["process", str(REPO / "samples" / "crawl"), "--json"])
+        crawl = [str(REPO / "samples" / "crawl"), str(REPO / "samples" / "pages.jsonl")]
+        result = CliRunner().invoke(app, ["process", *crawl, "--json"])
     finally:
         get_settings.cache_clear()
     assert result.exit_code == 0, result.output
