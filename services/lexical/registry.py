@@ -176,7 +176,9 @@ def _write_cache(path: Path, pairs: frozenset[tuple[str, str]]) -> None:
         return  # a read-only home: no cache, the next call reads the sources again
 
 
-@functools.lru_cache(maxsize=8)
+# Every language pair a process meets keeps its dictionary (a worker sees a few pairs; with 8
+# slots, None answers included, pages of five languages reloaded dictionaries for minutes).
+@functools.lru_cache(maxsize=64)
 def _merged(
     src: str, tgt: str, sources: tuple[DictionarySource, ...]
 ) -> BilingualDictionary | None:

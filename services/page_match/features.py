@@ -33,6 +33,7 @@ MAX_ANCHORS = 400
 MAX_WORDS = 3000
 
 _NUMBER = re.compile(r"\d+(?:[.,:/]\d+)*")
+_URL_NUMBER = re.compile(r"\d{1,12}")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]{2,}")
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)*\b|\b[A-Z]{2,}\b")
 _URL_LANGUAGE = re.compile(
@@ -124,7 +125,7 @@ def page_features(
         declared=declared,
         blocks=blocks,
         text_length=sum(length for _, length, _ in blocks),
-        anchors=frozenset(anchor_tokens(text, lang)[:MAX_ANCHORS]),
+        anchors=frozenset(anchor_tokens(text, lang)[:MAX_ANCHORS] + url_numbers(url)),
         links=links,
         images=images,
         words=frozenset(content_words(text, lang)[:MAX_WORDS]),
@@ -162,6 +163,14 @@ def url_language(url: str) -> str | None:
         if known(m.group("lang"))
     }
     return found.pop() if len(found) == 1 else None
+
+
+def url_numbers(url: str) -> list[str]:
+    """The numbers of a URL's path and query as anchors (``/25-1-Fair-2006.html`` and
+    ``/25-0-Messe-2006.html`` share 25 and 2006: an id or a date that a site keeps across its
+    languages, as Bitextor's URL features use); the host is left out."""
+    parts = urlsplit(url)
+    return [f"url#{int(number)}" for number in _URL_NUMBER.findall(f"{parts.path}?{parts.query}")]
 
 
 def anchor_tokens(text: str, lang: str) -> list[str]:

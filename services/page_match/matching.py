@@ -223,7 +223,7 @@ class _Scorer:
     ) -> None:
         self.left, self.right, self.ratio = left, right, ratio
         anchors = [_anchor_set(p) for p in right]
-        self.idf = _idf([_anchor_set(p) for p in left] + anchors)
+        self.idf = _idf([_anchor_set(p) for p in left] + anchors, singletons=False)
         self.breaks = {p.url: _breaks(p, boilerplate) for p in (*left, *right)}
         self.index = _inverted(anchors)
         self.lexicon = Lexicon.for_pages(left, right)
@@ -375,10 +375,16 @@ def _anchor_set(page: PageFeatures) -> frozenset[str]:
     return page.anchors | {"img:" + i for i in page.images} | {"link:" + u for u in page.links}
 
 
-def _idf(sets: Sequence[frozenset[str]]) -> dict[str, float]:
+def _idf(sets: Sequence[frozenset[str]], *, singletons: bool = True) -> dict[str, float]:
+    """IDF weight of every item; without ``singletons``, 0 for an item on one page only,
+    which can be evidence for no pair (an opaque URL's id) and would only dilute the
+    similarity of the page that holds it."""
     counts = Counter(item for items in sets for item in items)
     total = len(sets)
-    return {item: math.log((total + 1) / (n + 0.5)) for item, n in counts.items()}
+    return {
+        item: math.log((total + 1) / (n + 0.5)) if singletons or n > 1 else 0.0
+        for item, n in counts.items()
+    }
 
 
 def _candidates(
