@@ -140,13 +140,12 @@ def export(
             console.print(f"{count} defined class pairs → {escape(target)}")
         return
     if format is ExportFormat.ppdb:
-        from services.paraphrase import repository, tables
+        from services.paraphrase import repository
+        from services.paraphrase.handler import recompute_phrase_table
         from services.paraphrase.phrases import format_ppdb
 
         # embedded mode has no periodic task: the export brings the snapshot up to date
-        observations = tables.stored_observations(store.paraphrase_observations())
-        if not repository.is_current(store.engine, observations):
-            repository.rebuild_phrase_table(store.engine, observations)
+        recompute_phrase_table(store)
         table = format_ppdb(repository.latest_phrase_table(store.engine, lang=src_lang))
         count = write_lines((line + "\n" for line in table), text_out)
         console.print(f"{count} paraphrase pairs → {escape(target)}")

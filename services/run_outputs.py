@@ -89,14 +89,13 @@ def write_job_outputs(
 
 
 def _paraphrases(store: Store, out: Path) -> Output:
-    from services.paraphrase import repository, tables
+    from services.paraphrase import repository
+    from services.paraphrase.handler import recompute_phrase_table
     from services.paraphrase.phrases import format_ppdb
 
     path = out / "paraphrases.ppdb"
     # embedded mode has no periodic task: the run brings the phrase-table snapshot up to date
-    observations = tables.stored_observations(store.paraphrase_observations())
-    if not repository.is_current(store.engine, observations):
-        repository.rebuild_phrase_table(store.engine, observations)
+    recompute_phrase_table(store)
     table = format_ppdb(repository.latest_phrase_table(store.engine))
     count = write_lines((line + "\n" for line in table), path)
     return Output("phrase paraphrases (PPDB, store)", str(path), count, f"head {_quoted(path)}")

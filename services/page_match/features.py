@@ -13,6 +13,7 @@ is unsure: it is evidence, not truth.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -231,8 +232,6 @@ def _link_key(url: str) -> str:
 
 
 def _digest(text: str, links: frozenset[str], images: frozenset[str]) -> str:
-    import hashlib
-
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass"))
     for item in (*sorted(links), "\0", *sorted(images)):
         digest.update(b"\n" + item.encode("utf-8", "surrogatepass"))
@@ -241,7 +240,5 @@ def _digest(text: str, links: frozenset[str], images: frozenset[str]) -> str:
 
 def _text_hash(text: str) -> int:
     # a stable 63-bit hash of a block's text (boilerplate blocks repeat across a site's pages)
-    import hashlib
-
     digest = hashlib.blake2b(" ".join(text.split()).encode("utf-8", "surrogatepass"), digest_size=8)
     return int.from_bytes(digest.digest(), "big") >> 1

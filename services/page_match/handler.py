@@ -11,6 +11,7 @@ no pair. A page that cannot be read becomes a dead letter with its reason; the r
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 
 import sqlalchemy as sa
@@ -48,8 +49,9 @@ def handle(message: CrawledPages, store: Store) -> list[Outgoing]:
             continue
         by_site[features.host].append((features, page.html))
     pairs: list[PagePair] = []
-    now = repository.now()
+    now = time.time()
     metrics = stage_metrics()
+    matched_again = False
     for site, items in sorted(by_site.items()):
         with store.begin() as conn:
             repository.lock_site(conn, site)
@@ -58,6 +60,7 @@ def handle(message: CrawledPages, store: Store) -> list[Outgoing]:
                 for features, html in items
             ]
             if any(changed):
+                matched_again = True
                 stored = repository.site_pages(conn, site)
                 digests = {page.features.url: page.features.digest for page in stored}
                 found = match_site([page.features for page in stored])
@@ -65,10 +68,11 @@ def handle(message: CrawledPages, store: Store) -> list[Outgoing]:
                 for match in new:
                     metrics.pages_matched.labels(match.by).inc()
             pairs += _job_pairs(conn, site, message.job_id)
-    metrics.pages_waiting.labels("any").set(repository.waiting_pages(store.engine))
-    metrics.pages_waiting.labels("over_7_days").set(
-        repository.waiting_pages(store.engine, received_before=now - WAITING_TOO_LONG)
-    )
+    if matched_again:  # the counts change only with a new or changed page
+        metrics.pages_waiting.labels("any").set(repository.waiting_pages(store.engine))
+        metrics.pages_waiting.labels("over_7_days").set(
+            repository.waiting_pages(store.engine, received_before=now - WAITING_TOO_LONG)
+        )
     if pairs:
         store.record_job(
             message.job_id,

@@ -138,7 +138,7 @@ def _mobile_pairs(by_lang: dict[str, list[PageFeatures]]) -> list[PageMatch]:
         for page in pages:
             lower = page.url.lower()
             if _MOBILE.search(lower):
-                twin = desktop.get(_MOBILE.sub("", lower).replace("://", "://", 1))
+                twin = desktop.get(_MOBILE.sub("", lower))
                 if twin is not None:
                     found.append(PageMatch(twin.url, page.url, lang, lang, "pc-mobile", 1.0, "url"))
     return found
@@ -269,19 +269,16 @@ def one_to_one(
     if not scored:
         return []
     if rows * columns <= DENSE_CELLS:
-        from scipy.optimize import linear_sum_assignment
-
         matrix = np.zeros((rows, columns))
         for score, i, j in scored:
             matrix[i, j] = max(matrix[i, j], score)
-        chosen_rows, chosen_columns = linear_sum_assignment(matrix, maximize=True)
         # kept only where the pair is the best of its row or of its column: a page without
         # its twin in the crawl is otherwise handed whatever is left over
         row_best, column_best = matrix.max(axis=1), matrix.max(axis=0)
         return sorted(
-            (float(matrix[i, j]), int(i), int(j))
-            for i, j in zip(chosen_rows, chosen_columns, strict=True)
-            if matrix[i, j] > 0 and (matrix[i, j] >= row_best[i] or matrix[i, j] >= column_best[j])
+            (float(matrix[i, j]), i, j)
+            for i, j in best_assignment(matrix)
+            if matrix[i, j] >= row_best[i] or matrix[i, j] >= column_best[j]
         )
     used_rows: set[int] = set()
     used_columns: set[int] = set()
@@ -369,6 +366,14 @@ def _weighted_share(
         return 0.0
     found = sum(idf.get(w, 0.0) for w in known if any(t in other_words for t in translations[w]))
     return found / total
+
+
+def best_assignment(matrix: np.ndarray) -> list[tuple[int, int]]:
+    """The one-to-one cells of greatest total score (Hungarian method, scipy), those > 0."""
+    from scipy.optimize import linear_sum_assignment
+
+    rows, columns = linear_sum_assignment(matrix, maximize=True)
+    return [(int(i), int(j)) for i, j in zip(rows, columns, strict=True) if matrix[i, j] > 0]
 
 
 def _anchor_set(page: PageFeatures) -> frozenset[str]:

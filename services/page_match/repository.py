@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -255,7 +254,3 @@ def waiting_pages(engine: sa.Engine, received_before: float | None = None) -> in
         statement = statement.where(crawled_pages.c.received_at < received_before)
     with engine.connect() as conn:
         return int(conn.execute(statement).scalar_one())
-
-
-def now() -> float:
-    return time.time()

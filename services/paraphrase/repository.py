@@ -2,8 +2,9 @@
 
 Training the word aligner and classifying every cell of every stored pair takes seconds to
 minutes, so the PPDB-style phrase table is computed by the periodic task (Celery beat:
-``paramine.paraphrase.recompute``; ``paramine export --format ppdb`` in embedded mode) and
-stored as a snapshot; the gateway's queries, downloads and viewer only read the newest one.
+``paramine.paraphrase.recompute``; in embedded mode ``paramine process`` and ``paramine export
+--format ppdb``, both through ``handler.recompute_phrase_table``) and stored as a snapshot;
+the gateway's queries, downloads and viewer only read the newest one.
 
 A snapshot records what it was built from: the number of distinct observations, a digest of
 them and the word model that aligned them, so a recompute with nothing new stores nothing.
@@ -13,6 +14,7 @@ Tables live in this module's own ``MetaData`` (``ensure_schema``); every functio
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import time
@@ -63,6 +65,7 @@ def observations_digest(observations: Sequence[Observation]) -> str:
     return digest.hexdigest()
 
 
+@functools.cache
 def model_digest() -> str:
     """SHA-256 of the shipped word model's JSON: another model means another table."""
     return hashlib.sha256(default_word_model().to_json().encode("utf-8")).hexdigest()
@@ -121,16 +124,6 @@ def latest_phrase_table(engine: sa.Engine, *, lang: str | None = None) -> list[P
         language = base_lang(lang)
         entries = [entry for entry in entries if entry.lang == language]
     return entries
-
-
-def is_current(engine: sa.Engine, observations: Sequence[Observation]) -> bool:
-    """Whether the newest snapshot was built from these observations with the shipped model."""
-    ensure_schema(engine)
-    newest = _newest(engine)
-    return newest is not None and (newest.digest, newest.model) == (
-        observations_digest(observations),
-        model_digest(),
-    )
 
 
 def _newest(engine: sa.Engine, *, with_entries: bool = False) -> sa.Row[tuple[object, ...]] | None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -103,14 +103,7 @@ class WordModel:
     def _runnable(self) -> LinkClassifier:
         # Without WordNet the WordNet features are 0, as for a word WordNet does not know.
         if self.missing_features() is not None:
-            return LinkClassifier(
-                self.classifier.stage1,
-                self.classifier.stage2,
-                self.classifier.lexicon,
-                self.classifier.threshold,
-                False,
-                self.classifier.identical_threshold,
-            )
+            return replace(self.classifier, uses_wordnet=False)
         return self.classifier
 
     def align_corpus(

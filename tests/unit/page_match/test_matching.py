@@ -14,7 +14,12 @@ from hypothesis import strategies as st
 from benchmarks.page_match import site_crawl, textberg_documents
 from services.page_match import matching
 from services.page_match.features import PageFeatures, page_features
-from services.page_match.matching import break_similarity, match_pages, one_to_one
+from services.page_match.matching import (
+    best_assignment,
+    break_similarity,
+    match_pages,
+    one_to_one,
+)
 from shared.errors import InvalidInput
 from tests.conftest import kit_path
 
@@ -101,10 +106,11 @@ def test_one_to_one_keeps_pages_once_and_only_best_of_row_or_column(
     for value, i, j in chosen:
         assert value == matrix[i, j] > 0
         assert value >= matrix[i].max() or value >= matrix[:, j].max()
-    # the Hungarian assignment before that filter has the greatest total: brute force
+    # the assignment before that filter has the greatest total: brute force over permutations
     best = max(sum(matrix[i, p[i]] for i in range(4)) for p in itertools.permutations(range(4)))
-    kept = sum(value for value, _, _ in chosen)
-    assert kept <= best + 1e-9
+    assignment = best_assignment(matrix)
+    assert sum(matrix[i, j] for i, j in assignment) == pytest.approx(best)
+    assert {(i, j) for _, i, j in chosen} <= set(assignment)
 
 
 @given(scores)
