@@ -180,13 +180,14 @@ def _page_html(
     home: str,
     template: str = "article",
     related: Sequence[tuple[str, str]] = (),
+    title: str | None = None,
 ) -> str:
     """One page of a site in one of the TEMPLATES families: ``article`` (header menu, an
     article, a footer line), ``table`` (a layout table: menu column, content in nested
     divs, a footer table of links, paragraphs split by ``<br>``), ``portal`` (headline as a
     styled div, a cookie box and an untranslated English newsletter box, a sidebar of links
     to other pages of the site with their titles)."""
-    title = html.escape(paragraphs[0][:60])
+    title = html.escape(paragraphs[0][:60] if title is None else title)
     labels = MENUS[lang]
     if template == "table":
         menu = "".join(
@@ -246,7 +247,7 @@ def site_crawl(
     """The pages of one site (shuffled) in one of the TEMPLATES, and its gold page pairs
     (src_url, tgt_url); the gold beads of the pairs whose both pages are in the crawl are
     added to ``beads``."""
-    drafts: list[tuple[str, str, list[str]]] = []  # (lang, url, paragraphs) of each page
+    drafts: list[tuple[str, str, list[str], str]] = []  # lang, url, paragraphs, title
     gold: set[tuple[str, str]] = set()
     number = 0
     for src_lang, tgt_lang, pairs in documents:
@@ -267,6 +268,7 @@ def site_crawl(
                     lang,
                     _url(scheme, host, lang, number, paragraphs[0], rng),
                     paragraphs,
+                    chunk[0][index],  # the title: the page's first sentence, translated
                 )
             drop = rng.random() < ORPHAN_SHARE
             if drop:
@@ -277,10 +279,10 @@ def site_crawl(
                 if beads is not None:
                     beads += [(a, b) for a, b in chunk]
     pages = []
-    for lang, url, paragraphs in drafts:
-        others = [(u, p[0]) for other, u, p in drafts if other == lang and u != url]
+    for lang, url, paragraphs, title in drafts:
+        others = [(u, t) for other, u, _, t in drafts if other == lang and u != url]
         related = rng.sample(others, min(5, len(others))) if template == "portal" else []
-        page_html = _page_html(lang, paragraphs, f"https://{host}/", template, related)
+        page_html = _page_html(lang, paragraphs, f"https://{host}/", template, related, title)
         pages.append(CrawledPage(url, page_html))
     rng.shuffle(pages)
     return pages, gold
