@@ -36,6 +36,7 @@ from services.thesaurus.similarity import (
 )
 from services.thesaurus.thesauri import Thesaurus
 from shared.errors import InvalidInput
+from shared.exports import SimilarityMatrix
 from shared.store import create_tables, insert_ignoring_conflicts
 
 metadata = sa.MetaData()
@@ -468,3 +469,21 @@ def similarity(
     snapshot = load_snapshot(engine, snapshot_id)
     match = best_class_pair(snapshot.model, snapshot.thesaurus, a, b)
     return SimilarityAnswer(snapshot_id, snapshot.thesaurus.name, match)
+
+
+def latest_similarity(engine: sa.Engine, thesaurus: str | None = None) -> SimilarityMatrix | None:
+    """The newest snapshot (of that thesaurus, or of any) as a matrix; None when there is none."""
+    ensure_schema(engine)
+    snapshot_id = latest_snapshot_id(engine, thesaurus)
+    if snapshot_id is None:
+        return None
+    snapshot = load_snapshot(engine, snapshot_id)
+    tree = snapshot.thesaurus
+    return SimilarityMatrix(
+        snapshot_id,
+        tree.name,
+        snapshot.model.leaf_ids,
+        tuple(tree.labels[int(node)] for node in tree.leaves),
+        snapshot.model.values,
+        snapshot.model.rounds,
+    )
