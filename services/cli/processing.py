@@ -63,6 +63,7 @@ def process(
 
     from services.registry import all_handlers
     from services.run_outputs import write_job_outputs
+    from services.store_schema import prepare_store
     from shared.config import get_settings
     from shared.ingest import (
         build_job,
@@ -87,6 +88,7 @@ def process(
     job = build_job(read_page_pairs(pair_inputs, options), job_id)
     if page_inputs:
         job = merged_job(job, page_job, job_id)
+    prepare_store(store)  # every schema, once, before the first message
     register_job(store, job, source=",".join(str(p) for p in inputs))
     summary = RunSummary()
     # ingest: the inputs read (pages, page pairs, refusals) in, the messages sent on out

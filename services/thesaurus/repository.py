@@ -37,7 +37,7 @@ from services.thesaurus.similarity import (
 from services.thesaurus.thesauri import Thesaurus
 from shared.errors import InvalidInput
 from shared.exports import SimilarityMatrix
-from shared.store import create_tables, insert_ignoring_conflicts
+from shared.store import create_tables_once, insert_ignoring_conflicts
 
 metadata = sa.MetaData()
 
@@ -85,8 +85,9 @@ _BATCH = 5_000
 
 
 def ensure_schema(engine: sa.Engine) -> None:
-    """Create this stage's tables when they are missing (safe for concurrent callers)."""
-    create_tables(engine, metadata)
+    """Create this stage's tables when they are missing (safe for concurrent callers); once
+    per engine and process (it ran on every message and request)."""
+    create_tables_once(engine, metadata)
 
 
 # -- thesauri ----------------------------------------------------------------------------------
