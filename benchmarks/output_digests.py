@@ -36,9 +36,8 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-KIT = REPO.parent / "shared" / "data"
-PARAMINE = Path(sys.executable).with_name("paramine")
+from benchmarks.common import KIT, PARAMINE, REPO
+
 SAMPLES = REPO / "samples"
 # Page pairs of the tree_align suite's validation part: one per language set.
 SUITE_PAIRS = (0, 3, 14, 22, 34, 35)

@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks._report import peak_rss_mb, publish
+from benchmarks.common import REPO, RESULTS
 from benchmarks.sentence_align_length import (
-    REPO,
     TEST,
     TEXTBERG,
     DocumentPair,
@@ -56,7 +56,7 @@ from services.sentence_align.evaluate import (
 )
 from services.sentence_align.handler import bead_score, cost_score
 
-RESULT = REPO / "benchmarks" / "results" / "sentence_align.md"
+RESULT = RESULTS / "sentence_align.md"
 SEED = int(os.environ.get("PARAMINE_SEED", "20240607"))
 DEV_PARTS = 4  # pseudo-documents of the multi-document dev setting
 LARGE_SENTENCES = int(os.environ.get("PARAMINE_LARGE_SENTENCES", "100000"))

@@ -15,20 +15,18 @@ import platform
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchmarks._report import publish
+from benchmarks.common import KIT, RESULTS
 from services.sentence_align.beads import Bead, parse_beads
 from services.sentence_align.evaluate import BeadScores, score_documents
 
 if TYPE_CHECKING:
     from services.lexical.dictionary import BilingualDictionary
 
-REPO = Path(__file__).resolve().parents[1]
-KIT = Path(os.environ.get("PARAMINE_KIT_DATA", REPO.parent / "shared" / "data"))
 TEXTBERG = KIT / "textberg-bleualign-de-fr"
-RESULT = REPO / "benchmarks" / "results" / "sentence_align_length.md"
+RESULT = RESULTS / "sentence_align_length.md"
 REPEATS = 3  # timings: best of REPEATS runs over the whole set
 
 Aligner = Callable[[Sequence[str], Sequence[str]], list[Bead]]

@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import os
 import tempfile
 import time
 from collections import Counter
@@ -31,6 +30,7 @@ import numpy as np
 
 from benchmarks import thesaurus_trend as trend_mod
 from benchmarks._report import publish
+from benchmarks.common import KIT, RESULTS
 from benchmarks.thesaurus_trend import FINAL_REPLICATES, trend_section
 from services.thesaurus import cooccur
 from services.thesaurus.cooccur import Cooccurrence, extract_cooccurrences, filter_counts
@@ -45,15 +45,13 @@ from services.thesaurus.similarity import (
 from services.thesaurus.thesauri import Thesaurus, load_wordnet
 from services.thesaurus.trend import level_means
 
-REPO = Path(__file__).resolve().parents[1]
-KIT = Path(os.environ.get("PARAMINE_KIT_DATA", REPO.parent / "shared" / "data"))
 TARBALL = KIT / "livedoor-news-corpus" / "ldcc-text.tar.gz"
 LEMMAS = KIT / "omw-wiktionary-jpn" / "wn-wikt-jpn.tab"
 WORDNET = Path("/usr/share/wordnet")
 # Keyed by the extractor's source, so changed extraction rules are never read from a stale cache.
 _EXTRACTOR = hashlib.sha256(Path(cooccur.__file__).read_bytes()).hexdigest()[:12]
 CACHE = Path(tempfile.gettempdir()) / f"paramine-thesaurus-livedoor-counts-{_EXTRACTOR}.json"
-RESULT = REPO / "benchmarks" / "results" / "thesaurus_livedoor.md"
+RESULT = RESULTS / "thesaurus_livedoor.md"
 
 
 def extract(tarball: Path) -> tuple[dict[Cooccurrence, int], dict[str, float]]:
