@@ -197,7 +197,7 @@ def main() -> None:
         "",
         "Method: banded Gale-Church DP (numba), beads 1-0, 0-1, 1-1, 2-1, 1-2, 2-2, 3-1, 1-3; "
         "c from the ratio of total lengths, then c and s2 refitted on the first pass's 1-1 "
-        "beads and a second pass (ALGORITHMS.md §2). Peers with their default parameters.",
+        "beads and a second pass (docs/methods.md §2). Peers with their default parameters.",
         "",
         *table(rows, "galechurch"),
         "",

@@ -1,7 +1,7 @@
 """Thesaurus similarity end to end on the livedoor news corpus with the WordNet-based thesaurus.
 
 Reads ``../shared/data/livedoor-news-corpus/ldcc-text.tar.gz`` in place, extracts noun–を–verb
-cooccurrences (ALGORITHMS.md §4 step 1), generalises them to the leaf classes of the thesaurus
+cooccurrences (docs/methods.md §4 step 1), generalises them to the leaf classes of the thesaurus
 built from Princeton WordNet 3.0 noun hypernyms (Debian ``wordnet-base``) + OMW Wiktionary
 Japanese lemmas, computes Hindle SIM (steps 2–3) and estimates the undefined values (step 4).
 Reports counts, the share of class pairs defined by the corpus and by each estimation round,
@@ -293,7 +293,7 @@ def main() -> None:
     lines = [
         "# Thesaurus similarity on livedoor news with the WordNet-based thesaurus",
         "",
-        "Method: ALGORITHMS.md §4 (Shinnou). Cooccurrences (noun, を, verb lemma) from every",
+        "Method: docs/methods.md §4 (Shinnou). Cooccurrences (noun, を, verb lemma) from every",
         "distinct sentence of the livedoor news corpus (titles and bodies, 9 categories), filtered",
         "by the seed's rules (pairs seen once and verbs seen ≤ 20 times dropped); nouns",
         "generalised to the leaves of the PWN 3.0 noun hypernym tree with OMW Wiktionary Japanese",

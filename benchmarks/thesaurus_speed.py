@@ -1,4 +1,4 @@
-"""Speed and peak memory of a full similarity recompute (ALGORITHMS.md §4 steps 2–4).
+"""Speed and peak memory of a full similarity recompute (docs/methods.md §4 steps 2–4).
 
 A full recompute is: frequency filter → class counts f(v, C) (polysemy resolved by the verb,
 as the service does) → MI → Hindle SIM over all leaf pairs (numba kernel over the sparse verb

@@ -272,7 +272,8 @@ def _reading(
         f" {at_paper.recall:.1%} (paper: 481 correct of 605 mobile articles, about 80%).",
         "  The threshold is stricter here: livedoor has no editor keywords (ours are 5 tf-idf",
         "  nouns), and a short mobile rewrite rarely shares enough distinct nouns to reach 35.",
-        "- SimArticle checked against the seed (section 3.1) and ALGORITHMS.md §2: a*K + b*T + NN",
+        "- SimArticle checked against the seed (section 3.1) and docs/methods.md §2: "
+        "a*K + b*T + NN",
         "  with K = W's keywords found in M, T = nouns of W's title found in M, NN = distinct",
         "  nouns of W's body also in M, a = b = 3.0, same-day candidates only; the code",
         "  (`articles._score`) does exactly that, so it was not changed. Every term counts",

@@ -240,7 +240,7 @@ async def ingest_page_pairs(request: Request, store: StoreDep, _key: IngestKey) 
 
 
 class ArticleBatchIn(BaseModel):
-    """A day batch of Web and mobile news articles to pair (ALGORITHMS.md §2, Web/mobile)."""
+    """A day batch of Web and mobile news articles to pair (docs/methods.md §2, Web/mobile)."""
 
     model_config = ConfigDict(extra="forbid")
     job_id: str | None = Field(default=None, pattern=JOB_ID_PATTERN)
