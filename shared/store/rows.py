@@ -4,7 +4,7 @@ observations) and what the job bookkeeping reads back (tracked pairs, job status
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, is_dataclass
+from dataclasses import dataclass, is_dataclass
 from typing import Any
 
 
@@ -63,9 +63,11 @@ Row = SentencePairRow | NodePairRow | ParaphraseObservationRow
 
 
 def row_dict(row: Row | Mapping[str, Any]) -> dict[str, Any]:
-    """The column values of a typed row, or of a mapping of them (a copy)."""
+    """The column values of a typed row, or of a mapping of them (a copy). A typed row's
+    fields are plain values, so its ``vars`` are copied (``dataclasses.asdict`` would copy
+    each value deeply, on every row of every message)."""
     if is_dataclass(row) and not isinstance(row, type):
-        return asdict(row)
+        return dict(vars(row))
     return dict(row)  # type: ignore[arg-type]
 
 
