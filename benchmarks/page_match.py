@@ -25,7 +25,6 @@ import json
 import os
 import random
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.parse
@@ -34,20 +33,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks._report import publish
+from benchmarks.common import KIT, PARAMINE, RESULTS
 from services.page_match.features import PageFeatures, page_features, site_of
 from services.page_match.matching import LEXICON_WEIGHT, THRESHOLD, match_pages
 from services.sentence_align.beads import parse_beads
 from shared.errors import InvalidInput
 from shared.inputs import pages_from_lett
 
-REPO = Path(__file__).resolve().parents[1]
-KIT = REPO.parent / "shared" / "data"
 TEXTBERG = KIT / "textberg-bleualign-de-fr"
 MAC = KIT / "mac-dev-zh-en-bertalign"
 ALBATEC = KIT / "bitextor-albatec-lett"
 WMT16 = KIT / "wmt16-docalign-train-pairs" / "train.pairs"
-RESULT = REPO / "benchmarks" / "results" / "page_match.md"
-PARAMINE = Path(sys.executable).with_name("paramine")
+RESULT = RESULTS / "page_match.md"
 SCHEMES = ("dirs", "query", "opaque", "slugs")
 ORPHAN_SHARE = 0.2
 SEED = 20261127

@@ -29,8 +29,9 @@ from dataclasses import dataclass, replace
 
 from benchmarks import bam_anchors
 from benchmarks._report import publish
+from benchmarks.common import RESULTS
 from benchmarks.sentence_align import signed_span
-from benchmarks.sentence_align_length import REPO, load
+from benchmarks.sentence_align_length import load
 from services.sentence_align._two_pass import LexicalSettings
 from services.sentence_align.beads import Bead
 from services.sentence_align.evaluate import bootstrap_difference, score_documents
@@ -41,7 +42,7 @@ from services.sentence_align.hybrid import (
     align_hybrid,
 )
 
-RESULT = REPO / "benchmarks" / "results" / "sentence_align_ablation.md"
+RESULT = RESULTS / "sentence_align_ablation.md"
 INTRO = (
     "The hybrid objective's five components that were chosen by strict F1 on the one Text+Berg dev "
     "document (cheap deletions, the refinement round's diagonal prior, the sentence-end model, "

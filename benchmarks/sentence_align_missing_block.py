@@ -21,13 +21,14 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from benchmarks._report import publish
+from benchmarks.common import RESULTS
 from benchmarks.sentence_align import (
     bead_pool,
     concatenate_beads,
     signed_span,
     synthetic_document,
 )
-from benchmarks.sentence_align_length import REPO, TEST, DocumentPair, load
+from benchmarks.sentence_align_length import TEST, DocumentPair, load
 from services.sentence_align.align import align_corpus
 from services.sentence_align.beads import Bead
 from services.sentence_align.evaluate import bootstrap_difference, score_documents
@@ -37,7 +38,7 @@ from services.sentence_align.hybrid import (
     align_hybrid,
 )
 
-RESULT = REPO / "benchmarks" / "results" / "sentence_align_missing_block.md"
+RESULT = RESULTS / "sentence_align_missing_block.md"
 SEED = 20240607
 # (source sentences, sentences cut, where the cut starts as a share of the beads)
 DEV_CASES = ((300, 0, 0.4), (300, 30, 0.4), (300, 100, 0.4), (460, 50, 0.4), (460, 150, 0.4))

@@ -39,6 +39,7 @@ import time
 from pathlib import Path
 
 from benchmarks._report import peak_rss_mb, publish
+from benchmarks.common import KIT, REPO, RESULTS
 from benchmarks.tree_align_pagegen import (
     paragraphs_from_beads,
     source_page,
@@ -46,9 +47,8 @@ from benchmarks.tree_align_pagegen import (
     target_page,
 )
 
-REPO = Path(__file__).resolve().parents[1]
-ALBATEC = REPO.parent / "shared" / "data" / "bitextor-albatec-lett"
-RESULT = REPO / "benchmarks" / "results" / "tree_align_speed.md"
+ALBATEC = KIT / "bitextor-albatec-lett"
+RESULT = RESULTS / "tree_align_speed.md"
 GENERATED = {"~300": (110, 1), "~1,000": (260, 5), "~3,000": (800, 14)}  # beads, template scale
 DECODER_TIMEOUT = 900.0
 DECODER_RUNS = 3  # median of three alignments in the same process (the machine is shared)

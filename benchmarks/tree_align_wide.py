@@ -26,9 +26,9 @@ import html
 import os
 import platform
 import time
-from pathlib import Path
 
 from benchmarks._report import publish
+from benchmarks.common import KIT, RESULTS
 from services.sentence_align.beads import parse_beads
 from services.tree_align.align import align_page_texts
 from services.tree_align.decoder import (
@@ -42,9 +42,8 @@ from services.tree_align.html_tree import TagTree, block_tree, parse_html
 from services.tree_align.model import default_model
 from shared.errors import InputTooLarge
 
-REPO = Path(__file__).resolve().parents[1]
-DATA = REPO.parent / "shared" / "data" / "textberg-bleualign-de-fr"
-RESULT = REPO / "benchmarks" / "results" / "tree_align_wide.md"
+DATA = KIT / "textberg-bleualign-de-fr"
+RESULT = RESULTS / "tree_align_wide.md"
 SIZES = (500, 1_000, 2_000)
 SHAPES = ("flat", "grouped")
 MISSING_EVERY = 50

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +23,7 @@ import sqlalchemy as sa
 
 from services.page_match.features import PageFeatures
 from services.page_match.matching import PageMatch
-from shared.store import create_tables
+from shared.store import create_tables_once
 
 metadata = sa.MetaData()
 
@@ -62,14 +61,10 @@ page_matches = sa.Table(
     sa.Column("superseded_at", sa.Float, nullable=True),
 )
 
-_READY: weakref.WeakSet[sa.Engine] = weakref.WeakSet()
-
 
 def ensure_schema(engine: sa.Engine) -> None:
     """Create this stage's tables when missing (safe for concurrent callers), once per engine."""
-    if engine not in _READY:
-        create_tables(engine, metadata)
-        _READY.add(engine)
+    create_tables_once(engine, metadata)
 
 
 def url_key(url: str) -> str:
