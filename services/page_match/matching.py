@@ -107,8 +107,14 @@ def match_site(
     threshold: float = THRESHOLD,
     *,
     lexicon_weight: int = LEXICON_WEIGHT,
+    paired: frozenset[str] = frozenset(),
 ) -> list[PageMatch]:
-    """Page pairs of one site: by URL, then by content per language pair, one-to-one."""
+    """Page pairs of one site: by URL, then by content per language pair, one-to-one.
+
+    ``paired``: URLs of pages already in a pair, given for the site's statistics (IDF
+    weights, boilerplate, the length ratio, the URL rule's learned parameters): they are not
+    matched by content, and a URL pair of two of them is not returned (it is known); a URL
+    pair of one of them with an open page is (a URL twin outranks a content pair)."""
     by_lang: dict[str, list[PageFeatures]] = defaultdict(list)
     seen: set[tuple[str, str]] = set()
     for page in sorted(pages, key=lambda p: p.url):
@@ -124,9 +130,10 @@ def match_site(
     # a page its URL pairs with a twin is not matched by content in another language pair:
     # its URL scheme is known, and a twin missing in that language is missing from the crawl
     taken = {url for found in url_pairs.values() for m in found for url in (m.src_url, m.tgt_url)}
+    taken |= paired
     for first, second in language_pairs:
         found = url_pairs[(first, second)]
-        matches += found
+        matches += [m for m in found if not (m.src_url in paired and m.tgt_url in paired)]
         ratio = _length_ratio(found, by_lang[first], by_lang[second])
         matches += _content_pairs(
             by_lang[first],
