@@ -165,27 +165,22 @@ def _stored_pages(conn: sa.Connection, statement: sa.Select[Any]) -> list[Stored
 
 def open_site_pages(conn: sa.Connection, site: str) -> list[StoredPage]:
     """The site's pages in no current page pair: those still waiting for a counterpart."""
-    paired = _current_pair_keys(site)
+    in_pair = crawled_pages.c.url_key.in_(sa.select(_current_pair_keys(site).c.key))
     return _stored_pages(
-        conn,
-        sa.select(crawled_pages.c.features, crawled_pages.c.job_id, crawled_pages.c.received_at)
-        .where(crawled_pages.c.site == site)
-        .where(crawled_pages.c.url_key.not_in(sa.select(paired.c.key)))
-        .order_by(crawled_pages.c.url_key),
+        conn, _site_select(site, sa.not_(in_pair)).order_by(crawled_pages.c.url_key)
     )
 
 
 def paired_site_pages(conn: sa.Connection, site: str, limit: int) -> list[StoredPage]:
     """At most ``limit`` of the site's pages in a current pair, the latest received first."""
-    paired = _current_pair_keys(site)
-    return _stored_pages(
-        conn,
-        sa.select(crawled_pages.c.features, crawled_pages.c.job_id, crawled_pages.c.received_at)
-        .where(crawled_pages.c.site == site)
-        .where(crawled_pages.c.url_key.in_(sa.select(paired.c.key)))
-        .order_by(crawled_pages.c.received_at.desc(), crawled_pages.c.url_key)
-        .limit(limit),
-    )
+    in_pair = crawled_pages.c.url_key.in_(sa.select(_current_pair_keys(site).c.key))
+    latest = (crawled_pages.c.received_at.desc(), crawled_pages.c.url_key)
+    return _stored_pages(conn, _site_select(site, in_pair).order_by(*latest).limit(limit))
+
+
+def _site_select(site: str, condition: sa.ColumnElement[bool]) -> sa.Select[Any]:
+    columns = (crawled_pages.c.features, crawled_pages.c.job_id, crawled_pages.c.received_at)
+    return sa.select(*columns).where(crawled_pages.c.site == site, condition)
 
 
 def supersede_pairs_of(conn: sa.Connection, site: str, urls: Sequence[str], now: float) -> int:
