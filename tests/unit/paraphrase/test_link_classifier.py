@@ -11,20 +11,18 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from numpy.typing import NDArray
 
-from services.paraphrase.link_classifier import (
+from services.paraphrase.link_classifier import LinkClassifier, Logistic, decide_links
+from services.paraphrase.link_features import (
     CONTEXT_FEATURES,
     STATIC_FEATURES,
     GoldLexicon,
-    LinkClassifier,
-    Logistic,
     _best_ending,
     _box_sum,
     _dice,
     _max_excluding_self,
-    _monotone_path,
     _trigrams,
     context_features,
-    decide_links,
+    monotone_path,
     static_features,
     stem_matrix,
     trigram_dice_matrix,
@@ -136,7 +134,7 @@ def test_monotone_chains_match_brute_force(weights: NDArray[np.float64]) -> None
     rows, cols = weights.shape
     chains = _chains(rows, cols)
     ending = _best_ending(weights)
-    gap, on_best = _monotone_path(weights)
+    gap, on_best = monotone_path(weights)
     best = max(0.0, max(sum(weights[c] for c in chain) for chain in chains))
     for i in range(rows):
         for j in range(cols):
