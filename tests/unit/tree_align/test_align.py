@@ -11,10 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.tree_align.align import align_page_texts, align_two_pass, text_pairs
+from services.tree_align.align import align_page_texts, text_pairs
 from services.tree_align.decoder import align_trees, decoding_work
 from services.tree_align.html_tree import TextChunk, block_tree, parse_html
 from services.tree_align.model import FloatArray, default_model, initial_model
+from services.tree_align.two_pass import align_two_pass
 
 SRC = """<html><body><div id=nav><ul><li><a>Startseite</a></li><li><a>Kontakt</a></li></ul></div>
 <div class=main><h1>Die Geschichte</h1>
@@ -82,7 +83,7 @@ def test_a_box_body_does_not_join_its_paired_title() -> None:
 
 
 def test_a_paragraph_split_in_two_between_pairs_fills_the_gap() -> None:
-    from services.tree_align.align import chunk_components
+    from services.tree_align.components import chunk_components
 
     whole = " ".join(["ein langer satz ohne namen ist hier zu lesen und geht weiter"] * 12)
     half = " ".join(["une longue phrase sans noms est lue ici"] * 9)
@@ -109,7 +110,7 @@ def test_a_paragraph_split_in_two_between_pairs_fills_the_gap() -> None:
 
 
 def test_leaf_pairs_at_or_above_the_link_cost_link_nothing() -> None:
-    from services.tree_align.align import chunk_components
+    from services.tree_align.components import chunk_components
     from services.tree_align.html_tree import NODE_ELEMENT
 
     folded = block_tree(parse_html(SRC)), block_tree(parse_html(TGT))
@@ -138,7 +139,8 @@ class _FixedCost:
 
 
 def test_a_gap_pair_may_cost_more_the_more_words_it_explains() -> None:
-    from services.tree_align.align import _Components, _fill_gap
+    from services.tree_align.chunk_union import ChunkUnion
+    from services.tree_align.gap_fill import _fill_gap
     from services.tree_align.html_tree import TextChunk
 
     def gap_pairs(words: int, cost: float, per_word: float) -> int:
@@ -148,7 +150,7 @@ def test_a_gap_pair_may_cost_more_the_more_words_it_explains() -> None:
         )
         model = initial_model(["p"])
         model = dataclasses.replace(model, text_model=_FixedCost(cost))
-        return len(_fill_gap(chunks, _Components(2), model, [0], [0], 20.0, per_word))
+        return len(_fill_gap(chunks, ChunkUnion(2), model, [0], [0], 20.0, per_word))
 
     assert gap_pairs(10, 19.0, 0.5) == 1  # below the threshold
     assert gap_pairs(10, 21.0, 0.5) == 0  # 20 words x 0.5 = 10 < 20: the threshold stands
@@ -158,13 +160,14 @@ def test_a_gap_pair_may_cost_more_the_more_words_it_explains() -> None:
 
 
 def test_without_a_per_word_allowance_a_negative_gap_threshold_stands() -> None:
-    from services.tree_align.align import _Components, _fill_gap
+    from services.tree_align.chunk_union import ChunkUnion
+    from services.tree_align.gap_fill import _fill_gap
     from services.tree_align.html_tree import TextChunk
 
     chunks = ([TextChunk((0,), 0, "ein wort")], [TextChunk((0,), 0, "un mot")])
     model = dataclasses.replace(initial_model(["p"]), text_model=_FixedCost(-5.0))
-    assert _fill_gap(chunks, _Components(2), model, [0], [0], -8.0, 0.0) == []
-    assert _fill_gap(chunks, _Components(2), model, [0], [0], -4.0, 0.0) == [(0, -5.0)]
+    assert _fill_gap(chunks, ChunkUnion(2), model, [0], [0], -8.0, 0.0) == []
+    assert _fill_gap(chunks, ChunkUnion(2), model, [0], [0], -4.0, 0.0) == [(0, -5.0)]
 
 
 class _ShortIsCheap:
@@ -177,7 +180,8 @@ class _ShortIsCheap:
 
 
 def test_gap_pairs_of_too_few_words_are_not_joined() -> None:
-    from services.tree_align.align import _Components, _fill_gap
+    from services.tree_align.chunk_union import ChunkUnion
+    from services.tree_align.gap_fill import _fill_gap
     from services.tree_align.html_tree import TextChunk
 
     chunks = (
@@ -186,11 +190,11 @@ def test_gap_pairs_of_too_few_words_are_not_joined() -> None:
     )
     model = dataclasses.replace(initial_model(["p"]), text_model=_ShortIsCheap())
     # every pair is below the threshold: titles and paragraphs both join, in order
-    assert _fill_gap(chunks, _Components(4), model, [0, 1], [0, 1], 0.0, 0.0) == [
+    assert _fill_gap(chunks, ChunkUnion(4), model, [0, 1], [0, 1], 0.0, 0.0) == [
         (0, -4.6),
         (1, -4.0),
     ]
-    components = _Components(4)
+    components = ChunkUnion(4)
     assert _fill_gap(chunks, components, model, [0, 1], [0, 1], 0.0, 0.0, 3) == [(1, -4.0)]
     assert components.find(1) == components.find(3) and components.find(0) != components.find(2)
 
@@ -212,14 +216,15 @@ def _chunks(*texts: str) -> list[TextChunk]:
 
 
 def test_a_gap_joins_all_its_pairs_in_order_and_skips_one_sided_text() -> None:
-    from services.tree_align.align import _Components, _fill_gap
+    from services.tree_align.chunk_union import ChunkUnion
+    from services.tree_align.gap_fill import _fill_gap
 
     chunks = (
         _chunks("a1 x y z", "box1 x y z", "b1 x y z", "c1 x y z"),
         _chunks("a1 u v w", "b1 u v w", "box2 u v w", "c1 u v w", "c1 u v w"),
     )
     model = dataclasses.replace(initial_model(["p"]), text_model=_Translations())
-    components = _Components(9)
+    components = ChunkUnion(9)
     made = _fill_gap(chunks, components, model, [0, 1, 2, 3], [0, 1, 2, 3, 4], 0.0, 0.1)
     assert [source for source, _ in made] == [0, 2, 3]
     group = {components.find(4 + j) for j in (3, 4)}  # the more words the higher the limit
@@ -229,17 +234,18 @@ def test_a_gap_joins_all_its_pairs_in_order_and_skips_one_sided_text() -> None:
 
 
 def test_a_gap_does_not_join_two_chunks_on_both_sides() -> None:
-    from services.tree_align.align import _Components, _fill_gap
+    from services.tree_align.chunk_union import ChunkUnion
+    from services.tree_align.gap_fill import _fill_gap
 
     chunks = (_chunks("a1 x", "a1 y"), _chunks("a1 u", "b1 v"))
     model = dataclasses.replace(initial_model(["p"]), text_model=_Translations())
-    components = _Components(4)
+    components = ChunkUnion(4)
     assert _fill_gap(chunks, components, model, [0, 1], [0, 1], 0.0, 0.0) == [(0, -10.0)]
     assert components.find(3) != components.find(0)
 
 
 def test_gap_windows_of_long_and_open_gaps() -> None:
-    from services.tree_align.align import _gap_windows
+    from services.tree_align.gap_fill import _gap_windows
 
     run, gap = list(range(10, 20)), list(range(30, 33))
     both = (True, True)
@@ -297,10 +303,11 @@ def test_fill_gap_equals_the_brute_force_best_chain(
     """The gap DP joins the set of pairs that a brute-force search over all in-order
     chains finds best (sum of cost - threshold; sub-runs of up to MAX_GAP_SPAN chunks, not
     two chunks on both sides)."""
-    from services.tree_align.align import MAX_GAP_SPAN, _Components, _fill_gap, _spans
+    from services.tree_align.chunk_union import ChunkUnion
+    from services.tree_align.gap_fill import MAX_GAP_SPAN, _fill_gap, chunk_spans
 
     chunks = (_chunks(*(f"s{k}" for k in range(n_src))), _chunks(*(f"t{k}" for k in range(n_tgt))))
-    src_spans, tgt_spans = _spans(n_src), _spans(n_tgt)
+    src_spans, tgt_spans = chunk_spans(n_src), chunk_spans(n_tgt)
     text = {
         side: {span: " ".join(f"{side}{k}" for k in range(span[0], span[1] + 1)) for span in spans}
         for side, spans in (("s", src_spans), ("t", tgt_spans))
@@ -316,7 +323,7 @@ def test_fill_gap_equals_the_brute_force_best_chain(
     assert MAX_GAP_SPAN == 2  # the spans above are those _fill_gap scores
     model = dataclasses.replace(initial_model(["p"]), text_model=_TableCosts(costs))
     made = _fill_gap(
-        chunks, _Components(n_src + n_tgt), model, list(range(n_src)), list(range(n_tgt)),
+        chunks, ChunkUnion(n_src + n_tgt), model, list(range(n_src)), list(range(n_tgt)),
         0.0, 0.0,
     )  # fmt: skip
     assert sum(cost for _, cost in made) == pytest.approx(_best_chain(candidates))
@@ -357,10 +364,9 @@ def test_best_chain_keeping_chunks_equals_the_brute_force_best_chain(
 ) -> None:
     """With chunks that must stay paired, the DP's chain is the best chain pairing all of
     them (every finite gain a candidate, of either sign), or [] when none exists."""
-    from services.tree_align.align import _best_chain as best_chain
-    from services.tree_align.align import _spans
+    from services.tree_align.gap_fill import best_chain, chunk_spans
 
-    src_spans, tgt_spans = _spans(n_src), _spans(n_tgt)
+    src_spans, tgt_spans = chunk_spans(n_src), chunk_spans(n_tgt)
     keep = (kept[:n_src], kept[4 : 4 + n_tgt])
     gain = np.full((len(src_spans), len(tgt_spans)), np.inf)
     candidates, index = [], 0
@@ -392,7 +398,8 @@ WORDS = " x y z u v w"  # six words and more a side: pairs the repair may touch
 
 
 def test_pairs_shifted_by_a_split_paragraph_are_repaired() -> None:
-    from services.tree_align.align import ChunkComponent, _repair_pairs
+    from services.tree_align.chunk_union import ChunkComponent
+    from services.tree_align.repair import repair_pairs
 
     # b1 is split in two on the target side; its first half went to a1's pair
     chunks = (
@@ -401,13 +408,14 @@ def test_pairs_shifted_by_a_split_paragraph_are_repaired() -> None:
     )
     model = dataclasses.replace(initial_model(["p"]), text_model=_Translations())
     shifted = [ChunkComponent((0,), (0, 1), 0.0), ChunkComponent((1,), (2,), 0.0)]
-    repaired = _repair_pairs(chunks, shifted, model, 2)
+    repaired = repair_pairs(chunks, shifted, model, 2)
     assert [(c.src_chunks, c.tgt_chunks) for c in repaired] == [((0,), (0,)), ((1,), (1, 2))]
     assert [c.cost for c in repaired] == [-10.0, -10.0]
 
 
 def test_repair_keeps_paired_chunks_paired_and_one_sided_text_out() -> None:
-    from services.tree_align.align import ChunkComponent, _repair_pairs
+    from services.tree_align.chunk_union import ChunkComponent
+    from services.tree_align.repair import repair_pairs
 
     model = dataclasses.replace(initial_model(["p"]), text_model=_Translations())
     # b1 has no translation: the pair (b1, c1) would be dropped by a plain best chain, but a
@@ -417,20 +425,21 @@ def test_repair_keeps_paired_chunks_paired_and_one_sided_text_out() -> None:
         _chunks("a1" + WORDS, "c1" + WORDS),
     )
     pairs = [ChunkComponent((0,), (0,), 0.0), ChunkComponent((2,), (1,), 0.0)]
-    repaired = _repair_pairs(chunks, pairs, model, 2)
+    repaired = repair_pairs(chunks, pairs, model, 2)
     assert [(c.src_chunks, c.tgt_chunks) for c in repaired] == [((0,), (0,)), ((2,), (1,))]
     # short pairs (titles) are not re-paired even when shifted
     chunks = (_chunks("a1 t", "b1" + WORDS), _chunks("a1 t", "b1 t", "b1" + WORDS))
     pairs = [ChunkComponent((0,), (0, 1), 0.0), ChunkComponent((1,), (2,), 0.0)]
-    repaired = _repair_pairs(chunks, pairs, model, 2)
+    repaired = repair_pairs(chunks, pairs, model, 2)
     assert [(c.src_chunks, c.tgt_chunks) for c in repaired] == [((0,), (0, 1)), ((1,), (2,))]
 
 
 def test_repair_reaches_unpaired_chunks_beside_the_window_and_pairs_no_two_of_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import services.tree_align.align as align
-    from services.tree_align.align import ChunkComponent, _repair_pairs
+    import services.tree_align.repair as repair
+    from services.tree_align.chunk_union import ChunkComponent
+    from services.tree_align.repair import repair_pairs
 
     model = dataclasses.replace(initial_model(["p"]), text_model=_Translations())
     # a1 went to b1's translation; a1's own lies before the window, b1 after the first pair
@@ -439,17 +448,17 @@ def test_repair_reaches_unpaired_chunks_beside_the_window_and_pairs_no_two_of_th
         _chunks("a1" + WORDS, "b1" + WORDS, "c1" + WORDS),
     )
     pairs = [ChunkComponent((0,), (1,), 0.0), ChunkComponent((2,), (2,), 0.0)]
-    repaired = _repair_pairs(chunks, list(pairs), model, 2)
+    repaired = repair_pairs(chunks, list(pairs), model, 2)
     assert [(c.src_chunks, c.tgt_chunks) for c in repaired] == [
         ((0,), (0,)),
         ((1,), (1,)),
         ((2,), (2,)),
     ]
-    monkeypatch.setattr(align, "REPAIR_REACH", 0)
-    assert _repair_pairs(chunks, list(pairs), model, 2) == pairs
+    monkeypatch.setattr(repair, "REPAIR_REACH", 0)
+    assert repair_pairs(chunks, list(pairs), model, 2) == pairs
     # two chunks unpaired before are left to the gap filling
     pairs = [ChunkComponent((0,), (0,), 0.0), ChunkComponent((2,), (2,), 0.0)]
-    assert _repair_pairs(chunks, list(pairs), model, 2) == pairs
+    assert repair_pairs(chunks, list(pairs), model, 2) == pairs
 
 
 def test_every_pass_of_a_wide_pair_decodes_with_the_span_restriction_found_once(
@@ -470,7 +479,7 @@ def test_every_pass_of_a_wide_pair_decodes_with_the_span_restriction_found_once(
     model = default_model()
     budget = decoding_work(src, tgt, 7)
     with caplog.at_level(logging.WARNING, logger="services.tree_align.decoder"):
-        alignment, lexical = align_two_pass(src, tgt, model, max_work=budget, confident_cost=0.0)
+        alignment, lexical, _ = align_two_pass(src, tgt, model, max_work=budget, confident_cost=0.0)
     assert lexical is not model  # the lexical pass ran
     assert alignment.max_span == 7
     assert sum("restricted to 7 siblings" in r.getMessage() for r in caplog.records) == 1
