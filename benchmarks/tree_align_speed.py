@@ -116,7 +116,7 @@ def measure(case: str, tool: str, folded: bool, band: float | None) -> dict[str,
         from apted.helpers import Tree
 
         def bracket(tree: object, node: int) -> str:
-            from services.tree_align.html_tree import TagTree
+            from services.tree_align.tag_tree import TagTree
 
             assert isinstance(tree, TagTree)
             inner = "".join(bracket(tree, int(c)) for c in tree.children(node))

@@ -32,9 +32,10 @@ from services.tree_align.decoder import (
     TreeAlignment,
     align_trees,
 )
-from services.tree_align.html_tree import TagTree, TextChunk, block_tree, text_chunks
+from services.tree_align.html_tree import TextChunk, block_tree, text_chunks
 from services.tree_align.lexical import LexicalTextModel, word_count
 from services.tree_align.model import TreeModel, default_model, text_length
+from services.tree_align.tag_tree import TagTree
 from services.tree_align.two_pass import align_two_pass
 
 # The lexical second pass (``two_pass``) is on by default: it pairs translations rather than

@@ -23,8 +23,8 @@ import numpy as np
 import numpy.typing as npt
 
 from services.tree_align.decoder import posteriors
-from services.tree_align.html_tree import TagTree
 from services.tree_align.model import TreeModel, clamp_deletion, initial_model
+from services.tree_align.tag_tree import TagTree
 from shared.errors import InvalidInput
 
 FloatArray = npt.NDArray[np.float64]

@@ -17,7 +17,7 @@ from services.tree_align.decoder import (
     TreeAlignment,
     align_trees,
 )
-from services.tree_align.html_tree import TagTree, TextChunk, text_chunks
+from services.tree_align.html_tree import TextChunk, text_chunks
 from services.tree_align.lexical import (
     DEFAULT_LEXICAL_WEIGHT,
     DEFAULT_WORD_OFFSET,
@@ -25,6 +25,7 @@ from services.tree_align.lexical import (
     train_lexical_model,
 )
 from services.tree_align.model import FloatArray, TextModel, TreeModel
+from services.tree_align.tag_tree import TagTree
 
 # Pass 2's Model 1 trains on pass 1's chunk pairs whose Pr_text cost is below
 # CONFIDENT_COST (-5 to -20 scored alike on the dev pages, 0 let look-alike one-sided boxes

@@ -111,7 +111,7 @@ def test_a_paragraph_split_in_two_between_pairs_fills_the_gap() -> None:
 
 def test_leaf_pairs_at_or_above_the_link_cost_link_nothing() -> None:
     from services.tree_align.components import chunk_components
-    from services.tree_align.html_tree import NODE_ELEMENT
+    from services.tree_align.tag_tree import NODE_ELEMENT
 
     folded = block_tree(parse_html(SRC)), block_tree(parse_html(TGT))
     model = initial_model(sorted(set(folded[0].label_names) | set(folded[1].label_names)))
