@@ -552,3 +552,18 @@ def path_posteriors(
         )
         posteriors[k] = min(1.0, math.exp(log_p))
     return posteriors
+
+
+def band_rows(band: tuple[IntArray, IntArray]) -> IntArray:
+    """Index of each row's first cell among the band's cells (row by row)."""
+    low, high = band
+    return np.concatenate([[0], np.cumsum(high - low + 1)[:-1]]).astype(np.int64)
+
+
+def band_cell_indices(
+    band: tuple[IntArray, IntArray], row_first: IntArray
+) -> tuple[IntArray, IntArray]:
+    """Row and column of every band cell, in the program's cell order (row by row)."""
+    low, high = band
+    rows = np.repeat(np.arange(len(low)), high - low + 1)
+    return rows, np.arange(len(rows)) - row_first[rows] + low[rows]

@@ -21,8 +21,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
-from services.sentence_align.align import align_sentences
-from services.sentence_align.beads import Bead
+from services.sentence_align.beads import Bead, unaligned_beads
+from services.sentence_align.length import align_by_length
 from shared.errors import InputTooLarge, InvalidInput
 
 FloatMatrix = npt.NDArray[np.float64]
@@ -280,8 +280,12 @@ def select_anchors(
 
 
 def _align_fragment(src: Sequence[str], tgt: Sequence[str], i0: int, j0: int) -> list[Bead]:
-    # Length-based DP inside one fragment, indices shifted back to the whole texts.
-    beads = align_sentences(list(src), list(tgt), method="length")
+    # Length-based DP inside one fragment (a fragment with one side empty has one
+    # segmentation), indices shifted back to the whole texts.
+    if src and tgt:
+        beads = align_by_length(src, tgt)
+    else:
+        beads = unaligned_beads(range(len(src)), range(len(tgt)))
     return [Bead(tuple(i + i0 for i in b.src), tuple(j + j0 for j in b.tgt), b.cost) for b in beads]
 
 
