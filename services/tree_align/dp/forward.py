@@ -32,8 +32,8 @@ def _gt_single_f(fp, gp, n, mode, c, PU):
     longer tight range [w..v] only SpanF(f, G[w..v]) (DelF of f leaves the G-trees to DelG:
     not tight). The terms are ``scan``'s, summed in its order: the same values.
     ``_ft_single_g`` is the mirror image. One function for both sides, choosing the arrays
-    by a side argument, measured ~15% slower on the ~1,000-element pair (0.56 vs 0.46 s,
-    median of 7 alternating runs): the selected arrays' reference counts.
+    by a side argument, was slower (the selected arrays' reference counts; figures in
+    benchmarks/results/tuning_history.md).
     """
     ptr1, idx1, ptr2, idx2, int1, int2 = c.ptr1, c.idx1, c.ptr2, c.idx2, c.int1, c.int2
     del1, del2, SG, SF, sg_row, sg_off, sf_row, sf_off = (
