@@ -141,6 +141,11 @@ def baseline_decoder(revision: str = BASELINE) -> object:
             capture_output=True, text=True, check=True, cwd=REPO,
         ).stdout  # fmt: skip
         source = source.replace("from services.tree_align import _dp", "import baseline_dp as _dp")
+        # TagTree moved to tag_tree.py after these revisions (issue 38)
+        source = source.replace(
+            "from services.tree_align.html_tree import TagTree",
+            "from services.tree_align.tag_tree import TagTree",
+        )
         (folder / f"baseline{name}.py").write_text(source, encoding="utf-8")
     sys.path.insert(0, str(folder))
     return importlib.import_module("baselinedecoder")
