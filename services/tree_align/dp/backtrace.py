@@ -56,15 +56,8 @@ def _push(tasks, row, fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_
 @njit(cache=True)
 def viterbi_pairs(V1, V2, c, X, PU, pairs):
     """Trace the optimal alignment back from AF[V1, V2]; returns the number of node pairs."""
-    ptr1, idx1, ptr2, idx2, int1, int2, max_span = (
-        c.ptr1,
-        c.idx1,
-        c.ptr2,
-        c.idx2,
-        c.int1,
-        c.int2,
-        c.span_limit,
-    )
+    ptr1, idx1, ptr2, idx2, int1, int2 = c.ptr1, c.idx1, c.ptr2, c.idx2, c.int1, c.int2
+    max_span = c.span_limit
     # task: fp, gp, f_lo, f_hi, g_lo, g_hi, tight_f, tight_g, no_span_first, end_a, end_b, mask
     tasks = np.empty((pairs.shape[0] * 2 + 16, 12), dtype=np.int64)
     Xf = X.reshape(X.size)

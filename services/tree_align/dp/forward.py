@@ -97,15 +97,8 @@ def forward(order1, order2, mode, c, X, PU):
     """Fill AF, SG and SF for every internal node pair, children before parents."""
     limit = c.span_limit  # the span limit (max_span) of the range blocks
     ptr1, ptr2, int1, int2 = c.ptr1, c.ptr2, c.int1, c.int2
-    AF, SG, SF, sg_row, sg_off, sf_row, sf_off = (
-        c.af,
-        c.sg,
-        c.sf,
-        c.sg_row,
-        c.sg_off,
-        c.sf_row,
-        c.sf_off,
-    )
+    AF, SG, SF = c.af, c.sg, c.sf
+    sg_row, sg_off, sf_row, sf_off = c.sg_row, c.sg_off, c.sf_row, c.sf_off
     wide1, wide2, banded = c.wide1, c.wide2, c.band < INF
     zero, no, yes = runtime_constants()
     viterbi = mode == VITERBI

@@ -32,14 +32,8 @@ def _backward_scan(
 ):
     """Reverse-mode pass of one inside scan: GX holds d logZ / d log X for the output cells."""
     ptr1, idx1, ptr2, idx2, int1, int2 = c.ptr1, c.idx1, c.ptr2, c.idx2, c.int1, c.int2
-    sub1, sub2, sg_row, sg_off, sf_row, sf_off = (
-        c.sub1,
-        c.sub2,
-        c.sg_row,
-        c.sg_off,
-        c.sf_row,
-        c.sf_off,
-    )
+    sub1, sub2, sg_row, sg_off = c.sub1, c.sub2, c.sg_row, c.sg_off
+    sf_row, sf_off = c.sf_row, c.sf_off
     g_AF, g_pair, g_sub1, g_sub2 = grads.af, grads.pair, grads.sub1, grads.sub2
     g_SG, g_SF, g_del1, g_del2 = grads.sg, grads.sf, grads.del1, grads.del2
     M = f_hi - f_lo

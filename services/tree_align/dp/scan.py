@@ -72,14 +72,8 @@ def fill_pair_units(fp, gp, c, PU):
     """
     ptr1, idx1, ptr2, idx2, int1, int2 = c.ptr1, c.idx1, c.ptr2, c.idx2, c.int1, c.int2
     kind1, kind2, lab1, lab2, tag_cost = c.kind1, c.kind2, c.lab1, c.lab2, c.tag_cost
-    tix1, tix2, text_cost, below1, below2, AF = (
-        c.tix1,
-        c.tix2,
-        c.text_cost,
-        c.below1,
-        c.below2,
-        c.af,
-    )
+    tix1, tix2, text_cost, AF = c.tix1, c.tix2, c.text_cost, c.af
+    below1, below2 = c.below1, c.below2
     band, pos1, pos2 = c.band, c.pos1, c.pos2
     for k in range(ptr1[fp + 1] - ptr1[fp]):
         f = idx1[ptr1[fp] + k]
