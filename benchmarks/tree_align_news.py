@@ -24,11 +24,12 @@ import time
 from benchmarks._report import publish
 from benchmarks.common import RESULTS
 from benchmarks.generators import generate_pair
-from services.tree_align.align import align_page_texts, align_two_pass, text_pairs
+from services.tree_align.align import align_page_texts, text_pairs
 from services.tree_align.calibrate import calibrated
 from services.tree_align.html_tree import block_tree, parse_html
 from services.tree_align.lexical import LexicalTextModel
 from services.tree_align.model import default_model
+from services.tree_align.two_pass import align_two_pass
 
 RESULT = RESULTS / "tree_align_news.md"
 PAIRS = 40
@@ -57,7 +58,7 @@ def main() -> None:
         totals["fold"] += time.process_time() - clock
         clock = time.process_time()
         model = calibrated(default_model(), *folded)
-        alignment, model = align_two_pass(*folded, model)
+        alignment, model, _ = align_two_pass(*folded, model)
         totals["align_two_pass"] += time.process_time() - clock
         lexical += isinstance(model.text_model, LexicalTextModel)
         clock = time.process_time()

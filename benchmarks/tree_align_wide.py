@@ -38,8 +38,9 @@ from services.tree_align.decoder import (
     align_trees,
     decoding_work,
 )
-from services.tree_align.html_tree import TagTree, block_tree, parse_html
+from services.tree_align.html_tree import block_tree, parse_html
 from services.tree_align.model import default_model
+from services.tree_align.tag_tree import TagTree
 from shared.errors import InputTooLarge
 
 DATA = KIT / "textberg-bleualign-de-fr"
