@@ -26,14 +26,10 @@ IntArray = npt.NDArray[np.int64]
 # Tables of one alignment (AF, SG, SF and, for posteriors, their adjoints) may not exceed this.
 DEFAULT_MAX_TABLE_BYTES = 1_500_000_000
 # Work of one decoding pass the exact program may take, in scan cells plus NODE_PAIR_WORK per
-# pair of internal nodes (:func:`decoding_work`). Measured on this project's 2-core machine
-# (the pairs of benchmarks/results/tree_align_speed.md and tree_align_wide.md): 14-68 ns a
-# scan cell, ~500 ns a node pair, so 4e8 is about 6-27 s a pass; the ~3,000-element folded
-# benchmark pair needs 2.6e8 and stays exact (its full trees need 5.8e8). A wider pair (a list
-# of 1,000 items needs 1e9: 16 s a pass, a 2,000-item list 225 s for its two passes, past
-# the task's 120 s limit) is decoded with deleted nodes' spans restricted to the widest
-# sibling count that fits (``max_span``, exact decoding of that restricted model), and a pair
-# too wide even for spans of one sibling raises InputTooLarge (the handler aligns flat text).
+# pair of internal nodes (:func:`decoding_work`): a pass within the task's time limit; a wider
+# pair is decoded with deleted nodes' spans restricted to the widest sibling count that fits
+# (``max_span``), and one too wide even for that raises InputTooLarge (the handler aligns flat
+# text). Sizing measurements: benchmarks/results/tuning_history.md (decoder work bound).
 DEFAULT_MAX_WORK = 4e8
 NODE_PAIR_WORK = 25
 
