@@ -37,9 +37,15 @@ The distributed pipeline (needs Redis and PostgreSQL):
 Not a benchmark:
     output_digests: digests of the product's outputs, to check that a refactoring changes
         none of them (``--check``) -> output_digests.json
+    structure_speed: the decoder and tree_align's CPU per pair against the code before issue
+        38's restructuring (a one-off comparison) -> structure.md
+
+``results/tuning_history.md`` keeps, quoted, the tuning notes that product modules carried
+beside their defaults until issue 38 (each default now points to it or to its results file).
 
 Shared helpers: ``common`` (paths: repository, kit, results, the ``paramine`` command),
 ``generators`` (news-size page pairs), ``_report`` (writing a results file),
+``sentence_align_presets`` (the hybrid settings the ablations compare against),
 ``tree_align_suite``, ``tree_align_pagegen``, ``tree_align_sitetext``, ``tree_align_realpages``
 (the tree_align page suite and its inputs).
 """
