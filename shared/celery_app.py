@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import socket
 
 from celery import Celery
 from kombu.entity import Queue
@@ -17,6 +18,16 @@ def queue_name(stage: str) -> str:
 
 def task_name(stage: str) -> str:
     return f"paramine.{stage}.process"
+
+
+def keepalive_options(timeout: float) -> dict[int, int]:
+    """TCP keepalive probes that give up on a silent peer after about ``timeout`` seconds
+    (Linux option names; other systems keep their defaults)."""
+    names = ("TCP_KEEPIDLE", "TCP_KEEPINTVL", "TCP_KEEPCNT")
+    if not all(hasattr(socket, name) for name in names):
+        return {}
+    interval = max(1, int(timeout) // 4)
+    return {socket.TCP_KEEPIDLE: interval, socket.TCP_KEEPINTVL: interval, socket.TCP_KEEPCNT: 3}
 
 
 def make_celery(settings: Settings) -> Celery:
@@ -40,6 +51,12 @@ def make_celery(settings: Settings) -> Celery:
             # How often a worker looks for unacked messages of dead workers to restore.
             "unacked_restore_interval": queue.restore_interval,
             "unacked_restore_throttle": 1,
+            # A cut link is noticed: commands time out, idle connections are probed.
+            "socket_timeout": queue.broker_socket_timeout,
+            "socket_connect_timeout": queue.broker_socket_timeout,
+            "socket_keepalive": True,
+            "socket_keepalive_options": keepalive_options(queue.broker_socket_timeout),
+            "health_check_interval": queue.broker_health_check_interval,
         },
         broker_connection_retry_on_startup=True,
         task_queues=[Queue(queue_name(stage)) for stage in STAGES],  # type: ignore[no-untyped-call]

@@ -16,14 +16,10 @@ counts as started when its ``paramine_worker_ready`` gauge is 1 (warmed up, cons
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
 import random
 import shutil
 import subprocess
-import threading
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -36,9 +32,11 @@ from redis import Redis
 
 from tests.integration.conftest import POSTGRES_ADMIN_URL, unavailable
 from tests.integration.processes import free_port, start_paramine, stop, wait_for_worker_ready
+from tests.integration.servers import RedisServer, TcpProxy
 
 ALIGNMENT_STAGES = ("tree_align", "sentence_align")
 VISIBILITY_TIMEOUT = 30.0
+LEASE_RENEWAL_INTERVAL = 5.0  # a live worker's messages are never restored (shared/lease.py)
 RESTORE_INTERVAL = 2
 FAILURE_RETRIES = 2
 RECONCILE_INTERVAL = 2.0
@@ -89,114 +87,6 @@ def page_pairs(count: int, seed: int) -> list[dict[str, Any]]:
             }
         )
     return pairs
-
-
-class TcpProxy:
-    """A loopback TCP forwarder that can be cut (existing connections closed, new ones refused)."""
-
-    def __init__(self, target_port: int) -> None:
-        self.target_port = target_port
-        self.port = free_port()
-        self.open = True
-        self.accepted_while_cut = 0
-        self._writers: set[asyncio.StreamWriter] = set()
-        self._loop = asyncio.new_event_loop()
-        self._ready = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-        self._ready.wait(10)
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self._loop)
-        self._server = self._loop.run_until_complete(
-            asyncio.start_server(self._handle, "127.0.0.1", self.port)
-        )
-        self._ready.set()
-        self._loop.run_forever()
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if not self.open:
-            self.accepted_while_cut += 1
-            writer.close()
-            return
-        try:
-            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
-        except OSError:
-            writer.close()
-            return
-        self._writers.update((writer, up_writer))
-        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
-
-    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while data := await reader.read(65_536):
-                writer.write(data)
-                await writer.drain()
-        except (ConnectionError, OSError):
-            pass
-        finally:
-            self._writers.discard(writer)
-            writer.close()
-
-    def cut(self) -> None:
-        self.open = False
-
-        def close_all() -> None:
-            for writer in list(self._writers):
-                writer.close()
-            self._writers.clear()
-
-        self._loop.call_soon_threadsafe(close_all)
-
-    def restore(self) -> None:
-        self.open = True
-
-    def close(self) -> None:
-        self._loop.call_soon_threadsafe(self._server.close)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(5)
-
-
-class RedisServer:
-    """A private redis-server with AOF in a temp directory, restartable on the same port."""
-
-    def __init__(self, directory: Path) -> None:
-        if shutil.which("redis-server") is None:
-            unavailable("redis-server", FileNotFoundError("not on PATH"))
-        self.directory = directory
-        self.port = free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process: subprocess.Popen[bytes] | None = None
-        self.start()
-
-    def start(self) -> None:
-        log = (self.directory / "redis.log").open("ab")
-        self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--appendonly", "yes",
-             "--appendfsync", "always", "--save", "", "--dir", str(self.directory)],
-            stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        client = redis.Redis.from_url(self.url)
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                if client.ping():
-                    return
-            except redis.ConnectionError:
-                time.sleep(0.1)
-        raise TimeoutError("private redis-server did not start")
-
-    def shutdown(self) -> None:
-        """SHUTDOWN (AOF is fsynced on every write), then wait for the process to exit."""
-        with contextlib.suppress(redis.ConnectionError):
-            redis.Redis.from_url(self.url).shutdown(nosave=False)
-        if self.process is not None:
-            self.process.wait(20)
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(20)
 
 
 @dataclass
@@ -273,6 +163,7 @@ def chaos_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChaosClu
             "PARAMINE_REDIS_URL": server.url,
             "PARAMINE_DATABASE_URL": proxied_url,
             "PARAMINE_QUEUE__VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
+            "PARAMINE_QUEUE__LEASE_RENEWAL_INTERVAL": str(LEASE_RENEWAL_INTERVAL),
             "PARAMINE_QUEUE__HARD_TIME_LIMIT": "25",
             "PARAMINE_QUEUE__SOFT_TIME_LIMIT": "20",
             "PARAMINE_QUEUE__RETRY_BACKOFF_MAX": "8",
