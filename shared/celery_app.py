@@ -30,6 +30,13 @@ def keepalive_options(timeout: float) -> dict[int, int]:
     return {socket.TCP_KEEPIDLE: interval, socket.TCP_KEEPINTVL: interval, socket.TCP_KEEPCNT: 3}
 
 
+def restore_lock_expiry(socket_timeout: float) -> int:
+    """Seconds the restore sweep's lock lives when its holder vanishes: two of a command's
+    socket timeouts (a live sweep is a few commands). A sweep that outlives it overlaps with
+    the next one harmlessly: kombu restores each message in a WATCH transaction."""
+    return max(2, int(2 * socket_timeout))
+
+
 def make_celery(settings: Settings) -> Celery:
     """A Celery app whose delivery guarantees follow ARCHITECTURE.md (at-least-once)."""
     broker = settings.redis_url or "memory://"
@@ -51,6 +58,9 @@ def make_celery(settings: Settings) -> Celery:
             # How often a worker looks for unacked messages of dead workers to restore.
             "unacked_restore_interval": queue.restore_interval,
             "unacked_restore_throttle": 1,
+            # One sweep at a time holds this lock; a worker cut off during its sweep cannot
+            # release it, and kombu's 300 s default then stopped every restore that long.
+            "unacked_mutex_expire": restore_lock_expiry(queue.broker_socket_timeout),
             # A cut link is noticed: commands time out, idle connections are probed.
             "socket_timeout": queue.broker_socket_timeout,
             "socket_connect_timeout": queue.broker_socket_timeout,

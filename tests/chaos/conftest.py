@@ -123,7 +123,7 @@ class ChaosCluster:
         return redis.Redis.from_url(self.redis.url)
 
 
-def _postgres_database() -> Iterator[tuple[str, int]]:
+def postgres_database() -> Iterator[tuple[str, int]]:
     import psycopg
 
     name = f"paramine_chaos_{uuid.uuid4().hex[:10]}"
@@ -142,13 +142,36 @@ def _postgres_database() -> Iterator[tuple[str, int]]:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def cluster_env(redis_url: str, database_url: str, **overrides: str) -> dict[str, str]:
+    """The workers' environment: this one without ``PARAMINE_*``, the fault tests' short
+    delivery settings (module docstring), then ``overrides`` (``QUEUE__X`` names
+    ``PARAMINE_QUEUE__X``)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PARAMINE_")}
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    settings = {
+        "REDIS_URL": redis_url,
+        "DATABASE_URL": database_url,
+        "QUEUE__VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
+        "QUEUE__LEASE_RENEWAL_INTERVAL": str(LEASE_RENEWAL_INTERVAL),
+        "QUEUE__HARD_TIME_LIMIT": "25",
+        "QUEUE__SOFT_TIME_LIMIT": "20",
+        "QUEUE__RETRY_BACKOFF_MAX": "8",
+        "QUEUE__RESTORE_INTERVAL": str(RESTORE_INTERVAL),
+        "QUEUE__FAILURE_RETRIES": str(FAILURE_RETRIES),
+        "QUEUE__RECONCILE_INTERVAL": str(RECONCILE_INTERVAL),
+        "QUEUE__RECONCILE_AGE": str(RECONCILE_AGE),
+        **overrides,
+    }
+    return env | {f"PARAMINE_{name}": value for name, value in settings.items()}
+
+
 @pytest.fixture(scope="package")
 def chaos_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChaosCluster]:
     from shared.store import Store
 
     logs = tmp_path_factory.mktemp("chaos")
     server = RedisServer(logs)
-    database = _postgres_database()
+    database = postgres_database()
     database_url, pg_port = next(database)
     schema_store = Store(database_url)
     schema_store.ensure_schema()
@@ -156,23 +179,7 @@ def chaos_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChaosClu
     proxy = TcpProxy(pg_port)
     proxied_url = database_url.replace(f":{pg_port}/", f":{proxy.port}/")
     assert proxied_url != database_url, "the PostgreSQL URL must name its port"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PARAMINE_")}
-    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
-    env.update(
-        {
-            "PARAMINE_REDIS_URL": server.url,
-            "PARAMINE_DATABASE_URL": proxied_url,
-            "PARAMINE_QUEUE__VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
-            "PARAMINE_QUEUE__LEASE_RENEWAL_INTERVAL": str(LEASE_RENEWAL_INTERVAL),
-            "PARAMINE_QUEUE__HARD_TIME_LIMIT": "25",
-            "PARAMINE_QUEUE__SOFT_TIME_LIMIT": "20",
-            "PARAMINE_QUEUE__RETRY_BACKOFF_MAX": "8",
-            "PARAMINE_QUEUE__RESTORE_INTERVAL": str(RESTORE_INTERVAL),
-            "PARAMINE_QUEUE__FAILURE_RETRIES": str(FAILURE_RETRIES),
-            "PARAMINE_QUEUE__RECONCILE_INTERVAL": str(RECONCILE_INTERVAL),
-            "PARAMINE_QUEUE__RECONCILE_AGE": str(RECONCILE_AGE),
-        }
-    )
+    env = cluster_env(server.url, proxied_url)
     cluster = ChaosCluster(server, proxy, database_url, env, logs)
     from services.worker_process import warm_up
 
@@ -186,11 +193,9 @@ def chaos_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChaosClu
             stop(process)
         proxy.close()
         server.stop()
-        from tests.chaos.test_faults import _STORES
+        from tests.chaos.jobs import close_stores
 
-        for store in _STORES.values():
-            store.engine.dispose()
-        _STORES.clear()
+        close_stores()
         next(database, None)
         if os.environ.get("PARAMINE_KEEP_LOGS"):
             shutil.copytree(

@@ -102,7 +102,9 @@ class RedisServer:
         log = (self.directory / "redis.log").open("ab")
         self.process = subprocess.Popen(
             ["redis-server", "--port", str(self.port), "--bind", self.host, "--appendonly", "yes",
-             "--appendfsync", "always", "--save", "", "--dir", str(self.directory)],
+             "--appendfsync", "always", "--save", "", "--dir", str(self.directory),
+             # no password: an address of the namespace tests' data host is not loopback
+             "--protected-mode", "yes" if self.host == "127.0.0.1" else "no"],
             stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         client = redis.Redis.from_url(self.url)

@@ -8,9 +8,10 @@ from benchmarks.run_all import BENCHMARKS, main
 
 BENCH_DIR = Path(__file__).resolve().parents[3] / "benchmarks"
 # Runnable modules that ``make bench`` leaves out: itself, the shipped-model trainer and the
-# load tests (``make load``: the pipeline and Celery's own per-task cost, both need Redis).
+# load tests (``make load``: the pipeline and Celery's own per-task cost, both need Redis) and
+# the recovery across hosts (``make hosts``: network namespaces, root).
 # Modules without a ``__main__`` block are helpers of others.
-NOT_RUN = {"run_all", "tree_align_default_model", "pipeline_load", "celery_floor"}
+NOT_RUN = {"run_all", "tree_align_default_model", "pipeline_load", "celery_floor", "hosts_recovery"}
 
 
 def test_every_runnable_benchmark_is_listed_once() -> None:

@@ -16,6 +16,8 @@ def test_delivery_guarantees_are_configured() -> None:
     # leases renewed often enough to survive a late renewal; a dead link is noticed
     assert options["visibility_timeout"] > 2 * Settings().queue.lease_renewal_interval > 0
     assert options["socket_timeout"] > 0 and options["socket_keepalive"]
+    # a sweep lock whose holder was cut off does not stop restores for longer than a lease
+    assert options["unacked_mutex_expire"] < options["visibility_timeout"]
     assert conf.task_routes[task_name("thesaurus")] == {"queue": queue_name("thesaurus")}
 
 
