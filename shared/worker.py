@@ -53,16 +53,17 @@ def worker_store() -> Store:
         _stores.clear()
         settings = get_settings()
         store = _stores[pid] = Store(settings.database_url)
-        end_idle_transactions(store, settings.queue.hard_time_limit + 10)
+        end_idle_transactions(store, settings.queue.soft_time_limit + 10)
     return store
 
 
 def end_idle_transactions(store: Store, seconds: float) -> None:
     """PostgreSQL ends a session of this store that stays idle inside a transaction for
-    ``seconds`` (rolled back, its locks released). A live task's transaction is never idle
-    longer than the hard limit (the task is killed there); a worker cut off from the network
-    mid-transaction sends nothing more and closes nothing, and its row locks held back the
-    worker its message was redelivered to until the link came back."""
+    ``seconds`` (rolled back, its locks released). A task's transaction is idle while its
+    handler computes, which the soft limit interrupts (only a task stuck in native code runs
+    on, and the hard limit kills it anyway); a worker cut off from the network mid-transaction
+    sends nothing more and closes nothing, and its row locks held back the worker its message
+    was redelivered to until the link came back."""
     if store.engine.dialect.name != "postgresql":
         return
     milliseconds = int(1000 * seconds)
