@@ -1,12 +1,13 @@
 """A fault-injection cluster: own Redis (AOF) on a free port, PostgreSQL behind a TCP proxy the
 tests can cut, and one real Celery worker process per alignment stage with short redelivery.
 
-Test configuration (production values in shared/config.py: visibility timeout 3600 s, hard
-limit 150 s, soft 120 s, restore sweep every 30 s, 3 retries of an unexpected failure):
-visibility timeout 30 s, hard time limit 25 s, soft 20 s, restore sweep every 2 s, 2 retries,
-reconciler sweep every 2 s for pairs sent more than 10 s ago (production: 30 s, 300 s).
-A message held by a killed worker is therefore back on its queue 30-32 s after it was
-delivered, whether or not a worker restarts (any live consumer's sweep restores it).
+Test configuration (production values in shared/config.py: visibility timeout (lease) 60 s
+renewed every 15 s, hard limit 150 s, soft 120 s, restore sweep every 15 s, 3 retries of an
+unexpected failure): lease 30 s renewed every 5 s, hard time limit 25 s, soft 20 s, restore
+sweep every 2 s, 2 retries, reconciler sweep every 2 s for pairs sent more than 10 s ago
+(production: 30 s, 120 s). A message held by a killed worker is therefore back on its queue
+30-37 s after the worker's last renewal, whether or not a worker restarts (any live
+consumer's sweep restores it).
 
 Readiness is waited for, never slept for: the numba kernels are compiled once in the test
 process before any worker starts (in a fresh clone that takes a minute or two on a busy 2-core
