@@ -54,7 +54,7 @@ class QueueSettings(BaseModel):
     # neither completed nor dead-lettered nor anywhere in Redis; at most reconcile_batch per
     # sweep, and none while the queues and unacked hash hold more messages than that.
     reconcile_interval: float = Field(default=30.0, ge=0)
-    reconcile_age: float = Field(default=120.0, ge=0)
+    reconcile_age: float = Field(default=300.0, ge=0)
     reconcile_batch: int = Field(default=500, gt=0)
     retry_backoff_max: float = Field(default=60.0, ge=0)
 

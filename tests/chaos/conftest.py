@@ -5,7 +5,7 @@ Test configuration (production values in shared/config.py: visibility timeout (l
 renewed every 15 s, hard limit 150 s, soft 120 s, restore sweep every 15 s, 3 retries of an
 unexpected failure): lease 30 s renewed every 5 s, hard time limit 25 s, soft 20 s, restore
 sweep every 2 s, 2 retries, reconciler sweep every 2 s for pairs sent more than 10 s ago
-(production: 30 s, 120 s). A message held by a killed worker is therefore back on its queue
+(production: 30 s, 300 s). A message held by a killed worker is therefore back on its queue
 30-37 s after the worker's last renewal, whether or not a worker restarts (any live
 consumer's sweep restores it).
 

@@ -6,8 +6,8 @@ and exits within its time limit; the run still stores the embedded run's sentenc
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,10 +22,21 @@ HARD_TIME_LIMIT = 25.0  # the cluster's PARAMINE_QUEUE__HARD_TIME_LIMIT
 TASK = re.compile(r"Task paramine\.tree_align\.process\[([0-9a-f-]+)\] (received|succeeded)")
 
 
+def longer(pair: dict[str, Any], times: int = 100) -> dict[str, Any]:
+    """The page pair with its body repeated ``times`` times (a few tenths of a second of
+    alignment instead of milliseconds, so that the SIGTERM finds a task running)."""
+    longer = dict(pair)
+    for side in ("src", "tgt"):
+        body = pair[side]["html"].split("<body>")[1].split("</body>")[0]
+        copies = "".join(f"<div id='part{number}'>{body}</div>" for number in range(times))
+        longer[side] = {**pair[side], "html": f"<html><body>{copies}</body></html>"}
+    return longer
+
+
 def test_a_sigterm_mid_run_finishes_the_task_takes_no_new_one_and_loses_nothing(
     cluster: HostsCluster, tmp_path: Path
 ) -> None:
-    job_id, pairs = "hosts-sigterm", page_pairs(60, seed=14)
+    job_id, pairs = "hosts-sigterm", [longer(pair) for pair in page_pairs(40, seed=14)]
     key = "w1/tree_align"
     worker, log = cluster.processes[key], cluster.log_files[key]
     post_pairs(cluster, job_id, pairs)
@@ -36,10 +47,8 @@ def test_a_sigterm_mid_run_finishes_the_task_takes_no_new_one_and_loses_nothing(
         "the worker running a task",
     )
     worker.terminate()
-    sent = time.monotonic()
-    worker.wait(HARD_TIME_LIMIT + 5)
-    took = time.monotonic() - sent
-    assert worker.returncode == 0 and took <= HARD_TIME_LIMIT, (worker.returncode, took)
+    worker.wait(HARD_TIME_LIMIT)  # gone within its time limit, or TimeoutExpired
+    assert worker.returncode == 0
 
     text = log.read_text(errors="replace")
     before, _, after = text.partition("Warm shutdown")
