@@ -11,8 +11,8 @@ How: the consumer process of every worker runs a thread (:func:`start_thread`) t
 ``queue.lease_renewal_interval`` seconds sets the score of each message it holds (received,
 running, or waiting for its countdown) to now, with ``ZADD XX`` (an entry already acked or
 restored is not recreated). The visibility timeout is then the lease: a message whose worker
-stopped renewing (cut off, frozen, dead) is restored by the next sweep of any live worker
-after ``visibility_timeout`` + ``restore_interval`` seconds at most. A worker that is only
+stopped renewing (cut off, frozen, dead) is restored by a sweep of any live worker at most
+``visibility_timeout`` + ``lease_renewal_interval`` + ``restore_interval`` seconds later. A worker that is only
 slow to renew (Redis away for longer than a lease) may see its message run twice elsewhere:
 every write is idempotent (content-keyed rows), so that costs work, not correctness.
 """
