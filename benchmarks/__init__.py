@@ -1,0 +1,47 @@
+"""paramine's benchmarks: each script measures one thing and writes its own results file.
+
+Run one with ``python -m benchmarks.<name>``; ``make bench`` (``benchmarks.run_all``) runs the
+accuracy and speed benchmarks one after another; ``make load`` runs the load test. Data is
+read in place from the kit (``benchmarks.common.KIT``: ``../shared/data``); results go to
+``benchmarks/results/<file>``.
+
+Sentence alignment (``sentence_align``):
+    sentence_align_length: Gale-Church aligner vs galechurch, NLTK -> sentence_align_length.md
+    sentence_align: length, lexicon, hybrid aligners; speed -> sentence_align.md
+    sentence_align_pages: per-page-pair cost of the handler (a section) -> sentence_align.md
+    sentence_align_languages: the default command per language pair -> sentence_align_languages.md
+    sentence_align_ablation: the hybrid's components outside dev -> sentence_align_ablation.md
+    sentence_align_missing_block: a block missing on one side -> sentence_align_missing_block.md
+    bam_anchors: BAM anchors on monolingual text -> bam_anchors.md
+    web_mobile: Web-vs-mobile article and sentence pairing -> web_mobile.md
+Tree alignment (``tree_align``):
+    tree_align_pages: align-pages tree path vs --flat on the suite -> tree_align_pages.md
+    tree_align_speed: decoder time and memory vs apted -> tree_align_speed.md
+    tree_align_news: per-pair CPU on news-size pages -> tree_align_news.md
+    tree_align_wide: exact vs work-bounded decoder on wide pages -> tree_align_wide.md
+    tree_align_default_model: trains the shipped tree model -> its model file in
+        services/tree_align/
+Page matching, words, paraphrases, thesaurus, corpus:
+    page_match: site crawls from the kit, the albatec crawl -> page_match.md
+    word_align: align-words vs eflomal on Edinburgh++, RTE2 -> word_align.md
+    ending_paraphrases: planted sentence-ending paraphrases -> ending_paraphrases.md
+    thesaurus_extraction: noun-を-verb extraction vs UD Japanese GSD -> thesaurus_extraction.md
+    thesaurus_livedoor: similarity end to end on livedoor news -> thesaurus_livedoor.md
+    thesaurus_trend: noise of the Table-2 tendency (a section) -> thesaurus_livedoor.md
+    thesaurus_speed: a full similarity recompute -> thesaurus_speed.md
+    langid: language identification for flagging -> langid.md
+    clean_corpus: the README's command on the albatec crawl -> clean_corpus.md
+The distributed pipeline (needs Redis and PostgreSQL):
+    pipeline_load: gateway, workers, Redis, PostgreSQL under load -> pipeline_load.md
+    celery_floor: Celery's own cost per task -> celery_floor.md
+    hosts_recovery: network partitions across hosts, the ``hosts`` tests' recovery times
+        (network namespaces, root) -> hosts.md
+Not a benchmark:
+    output_digests: digests of the product's outputs, to check that a refactoring changes
+        none of them (``--check``) -> output_digests.json
+
+Shared helpers: ``common`` (paths: repository, kit, results, the ``paramine`` command),
+``generators`` (news-size page pairs), ``_report`` (writing a results file),
+``tree_align_suite``, ``tree_align_pagegen``, ``tree_align_sitetext``, ``tree_align_realpages``
+(the tree_align page suite and its inputs).
+"""

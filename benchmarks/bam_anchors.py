@@ -16,18 +16,16 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from benchmarks._report import publish
+from benchmarks.common import KIT, RESULTS
 from services.sentence_align import anchors
 from services.sentence_align.align import align_sentences
 from services.sentence_align.beads import Bead
 from services.sentence_align.evaluate import score_documents
 
-REPO = Path(__file__).resolve().parents[1]
-KIT = Path(os.environ.get("PARAMINE_KIT_DATA", REPO.parent / "shared" / "data"))
-RESULT = REPO / "benchmarks" / "results" / "bam_anchors.md"
+RESULT = RESULTS / "bam_anchors.md"
 SEED = int(os.environ.get("PARAMINE_SEED", "20240607"))
 SIZES = (50, 100, 200, 400)  # paraphrase units per document (the paper: chapters < 500)
 DOCUMENTS_PER_SIZE = 4

@@ -44,11 +44,12 @@ import redis
 from kombu.entity import Queue
 
 from benchmarks._report import publish
+from benchmarks.common import REPO
+from benchmarks.common import RESULTS as RESULTS_FOLDER
 from shared.celery_app import make_celery
 from shared.config import Settings
 
-REPO = Path(__file__).resolve().parents[1]
-RESULTS = REPO / "benchmarks" / "results" / "celery_floor.md"
+RESULTS = RESULTS_FOLDER / "celery_floor.md"
 QUEUE = "paramine.floor"
 # The module's app publishes the tasks and the worker imports the same module, so both read
 # the broker from the environment (one source: a --redis-url option could not reach the worker).

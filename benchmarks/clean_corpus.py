@@ -21,12 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._report import publish
+from benchmarks.common import KIT, RESULTS
 from shared.corpus_clean import normalise, pair_flag
 
-REPO = Path(__file__).resolve().parents[1]
-KIT = Path(os.environ.get("PARAMINE_KIT_DATA", REPO.parent / "shared" / "data"))
 CRAWL = KIT / "bitextor-albatec-lett" / "v2.lett.gz"
-RESULT = REPO / "benchmarks" / "results" / "clean_corpus.md"
+RESULT = RESULTS / "clean_corpus.md"
 PARAMINE = Path(sys.executable).parent / "paramine"
 COMMAND = [str(CRAWL), "--src-lang", "en", "--tgt-lang", "de", "--url-key", r"/(\d+)-\d-"]
 

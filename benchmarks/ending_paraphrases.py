@@ -18,14 +18,13 @@ import re
 import tarfile
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 from benchmarks._report import publish
+from benchmarks.common import KIT, RESULTS
 from services.paraphrase.endings import EndingCandidate, mine_endings
 
-REPO = Path(__file__).resolve().parents[1]
-TARBALL = REPO.parent / "shared" / "data" / "livedoor-news-corpus" / "ldcc-text.tar.gz"
-RESULT = REPO / "benchmarks" / "results" / "ending_paraphrases.md"
+TARBALL = KIT / "livedoor-news-corpus" / "ldcc-text.tar.gz"
+RESULT = RESULTS / "ending_paraphrases.md"
 SEED = 20080101
 CATEGORIES = ("topic-news", "sports-watch", "it-life-hack", "kaden-channel", "movie-enter")
 

@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._report import publish
+from benchmarks.common import REPO
+from benchmarks.common import RESULTS as RESULTS_FOLDER
 from shared.config import QueueSettings
 
-REPO = Path(__file__).resolve().parents[1]
-RESULTS = REPO / "benchmarks" / "results" / "hosts.md"
+RESULTS = RESULTS_FOLDER / "hosts.md"
 GOAL = 300.0  # seconds from the cut to the last pair stored (issue 39)
 
 

@@ -14,18 +14,16 @@ Chinese and Japanese). Run from the repository root: ``.venv/bin/python -m bench
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from benchmarks._report import publish
+from benchmarks.common import KIT, RESULTS
 from shared import langid as rule
 
-REPO = Path(__file__).resolve().parents[1]
-KIT = Path(os.environ.get("PARAMINE_KIT_DATA", REPO.parent / "shared" / "data"))
-RESULT = REPO / "benchmarks" / "results" / "langid.md"
+RESULT = RESULTS / "langid.md"
 LANGS = ("de", "fr", "en", "zh", "ja")
 PER_LANG = 300  # sentences per language and part (lingua needs ~1 ms each)
 SEED = 20261127

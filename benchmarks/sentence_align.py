@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks._report import peak_rss_mb, publish
+from benchmarks.common import REPO, RESULTS
 from benchmarks.sentence_align_length import (
-    REPO,
     TEST,
     TEXTBERG,
     DocumentPair,
@@ -56,7 +56,7 @@ from services.sentence_align.evaluate import (
 )
 from services.sentence_align.handler import bead_score, cost_score
 
-RESULT = REPO / "benchmarks" / "results" / "sentence_align.md"
+RESULT = RESULTS / "sentence_align.md"
 SEED = int(os.environ.get("PARAMINE_SEED", "20240607"))
 DEV_PARTS = 4  # pseudo-documents of the multi-document dev setting
 LARGE_SENTENCES = int(os.environ.get("PARAMINE_LARGE_SENTENCES", "100000"))
@@ -704,7 +704,7 @@ def main(*, keep_large: bool = False) -> None:
         "dev = 1 document (468 de / 554 fr sentences, used for choosing parameters), "
         "test = test0..6 (991 de / 1011 fr, only scored). Vecalign strict/lax P/R/F1.",
         "",
-        "Methods (ALGORITHMS.md §2): `length` = banded Gale-Church with c, s2 refitted on the "
+        "Methods (docs/methods.md §2): `length` = banded Gale-Church with c, s2 refitted on the "
         "first pass; `lexicon` = Moore 2002 (length pass, IBM Model 1 t(e|f) by EM on the "
         "confident 1-1 beads with cognate/identity cues, realign with length + Model 1 "
         "relative to the unigram model; both directions averaged, so swapping the sides "
@@ -717,7 +717,8 @@ def main(*, keep_large: bool = False) -> None:
         "of the lexical pass's 1-1 beads, realigned near its path). Since session 14 that is "
         "all: five components chosen on the dev document in earlier sessions (cheap deletions, "
         "a diagonal prior in the refinement, sentence-end and deletion models, anchor "
-        "tokens; `hybrid.TEXTBERG_DEV_SETTINGS`) are off by default, since none was "
+        "tokens; `sentence_align_presets.TEXTBERG_DEV_SETTINGS`) are off by default, since "
+        "none was "
         "significant on dev and, scored on a second source, they hurt "
         "(benchmarks/results/sentence_align_ablation.md). The sections on the dev protocol "
         "below record how those components were chosen; 'committed settings' there means "

@@ -5,7 +5,8 @@ components chosen by their strict F1 on the one Text+Berg dev document: cheap de
 the refinement round's diagonal prior, the sentence-end model, the deletion model and the
 anchor-token model. On
 that document none is significant at 95% (benchmarks/results/sentence_align.md). This
-benchmark starts from those settings (``hybrid.TEXTBERG_DEV_SETTINGS``), switches each
+benchmark starts from those settings (``sentence_align_presets.TEXTBERG_DEV_SETTINGS``),
+switches each
 component off in turn, the four soft models together and all five (``HYBRID_SETTINGS``, the
 default since this benchmark), and scores the result on:
 
@@ -29,26 +30,23 @@ from dataclasses import dataclass, replace
 
 from benchmarks import bam_anchors
 from benchmarks._report import publish
+from benchmarks.common import RESULTS
 from benchmarks.sentence_align import signed_span
-from benchmarks.sentence_align_length import REPO, load
-from services.sentence_align._two_pass import LexicalSettings
+from benchmarks.sentence_align_length import load
+from benchmarks.sentence_align_presets import PLAIN_FIRST_PASS_SETTINGS, TEXTBERG_DEV_SETTINGS
 from services.sentence_align.beads import Bead
 from services.sentence_align.evaluate import bootstrap_difference, score_documents
-from services.sentence_align.hybrid import (
-    HYBRID_SETTINGS,
-    PLAIN_FIRST_PASS_SETTINGS,
-    TEXTBERG_DEV_SETTINGS,
-    align_hybrid,
-)
+from services.sentence_align.hybrid import HYBRID_SETTINGS, align_hybrid
+from services.sentence_align.lexical_settings import LexicalSettings
 
-RESULT = REPO / "benchmarks" / "results" / "sentence_align_ablation.md"
+RESULT = RESULTS / "sentence_align_ablation.md"
 INTRO = (
     "The hybrid objective's five components that were chosen by strict F1 on the one Text+Berg dev "
     "document (cheap deletions, the refinement round's diagonal prior, the sentence-end model, "
     "the deletion model, the anchor-token model; services/sentence_align/hybrid.py), each "
     "switched off in turn (as the settings it had before it was chosen), all five (the "
     "default of sessions 14-19), and all five with the anchored length pass of session 20 "
-    "(_two_pass.anchored_first_run, the default since). Scored on the "
+    "(length_passes.anchored_first_run, the default since). Scored on the "
     "Text+Berg dev document (where they were chosen) and on the paraphrase documents of "
     "benchmarks/bam_anchors.py (two versions of one English text from real Edinburgh++ and "
     "MSRP sentence pairs with seeded insertions, deletions, 1-2 splits and 2-1 merges; the "

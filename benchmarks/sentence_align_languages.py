@@ -24,9 +24,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from benchmarks._report import publish
+from benchmarks.common import RESULTS
 from benchmarks.sentence_align_length import (
     KIT,
-    REPO,
     TEXTBERG,
     galechurch_aligner,
     nltk_aligner,
@@ -43,7 +43,7 @@ from services.sentence_align.evaluate import (
 )
 from services.sentence_align.hybrid import HYBRID_SETTINGS, LexicalSettings, align_hybrid
 
-RESULT = REPO / "benchmarks" / "results" / "sentence_align_languages.md"
+RESULT = RESULTS / "sentence_align_languages.md"
 MAC = KIT / "mac-dev-zh-en-bertalign"
 SPANALIGN = KIT / "spanalign-sample-en-ja"
 MAC_CHOOSING = ("001", "003", "005")

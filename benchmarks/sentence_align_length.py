@@ -15,20 +15,18 @@ import platform
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchmarks._report import publish
+from benchmarks.common import KIT, RESULTS
 from services.sentence_align.beads import Bead, parse_beads
 from services.sentence_align.evaluate import BeadScores, score_documents
 
 if TYPE_CHECKING:
     from services.lexical.dictionary import BilingualDictionary
 
-REPO = Path(__file__).resolve().parents[1]
-KIT = Path(os.environ.get("PARAMINE_KIT_DATA", REPO.parent / "shared" / "data"))
 TEXTBERG = KIT / "textberg-bleualign-de-fr"
-RESULT = REPO / "benchmarks" / "results" / "sentence_align_length.md"
+RESULT = RESULTS / "sentence_align_length.md"
 REPEATS = 3  # timings: best of REPEATS runs over the whole set
 
 Aligner = Callable[[Sequence[str], Sequence[str]], list[Bead]]
@@ -199,7 +197,7 @@ def main() -> None:
         "",
         "Method: banded Gale-Church DP (numba), beads 1-0, 0-1, 1-1, 2-1, 1-2, 2-2, 3-1, 1-3; "
         "c from the ratio of total lengths, then c and s2 refitted on the first pass's 1-1 "
-        "beads and a second pass (ALGORITHMS.md §2). Peers with their default parameters.",
+        "beads and a second pass (docs/methods.md §2). Peers with their default parameters.",
         "",
         *table(rows, "galechurch"),
         "",

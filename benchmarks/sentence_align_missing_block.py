@@ -5,7 +5,7 @@ untranslated part, a dropped chapter). Documents built at run time from real Tex
 beads, each bead once, in a seeded order; then a contiguous block of beads loses its
 sentences on one side (they become gold 1-0 or 0-1 beads). Scored: hybrid with the plain
 length pass (the default of sessions 14-19) and with the anchored length pass
-(``_two_pass.anchored_first_run``, the default since session 20), strict F1 per document
+(``length_passes.anchored_first_run``, the default since session 20), strict F1 per document
 and a paired block-bootstrap interval of the difference over all documents.
 
 Dev beads are where the anchored pass's settings were chosen; test beads are held out
@@ -21,23 +21,21 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from benchmarks._report import publish
+from benchmarks.common import RESULTS
 from benchmarks.sentence_align import (
     bead_pool,
     concatenate_beads,
     signed_span,
     synthetic_document,
 )
-from benchmarks.sentence_align_length import REPO, TEST, DocumentPair, load
+from benchmarks.sentence_align_length import TEST, DocumentPair, load
+from benchmarks.sentence_align_presets import PLAIN_FIRST_PASS_SETTINGS
 from services.sentence_align.align import align_corpus
 from services.sentence_align.beads import Bead
 from services.sentence_align.evaluate import bootstrap_difference, score_documents
-from services.sentence_align.hybrid import (
-    HYBRID_SETTINGS,
-    PLAIN_FIRST_PASS_SETTINGS,
-    align_hybrid,
-)
+from services.sentence_align.hybrid import HYBRID_SETTINGS, align_hybrid
 
-RESULT = REPO / "benchmarks" / "results" / "sentence_align_missing_block.md"
+RESULT = RESULTS / "sentence_align_missing_block.md"
 SEED = 20240607
 # (source sentences, sentences cut, where the cut starts as a share of the beads)
 DEV_CASES = ((300, 0, 0.4), (300, 30, 0.4), (300, 100, 0.4), (460, 50, 0.4), (460, 150, 0.4))
@@ -162,7 +160,7 @@ def main() -> None:
             "gold 1-0 / 0-1 beads). Hybrid strict F1 with the plain length pass (the default "
             "of sessions 14-19) and with the anchored length pass (the default since session "
             "20: anchor-chain band and ratio, anchor costs, affine deletion runs; "
-            "services/sentence_align/_two_pass.py). The settings were chosen on dev beads; the "
+            "services/sentence_align/length_passes.py). The settings were chosen on dev beads; the "
             "test-bead documents are held out. Last column: corpus mode (`align_corpus`, "
             "`paramine align-sentences` with several pairs), the documents of one group (dev "
             "beads, test beads) in one run; each document gets the anchored length pass, then "

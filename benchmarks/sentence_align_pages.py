@@ -1,6 +1,6 @@
 """Per-page-pair cost of the sentence_align handler on generated news page pairs.
 
-The page pairs come from ``benchmarks.pipeline_load.generate_pair`` (news-size articles and
+The page pairs come from ``benchmarks.generators.generate_pair`` (news-size articles and
 a pseudo-translation, seeded), cut into aligned text chunks by the tree_align handler (not
 timed). Timed: ``handler.sentence_pairs`` (sentence splitting, alignment, pair building),
 and for comparison the alignment done one chunk at a time with ``align_sentences`` (the
@@ -36,7 +36,7 @@ class PageRow:
 
 def generated_messages(count: int = PAGE_PAIRS, seed: int = SEED) -> list[ChunkPairs]:
     """``count`` generated page pairs as tree_align's output messages."""
-    from benchmarks.pipeline_load import generate_pair
+    from benchmarks.generators import generate_pair
     from services.tree_align.handler import chunk_pairs
 
     rng = random.Random(seed)
@@ -90,7 +90,7 @@ def page_rows() -> tuple[list[PageRow], str]:
         measure("length only, one call per chunk", per_chunk("length"), messages),
     ]  # fmt: skip
     note = (
-        f"{len(messages)} generated page pairs (benchmarks.pipeline_load.generate_pair, seed "
+        f"{len(messages)} generated page pairs (benchmarks.generators.generate_pair, seed "
         f"{SEED}), {chunks / len(messages):.0f} text chunks per pair on average"
     )
     return rows, note

@@ -14,11 +14,10 @@ Writes benchmarks/results/thesaurus_extraction.md.
 
 from __future__ import annotations
 
-import os
 import time
-from pathlib import Path
 
 from benchmarks._report import publish
+from benchmarks.common import KIT, RESULTS
 from services.thesaurus.cooccur import Cooccurrence, extract_cooccurrences, verb_lemma
 from services.thesaurus.evaluation import (
     ExtractionScore,
@@ -28,10 +27,8 @@ from services.thesaurus.evaluation import (
 )
 from shared.text import analyse_japanese
 
-REPO = Path(__file__).resolve().parents[1]
-KIT = Path(os.environ.get("PARAMINE_KIT_DATA", REPO.parent / "shared" / "data"))
 GOLD = KIT / "ud-japanese-gsd" / "ja_gsd-ud-dev.conllu"
-RESULT = REPO / "benchmarks" / "results" / "thesaurus_extraction.md"
+RESULT = RESULTS / "thesaurus_extraction.md"
 
 
 def adjacent_peer(sentence: str) -> list[Cooccurrence]:

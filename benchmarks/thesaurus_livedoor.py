@@ -1,7 +1,7 @@
 """Thesaurus similarity end to end on the livedoor news corpus with the WordNet-based thesaurus.
 
 Reads ``../shared/data/livedoor-news-corpus/ldcc-text.tar.gz`` in place, extracts noun–を–verb
-cooccurrences (ALGORITHMS.md §4 step 1), generalises them to the leaf classes of the thesaurus
+cooccurrences (docs/methods.md §4 step 1), generalises them to the leaf classes of the thesaurus
 built from Princeton WordNet 3.0 noun hypernyms (Debian ``wordnet-base``) + OMW Wiktionary
 Japanese lemmas, computes Hindle SIM (steps 2–3) and estimates the undefined values (step 4).
 Reports counts, the share of class pairs defined by the corpus and by each estimation round,
@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import os
 import tempfile
 import time
 from collections import Counter
@@ -31,6 +30,7 @@ import numpy as np
 
 from benchmarks import thesaurus_trend as trend_mod
 from benchmarks._report import publish
+from benchmarks.common import KIT, RESULTS
 from benchmarks.thesaurus_trend import FINAL_REPLICATES, trend_section
 from services.thesaurus import cooccur
 from services.thesaurus.cooccur import Cooccurrence, extract_cooccurrences, filter_counts
@@ -45,15 +45,13 @@ from services.thesaurus.similarity import (
 from services.thesaurus.thesauri import Thesaurus, load_wordnet
 from services.thesaurus.trend import level_means
 
-REPO = Path(__file__).resolve().parents[1]
-KIT = Path(os.environ.get("PARAMINE_KIT_DATA", REPO.parent / "shared" / "data"))
 TARBALL = KIT / "livedoor-news-corpus" / "ldcc-text.tar.gz"
 LEMMAS = KIT / "omw-wiktionary-jpn" / "wn-wikt-jpn.tab"
 WORDNET = Path("/usr/share/wordnet")
 # Keyed by the extractor's source, so changed extraction rules are never read from a stale cache.
 _EXTRACTOR = hashlib.sha256(Path(cooccur.__file__).read_bytes()).hexdigest()[:12]
 CACHE = Path(tempfile.gettempdir()) / f"paramine-thesaurus-livedoor-counts-{_EXTRACTOR}.json"
-RESULT = REPO / "benchmarks" / "results" / "thesaurus_livedoor.md"
+RESULT = RESULTS / "thesaurus_livedoor.md"
 
 
 def extract(tarball: Path) -> tuple[dict[Cooccurrence, int], dict[str, float]]:
@@ -295,7 +293,7 @@ def main() -> None:
     lines = [
         "# Thesaurus similarity on livedoor news with the WordNet-based thesaurus",
         "",
-        "Method: ALGORITHMS.md §4 (Shinnou). Cooccurrences (noun, を, verb lemma) from every",
+        "Method: docs/methods.md §4 (Shinnou). Cooccurrences (noun, を, verb lemma) from every",
         "distinct sentence of the livedoor news corpus (titles and bodies, 9 categories), filtered",
         "by the seed's rules (pairs seen once and verbs seen ≤ 20 times dropped); nouns",
         "generalised to the leaves of the PWN 3.0 noun hypernym tree with OMW Wiktionary Japanese",

@@ -1,4 +1,4 @@
-"""Speed and peak memory of a full similarity recompute (ALGORITHMS.md §4 steps 2–4).
+"""Speed and peak memory of a full similarity recompute (docs/methods.md §4 steps 2–4).
 
 A full recompute is: frequency filter → class counts f(v, C) (polysemy resolved by the verb,
 as the service does) → MI → Hindle SIM over all leaf pairs (numba kernel over the sparse verb
@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks._report import peak_rss_mb, publish
+from benchmarks.common import KIT, REPO, RESULTS
 from services.thesaurus.cooccur import Cooccurrence, filter_counts
 from services.thesaurus.estimate import estimate_undefined
 from services.thesaurus.similarity import (
@@ -40,10 +41,8 @@ from services.thesaurus.similarity import (
 )
 from services.thesaurus.thesauri import Thesaurus, load_wlsp, load_wordnet
 
-REPO = Path(__file__).resolve().parents[1]
-KIT = Path(os.environ.get("PARAMINE_KIT_DATA", REPO.parent / "shared" / "data"))
 SAMPLE = REPO / "services" / "thesaurus" / "sample_thesaurus.csv"
-RESULT = REPO / "benchmarks" / "results" / "thesaurus_speed.md"
+RESULT = RESULTS / "thesaurus_speed.md"
 SEED = int(os.environ.get("PARAMINE_SEED", "20260601"))
 
 

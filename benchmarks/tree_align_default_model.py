@@ -14,10 +14,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+from benchmarks.common import REPO
 from benchmarks.tree_align_pagegen import synthetic_document
 from benchmarks.tree_align_suite import TRAIN_FAMILIES, TextSet, make_pair
 
-OUT = Path(__file__).resolve().parents[1] / "services" / "tree_align" / "default_model.json"
+OUT = REPO / "services" / "tree_align" / "default_model.json"
 SEED = 20260101
 PAIRS = 20  # page pairs, the training families in turn
 # Menu and box languages of the pseudo-text pages (their site texts differ in script)

@@ -30,9 +30,9 @@ import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from benchmarks._report import publish
+from benchmarks.common import RESULTS
 from benchmarks.tree_align_realpages import real_pairs, score_real, score_sentences
 from benchmarks.tree_align_suite import FAMILIES, PagePair, suite
 from services.sentence_align.handler import sentence_pairs
@@ -40,8 +40,7 @@ from services.tree_align.handler import chunk_pairs, pair_context
 from shared.schemas import ChunkPairs, TextChunkPair
 from shared.schemas import PagePair as PagePairMessage
 
-REPO = Path(__file__).resolve().parents[1]
-RESULT = REPO / "benchmarks" / "results" / "tree_align_pages.md"
+RESULT = RESULTS / "tree_align_pages.md"
 HISTORY_HEADING = "## Tuning history"
 LEFTOVER = 2  # characters of site text beside a gold bead still counted as that bead
 

@@ -15,11 +15,11 @@ import base64
 import csv
 import gzip
 from dataclasses import dataclass
-from pathlib import Path
 
+from benchmarks.common import KIT
 from services.tree_align.html_tree import block_tree, parse_html, text_chunks
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "bitextor-albatec-lett"
+DATA = KIT / "bitextor-albatec-lett"
 PAGES = ("4", "9", "13", "15", "16", "20")  # page ids whose rule-made gold was checked
 MIN_WORDS = 6
 

@@ -15,7 +15,8 @@ alignments of the pair in that process (one run varied by up to 30% on the share
 The load average (1 min) is read before every measurement and reported as its range.
 
 Side by side: the decoder of ``BASELINE`` (its ``_dp.py`` and ``decoder.py`` read from git and
-loaded as separate modules) and the current one align the ~300 and ~1,000 pairs alternately in
+loaded as separate modules; ``--side-by-side REVISION``: another revision of that layout) and
+the current one align the ~300 and ~1,000 pairs alternately in
 one process (old, new, old, new, ...; medians of CPU seconds), and the run checks that both
 give the same cost, the same node pairs and the same pair costs. Run:
 ``.venv/bin/python -m benchmarks.tree_align_speed``.
@@ -39,6 +40,7 @@ import time
 from pathlib import Path
 
 from benchmarks._report import peak_rss_mb, publish
+from benchmarks.common import KIT, REPO, RESULTS
 from benchmarks.tree_align_pagegen import (
     paragraphs_from_beads,
     source_page,
@@ -46,9 +48,8 @@ from benchmarks.tree_align_pagegen import (
     target_page,
 )
 
-REPO = Path(__file__).resolve().parents[1]
-ALBATEC = REPO.parent / "shared" / "data" / "bitextor-albatec-lett"
-RESULT = REPO / "benchmarks" / "results" / "tree_align_speed.md"
+ALBATEC = KIT / "bitextor-albatec-lett"
+RESULT = RESULTS / "tree_align_speed.md"
 GENERATED = {"~300": (110, 1), "~1,000": (260, 5), "~3,000": (800, 14)}  # beads, template scale
 DECODER_TIMEOUT = 900.0
 DECODER_RUNS = 3  # median of three alignments in the same process (the machine is shared)
@@ -115,7 +116,7 @@ def measure(case: str, tool: str, folded: bool, band: float | None) -> dict[str,
         from apted.helpers import Tree
 
         def bracket(tree: object, node: int) -> str:
-            from services.tree_align.html_tree import TagTree
+            from services.tree_align.tag_tree import TagTree
 
             assert isinstance(tree, TagTree)
             inner = "".join(bracket(tree, int(c)) for c in tree.children(node))
@@ -130,27 +131,33 @@ def measure(case: str, tool: str, folded: bool, band: float | None) -> dict[str,
     return result
 
 
-def baseline_decoder() -> object:
-    """The decoder of ``BASELINE`` as a module of its own (its compiled kernels included)."""
+def baseline_decoder(revision: str = BASELINE) -> object:
+    """The decoder of ``revision`` as a module of its own (its compiled kernels included); a
+    revision from before the kernels became the package ``dp`` (one module ``_dp.py``)."""
     folder = Path(tempfile.mkdtemp(prefix="tree_align_baseline_"))
     for name in ("_dp", "decoder"):
         source = subprocess.run(
-            ["git", "show", f"{BASELINE}:services/tree_align/{name}.py"],
+            ["git", "show", f"{revision}:services/tree_align/{name}.py"],
             capture_output=True, text=True, check=True, cwd=REPO,
         ).stdout  # fmt: skip
         source = source.replace("from services.tree_align import _dp", "import baseline_dp as _dp")
+        # TagTree moved to tag_tree.py after these revisions (issue 38)
+        source = source.replace(
+            "from services.tree_align.html_tree import TagTree",
+            "from services.tree_align.tag_tree import TagTree",
+        )
         (folder / f"baseline{name}.py").write_text(source, encoding="utf-8")
     sys.path.insert(0, str(folder))
     return importlib.import_module("baselinedecoder")
 
 
-def side_by_side() -> list[str]:
+def side_by_side(revision: str = BASELINE) -> list[str]:
     """Run inside a subprocess: old and new decoder alternately on the same trees."""
     from services.tree_align import decoder
     from services.tree_align.html_tree import block_tree, parse_html
     from services.tree_align.model import default_model
 
-    old = baseline_decoder()
+    old = baseline_decoder(revision)
     model = default_model()
     small = block_tree(parse_html("<p>warm</p>"))
     for module in (old, decoder):
@@ -318,8 +325,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 2 and sys.argv[1] == "--side-by-side":
-        print(json.dumps(side_by_side()))
+    if len(sys.argv) in (2, 3) and sys.argv[1] == "--side-by-side":  # [revision]
+        print(json.dumps(side_by_side(*sys.argv[2:])))
     elif len(sys.argv) == 6 and sys.argv[1] == "--one":
         band_arg = None if sys.argv[5] == "None" else float(sys.argv[5])
         print(json.dumps(measure(sys.argv[2], sys.argv[3], sys.argv[4] == "1", band_arg)))

@@ -25,12 +25,11 @@ import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from benchmarks.common import KIT
 from benchmarks.tree_align_sitetext import BOX, MENU, sentence_joiner
 from services.sentence_align.beads import parse_beads
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 Bead = tuple[tuple[int, ...], tuple[int, ...]]
 
 
@@ -45,7 +44,7 @@ class TextSet:
 
 
 def _textberg(doc: str) -> TextSet:
-    folder = DATA / "textberg-bleualign-de-fr"
+    folder = KIT / "textberg-bleualign-de-fr"
     de = (folder / f"{doc}.de").read_text(encoding="utf-8").splitlines()
     fr = (folder / f"{doc}.fr").read_text(encoding="utf-8").splitlines()
     beads = parse_beads((folder / f"{doc}.defr").read_text(encoding="utf-8").splitlines())
@@ -53,7 +52,7 @@ def _textberg(doc: str) -> TextSet:
 
 
 def _mac(doc: str) -> TextSet:
-    folder = DATA / "mac-dev-zh-en-bertalign"
+    folder = KIT / "mac-dev-zh-en-bertalign"
     zh = (folder / "zh" / doc).read_text(encoding="utf-8").splitlines()
     en = (folder / "en" / doc).read_text(encoding="utf-8").splitlines()
     beads = parse_beads((folder / "gold" / f"{doc}.align").read_text(encoding="utf-8").splitlines())
@@ -62,7 +61,7 @@ def _mac(doc: str) -> TextSet:
 
 def _spanalign(part: int) -> TextSet:
     """Half of the 12 beads (1-based in the file), in English order."""
-    folder = DATA / "spanalign-sample-en-ja"
+    folder = KIT / "spanalign-sample-en-ja"
     en = (folder / "sample.l1").read_text(encoding="utf-8").splitlines()
     ja = (folder / "sample.l2").read_text(encoding="utf-8").splitlines()
     beads: list[Bead] = []

@@ -26,9 +26,9 @@ import html
 import os
 import platform
 import time
-from pathlib import Path
 
 from benchmarks._report import publish
+from benchmarks.common import KIT, RESULTS
 from services.sentence_align.beads import parse_beads
 from services.tree_align.align import align_page_texts
 from services.tree_align.decoder import (
@@ -38,13 +38,13 @@ from services.tree_align.decoder import (
     align_trees,
     decoding_work,
 )
-from services.tree_align.html_tree import TagTree, block_tree, parse_html
+from services.tree_align.html_tree import block_tree, parse_html
 from services.tree_align.model import default_model
+from services.tree_align.tag_tree import TagTree
 from shared.errors import InputTooLarge
 
-REPO = Path(__file__).resolve().parents[1]
-DATA = REPO.parent / "shared" / "data" / "textberg-bleualign-de-fr"
-RESULT = REPO / "benchmarks" / "results" / "tree_align_wide.md"
+DATA = KIT / "textberg-bleualign-de-fr"
+RESULT = RESULTS / "tree_align_wide.md"
 SIZES = (500, 1_000, 2_000)
 SHAPES = ("flat", "grouped")
 MISSING_EVERY = 50

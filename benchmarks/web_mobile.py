@@ -18,9 +18,9 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date as Date
-from pathlib import Path
 
 from benchmarks._report import publish
+from benchmarks.common import KIT, RESULTS
 from services.sentence_align.anchors import char_similarity
 from services.sentence_align.articles import (
     DEFAULT_THRESHOLD,
@@ -32,10 +32,8 @@ from services.sentence_align.articles import (
 )
 from services.sentence_align.splitter import split_sentences
 
-REPO = Path(__file__).resolve().parents[1]
-KIT = Path(os.environ.get("PARAMINE_KIT_DATA", REPO.parent / "shared" / "data"))
 TARBALL = KIT / "livedoor-news-corpus" / "ldcc-text.tar.gz"
-RESULT = REPO / "benchmarks" / "results" / "web_mobile.md"
+RESULT = RESULTS / "web_mobile.md"
 SEED = int(os.environ.get("PARAMINE_SEED", "20240607"))
 MIN_DAY_ARTICLES = 10  # calendar days with fewer Web articles are left out of the day setting
 MOBILE_SHARE = 0.5  # share of a day's Web articles that get a mobile version
@@ -274,7 +272,8 @@ def _reading(
         f" {at_paper.recall:.1%} (paper: 481 correct of 605 mobile articles, about 80%).",
         "  The threshold is stricter here: livedoor has no editor keywords (ours are 5 tf-idf",
         "  nouns), and a short mobile rewrite rarely shares enough distinct nouns to reach 35.",
-        "- SimArticle checked against the seed (section 3.1) and ALGORITHMS.md §2: a*K + b*T + NN",
+        "- SimArticle checked against the seed (section 3.1) and docs/methods.md §2: "
+        "a*K + b*T + NN",
         "  with K = W's keywords found in M, T = nouns of W's title found in M, NN = distinct",
         "  nouns of W's body also in M, a = b = 3.0, same-day candidates only; the code",
         "  (`articles._score`) does exactly that, so it was not changed. Every term counts",

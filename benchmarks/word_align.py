@@ -25,7 +25,6 @@ import platform
 import resource
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -33,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks._report import publish
+from benchmarks.common import KIT, PARAMINE, REPO, RESULTS
 from services.paraphrase.evaluate import (
     AlignmentScores,
     GoldAlignment,
@@ -50,12 +50,9 @@ from services.paraphrase.word_model import (
 )
 from services.paraphrase.wordnet import default_wordnet
 
-REPO = Path(__file__).resolve().parents[1]
-KIT = REPO.parent / "shared" / "data"
 EDINBURGH = KIT / "edinburgh-plusplus-jacana"
 RTE = KIT / "msr-rte2006-alignment-dev"
-RESULT = REPO / "benchmarks" / "results" / "word_align.md"
-PARAMINE = Path(sys.executable).with_name("paramine")
+RESULT = RESULTS / "word_align.md"
 REPEATS = 3
 RTE_FOLDS = 4
 # How the shipped model's choices came about: 3-fold CV on its training gold (Edinburgh++ train

@@ -117,7 +117,8 @@ def _cooccurrences(store: Store, out: Path) -> Output:
 
 
 def _similarity(store: Store, out: Path) -> Output | None:
-    from services.gateway.exports import latest_similarity, similarity_csv_lines
+    from services.thesaurus.repository import latest_similarity
+    from shared.exports import similarity_csv_lines
 
     matrix = latest_similarity(store.engine)
     if matrix is None:

@@ -91,6 +91,18 @@ def watch_consumer(stage: str) -> None:
     task_rejected.connect(rejected, weak=False)
 
 
+def _prepare_store() -> None:
+    """Every schema, once, before the pool forks (the children's stores then only check it
+    once each); the parent's engine is closed, so no child inherits its connections."""
+    from services.store_schema import prepare_store_at_start
+    from shared.config import get_settings
+    from shared.store import Store
+
+    store = Store(get_settings().database_url)
+    prepare_store_at_start(store)
+    store.engine.dispose()
+
+
 def run_worker(
     stage: str, *, concurrency: int, metrics_host: str, metrics_port: int, loglevel: str
 ) -> None:
@@ -102,6 +114,7 @@ def run_worker(
 
         stage_metrics()  # define the metrics in the parent too, so they exist before the first task
         start_http_server(metrics_port, addr=metrics_host, registry=collecting_registry())
+    _prepare_store()
     warm_up(stage)
     watch_consumer(stage)
     app = get_celery()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import re
@@ -372,3 +373,29 @@ def moses_lines(rows: Iterable[dict[str, Any]], side: str) -> Iterator[str]:
         raise ValueError(f"side must be 'src' or 'tgt', not {side!r}")
     for row in rows:
         yield _clean(row[f"{side}_text"]) + "\n"
+
+
+@dataclass(frozen=True)
+class SimilarityMatrix:
+    """The newest similarity snapshot's leaf classes and symmetric SIM/round matrices."""
+
+    snapshot_id: int
+    thesaurus: str
+    class_ids: tuple[str, ...]
+    labels: tuple[str, ...]
+    values: np.ndarray[Any, Any]
+    rounds: np.ndarray[Any, Any]
+
+
+def similarity_csv_lines(matrix: SimilarityMatrix) -> Iterator[str]:
+    """CSV text of the defined upper-triangle cells, header first."""
+    buffer = io.StringIO()
+    # CRLF, as RFC 4180: the writer then quotes a field holding a bare CR too (with "\n" it
+    # did not, and a label with one split its row in two)
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    cells = similarity_csv_rows(matrix.class_ids, matrix.labels, matrix.values, matrix.rounds)
+    for record in (SIMILARITY_CSV_HEADER, *cells):
+        writer.writerow(record)
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()

@@ -24,6 +24,7 @@ from typing import IO, Any, TypeVar, cast
 from shared.encoding import decode_page
 from shared.errors import InvalidInput
 from shared.schemas import Page
+from shared.url_language import strip_language
 
 _HTML_LANG = re.compile(r"""<html[^>]*\blang\s*=\s*["']?([A-Za-z]{2,3})""", re.IGNORECASE)
 # <id>.<lang>.html, <lang> with an optional region or script (en-gb, zh-hant, pt_br), or
@@ -297,17 +298,6 @@ def _url_key_function(options: PairingOptions) -> Any:
 
         return regex_key
     return lambda url, lang: strip_language(url, lang)
-
-
-def strip_language(url: str, lang: str) -> str:
-    """A URL with its language markers removed: /en/, ?lang=en, en., _en, -en, .en."""
-    lang = re.escape(lang.lower())
-    text = url.lower()
-    text = re.sub(rf"(?<=://){lang}\.", "", text)
-    text = re.sub(rf"/{lang}(?=/|$)", "/", text)
-    text = re.sub(rf"([?&](?:lang|hl|language|locale)=){lang}\b", r"\1", text)
-    text = re.sub(rf"[_.\-]{lang}(?=\.html?$|/?$|\?)", "", text)
-    return text
 
 
 def _url_language(url: str) -> str | None:

@@ -12,9 +12,10 @@ How: the consumer process of every worker runs a thread (:func:`start_thread`) t
 running, or waiting for its countdown) to now, with ``ZADD XX`` (an entry already acked or
 restored is not recreated). The visibility timeout is then the lease: a message whose worker
 stopped renewing (cut off, frozen, dead) is restored by a sweep of any live worker at most
-``visibility_timeout`` + ``lease_renewal_interval`` + ``restore_interval`` seconds later. A worker that is only
-slow to renew (Redis away for longer than a lease) may see its message run twice elsewhere:
-every write is idempotent (content-keyed rows), so that costs work, not correctness.
+``visibility_timeout`` + ``lease_renewal_interval`` + ``restore_interval`` seconds later.
+A worker that is only slow to renew (Redis away for longer than a lease) may see its message
+run twice elsewhere: every write is idempotent (content-keyed rows), so that costs work, not
+correctness.
 """
 
 from __future__ import annotations

@@ -8,7 +8,9 @@ module imports no store.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -35,6 +37,64 @@ class SentencePairQuery:
     stored_before: float | None = None  # created_at < this
     flagged: bool = False  # keep flagged pairs too
     duplicates: bool = False  # every occurrence, not each distinct pair once
+
+
+def parse_since(value: str | None, name: str = "since") -> float | None:
+    """Unix seconds from ``since`` (or ``until``, ``name``): seconds, an ISO date or an ISO
+    date-time (UTC if no zone)."""
+    if value is None or value == "":
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(
+                f"{name} must be unix seconds or an ISO 8601 date, not {value!r}"
+            ) from None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return moment.timestamp()
+    if not math.isfinite(seconds):
+        raise ValueError(f"{name} must be a finite number of seconds")
+    return seconds
+
+
+def sentence_pair_query(
+    *,
+    job: str | None = None,
+    site: str | None = None,
+    src_lang: str | None = None,
+    tgt_lang: str | None = None,
+    min_score: float | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    until_default: float | None = None,
+    every: bool = False,
+    duplicates: bool = False,
+    limit: int = 100,
+    offset: int = 0,
+) -> SentencePairQuery:
+    """The query of a listing or an export, from the filters as ``paramine export`` and the
+    gateway take them: ``since``/``until`` as unix seconds or ISO dates (``until_default``
+    when ``until`` is not given), ``every`` keeps flagged pairs. Raises ``ValueError`` (from
+    ``parse_since``) for a time neither reads as."""
+    after = parse_since(since)
+    before = parse_since(until, "until") if until is not None else until_default
+    return SentencePairQuery(
+        job,
+        site,
+        src_lang,
+        tgt_lang,
+        min_score,
+        limit,
+        offset,
+        stored_since=after,
+        stored_before=before,
+        flagged=every,
+        duplicates=duplicates,
+    )
 
 
 def conditions(

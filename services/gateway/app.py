@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request, status
@@ -13,12 +14,13 @@ from fastapi.responses import JSONResponse
 from kombu.exceptions import OperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from services.gateway.deps import refuse_control_characters
+from services.gateway.deps import refuse_control_characters, store_for
 from services.gateway.exports import router as exports_router
 from services.gateway.pages import router as pages_router
 from services.gateway.routes import router, short_loc_part
 from services.gateway.security import BodySizeLimit, RateLimiter
 from services.gateway.viewer import router as viewer_router
+from services.store_schema import prepare_store_at_start
 from shared.config import Settings, get_settings
 from shared.errors import TransientError
 
@@ -69,10 +71,18 @@ def _without_inputs(errors: Sequence[Any]) -> list[dict[str, Any]]:
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the gateway; settings default to the environment's."""
     settings = settings or get_settings()
+    database_url = settings.database_url
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        prepare_store_at_start(store_for(database_url))  # every schema, once, at start-up
+        yield
+
     app = FastAPI(
         title="paramine gateway",
         version="0.1.0",
         dependencies=[Depends(refuse_control_characters)],
+        lifespan=lifespan,
     )
     for unavailable in (TransientError, OperationalError, RedisConnectionError):
         app.add_exception_handler(unavailable, _unavailable)

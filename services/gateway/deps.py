@@ -16,12 +16,13 @@ from shared.store import Store
 
 
 @functools.cache
-def _store_for(url: str) -> Store:
+def store_for(url: str) -> Store:
+    """The store of ``url``, one per process (the gateway's requests share its engine)."""
     return Store(url)
 
 
 def get_store(settings: Annotated[Settings, Depends(get_settings)]) -> Store:
-    return _store_for(settings.database_url)
+    return store_for(settings.database_url)
 
 
 def refuse_control_characters(request: Request) -> None:

@@ -2,34 +2,28 @@
 
 from __future__ import annotations
 
-import csv
-import io
-import math
 import re
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 from urllib.parse import quote
 
-import numpy as np
-import sqlalchemy as sa
 from fastapi import APIRouter, HTTPException, Query, Response, status
 from fastapi.responses import StreamingResponse
 
 from services.gateway.deps import StoreDep
 from shared.exports import (
-    SIMILARITY_CSV_HEADER,
+    SimilarityMatrix,
     jsonl_lines,
     moses_lines,
-    similarity_csv_rows,
+    similarity_csv_lines,
     similarity_npz_bytes,
     tmx_chunks,
     tsv_lines,
 )
+from shared.pair_query import sentence_pair_query
 from shared.schemas import LANG_PATTERN
-from shared.store import SentencePairQuery, Store
+from shared.store import Store
 
 router = APIRouter(prefix="/v1/exports", tags=["exports"])
 
@@ -48,35 +42,6 @@ _SUFFIX = {
     "moses-tgt": "tgt.txt",
     "tmx": "tmx",
 }
-
-
-def parse_since(value: str | None, name: str = "since") -> float | None:
-    """Unix seconds from ``since`` (or ``until``, ``name``): seconds, an ISO date or an ISO
-    date-time (UTC if no zone)."""
-    if value is None or value == "":
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            moment = datetime.fromisoformat(value)
-        except ValueError:
-            raise ValueError(
-                f"{name} must be unix seconds or an ISO 8601 date, not {value!r}"
-            ) from None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
-        return moment.timestamp()
-    if not math.isfinite(seconds):
-        raise ValueError(f"{name} must be a finite number of seconds")
-    return seconds
-
-
-def _since(value: str | None, name: str = "since") -> float | None:
-    try:
-        return parse_since(value, name)
-    except ValueError as exc:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
 
 
 def _encoded(lines: Iterable[str]) -> Iterator[bytes]:
@@ -129,19 +94,22 @@ def export_sentence_pairs(
             status.HTTP_422_UNPROCESSABLE_CONTENT,
             "a Moses file holds one side of one language pair: give src_lang and tgt_lang",
         )
-    after = _since(since)
-    before = _since(until, "until") if until is not None else time.time()
-    query = SentencePairQuery(
-        job,
-        site,
-        src_lang,
-        tgt_lang,
-        min_score,
-        stored_since=after,
-        stored_before=before,
-        flagged=every,
-        duplicates=duplicates,
-    )
+    try:
+        query = sentence_pair_query(
+            job=job,
+            site=site,
+            src_lang=src_lang,
+            tgt_lang=tgt_lang,
+            min_score=min_score,
+            since=since,
+            until=until,
+            until_default=time.time(),
+            every=every,
+            duplicates=duplicates,
+        )
+    except ValueError as exc:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
+    before = query.stored_before
     flagged = 0 if every else sum(store.flag_counts(query).values())
     rows = store.iter_sentence_pairs(query)
     body: Iterator[bytes]
@@ -190,38 +158,6 @@ def export_ppdb(
     )
 
 
-@dataclass(frozen=True)
-class SimilarityMatrix:
-    """The newest similarity snapshot's leaf classes and symmetric SIM/round matrices."""
-
-    snapshot_id: int
-    thesaurus: str
-    class_ids: tuple[str, ...]
-    labels: tuple[str, ...]
-    values: np.ndarray[Any, Any]
-    rounds: np.ndarray[Any, Any]
-
-
-def latest_similarity(engine: sa.Engine, thesaurus: str | None = None) -> SimilarityMatrix | None:
-    """The newest snapshot (of that thesaurus, or of any) as a matrix; None when there is none."""
-    from services.thesaurus import repository
-
-    repository.ensure_schema(engine)
-    snapshot_id = repository.latest_snapshot_id(engine, thesaurus)
-    if snapshot_id is None:
-        return None
-    snapshot = repository.load_snapshot(engine, snapshot_id)
-    tree = snapshot.thesaurus
-    return SimilarityMatrix(
-        snapshot_id,
-        tree.name,
-        snapshot.model.leaf_ids,
-        tuple(tree.labels[int(node)] for node in tree.leaves),
-        snapshot.model.values,
-        snapshot.model.rounds,
-    )
-
-
 _UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9._-]")
 
 
@@ -233,21 +169,9 @@ def attachment(filename: str) -> str:
     return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(filename, safe='')}"
 
 
-def similarity_csv_lines(matrix: SimilarityMatrix) -> Iterator[str]:
-    """CSV text of the defined upper-triangle cells, header first."""
-    buffer = io.StringIO()
-    # CRLF, as RFC 4180: the writer then quotes a field holding a bare CR too (with "\n" it
-    # did not, and a label with one split its row in two)
-    writer = csv.writer(buffer, lineterminator="\r\n")
-    cells = similarity_csv_rows(matrix.class_ids, matrix.labels, matrix.values, matrix.rounds)
-    for record in (SIMILARITY_CSV_HEADER, *cells):
-        writer.writerow(record)
-        yield buffer.getvalue()
-        buffer.seek(0)
-        buffer.truncate()
-
-
 def _matrix_or_404(store: Store, thesaurus: str | None) -> SimilarityMatrix:
+    from services.thesaurus.repository import latest_similarity
+
     store.ensure_schema()
     matrix = latest_similarity(store.engine, thesaurus)
     if matrix is None:

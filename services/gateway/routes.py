@@ -23,6 +23,7 @@ from shared.ids import content_id
 from shared.ingest import build_job
 from shared.inputs import PairSource, decode_html
 from shared.metrics import CONTENT_TYPE_LATEST, metrics_payload, stage_metrics
+from shared.pair_query import sentence_pair_query
 from shared.schemas import (
     JOB_ID_PATTERN,
     LANG_PATTERN,
@@ -34,7 +35,6 @@ from shared.schemas import (
     Page,
     unique_article_ids,
 )
-from shared.store import SentencePairQuery
 
 router = APIRouter()
 
@@ -206,7 +206,7 @@ async def ingest_page_pairs(request: Request, store: StoreDep, _key: IngestKey) 
     """Accept page pairs (JSON batch or multipart upload); each pair flows through every stage."""
     from fastapi.concurrency import run_in_threadpool
 
-    from services.gateway.dispatch import enqueue_job
+    from services.dispatch import enqueue_job
 
     ingest = await _ingest_request(request)
     items: list[PairSource | InvalidInput] = []
@@ -240,7 +240,7 @@ async def ingest_page_pairs(request: Request, store: StoreDep, _key: IngestKey) 
 
 
 class ArticleBatchIn(BaseModel):
-    """A day batch of Web and mobile news articles to pair (ALGORITHMS.md §2, Web/mobile)."""
+    """A day batch of Web and mobile news articles to pair (docs/methods.md §2, Web/mobile)."""
 
     model_config = ConfigDict(extra="forbid")
     job_id: str | None = Field(default=None, pattern=JOB_ID_PATTERN)
@@ -269,7 +269,7 @@ async def ingest_articles(
     """Pair a day's Web and mobile articles, then their sentences; pairs go on to paraphrase."""
     from fastapi.concurrency import run_in_threadpool
 
-    from services.gateway.dispatch import dispatch
+    from services.dispatch import dispatch
 
     draft = ArticleBatch(job_id="-", web=batch.web, mobile=batch.mobile)
     message = draft.model_copy(
@@ -409,15 +409,15 @@ def list_sentence_pairs(
     distinct pair once (with its occurrence count and best score), flagged pairs left out,
     as ``paramine export`` gives them."""
     rows = store.list_sentence_pairs(
-        SentencePairQuery(
-            job,
-            site,
-            src_lang,
-            tgt_lang,
-            min_score,
-            limit,
-            offset,
-            flagged=every,
+        sentence_pair_query(
+            job=job,
+            site=site,
+            src_lang=src_lang,
+            tgt_lang=tgt_lang,
+            min_score=min_score,
+            limit=limit,
+            offset=offset,
+            every=every,
             duplicates=duplicates,
         )
     )

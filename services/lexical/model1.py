@@ -1,7 +1,7 @@
 """IBM Model 1 (lexical translation) trained on text pairs: the lexical model that
 sentence_align and tree_align share.
 
-ALGORITHMS.md §2 "Lexicon-based model" (Brown et al. 1993; Chen 1993; Moore 2002).
+docs/methods.md §2 "Lexicon-based model" (Brown et al. 1993; Chen 1993; Moore 2002).
 Sentences become token id arrays (:func:`encode`); a translation table t(e|f) is trained by
 EM (:func:`train_model1`) on sentence pairs, seeded with cues that hold across related
 languages (:func:`cue_similarity`: identical tokens, numbers, punctuation, cognates sharing

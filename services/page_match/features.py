@@ -119,17 +119,20 @@ def page_features(
     )
     text = "\n".join(texts)
     lang = identify_language(text, declared, url)
-    links, images = _links_and_images(html, url, limits)
+    links, images, link_texts = _links_and_images(html, url, limits)
+    # the words and anchors of the page's own text: a block that is one link's text is a
+    # menu entry or a link to another page (its title), not this page's content
+    own = "\n".join(t for t in texts if " ".join(t.split()) not in link_texts)
     return PageFeatures(
         url=url,
         lang=lang,
         declared=declared,
         blocks=blocks,
         text_length=sum(length for _, length, _ in blocks),
-        anchors=frozenset(anchor_tokens(text, lang)[:MAX_ANCHORS] + url_numbers(url)),
+        anchors=frozenset(anchor_tokens(own, lang)[:MAX_ANCHORS] + url_numbers(url)),
         links=links,
         images=images,
-        words=frozenset(content_words(text, lang)[:MAX_WORDS]),
+        words=frozenset(content_words(own, lang)[:MAX_WORDS]),
         digest=_digest(text, links, images),
     )
 
@@ -212,14 +215,21 @@ def _length(text: str) -> int:
 
 def _links_and_images(
     html: str, base: str, limits: ParseLimits
-) -> tuple[frozenset[str], frozenset[str]]:
+) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The page's link targets, image file names and link texts (whitespace normalised)."""
     document = parse_document(html, limits=limits)
-    links = {_link_key(urljoin(base, href)) for href in document.xpath("//a/@href")[:2000]}
+    anchors = document.xpath("//a[@href]")[:2000]
+    links = {_link_key(urljoin(base, a.get("href", ""))) for a in anchors}
+    texts = {" ".join(a.text_content().split()) for a in anchors}
     images = {
         src.rsplit("/", 1)[-1].split("?", 1)[0].lower()
         for src in document.xpath("//img/@src")[:2000]
     }
-    return frozenset(link for link in links if link), frozenset(i for i in images if i)
+    return (
+        frozenset(link for link in links if link),
+        frozenset(i for i in images if i),
+        frozenset(t for t in texts if t),
+    )
 
 
 def _link_key(url: str) -> str:

@@ -1,12 +1,14 @@
 """page_match stage handler: single crawled pages in, page pairs out to tree_align.
 
 Each page is stored (``repository``) until its counterpart arrives, in this job or any later
-one; every site that gained or changed a page is matched again (``matching.match_site``) under
-the site's lock, and the page pairs it finds for the first time are recorded in this message's
-job and sent to tree_align. A redelivered message finds its pages stored already and matches
-nothing anew, but sends the pairs this job found again (tree_align keys its work by the pair's
-content, so a second delivery changes nothing): a worker killed between commit and send loses
-no pair. A page that cannot be read becomes a dead letter with its reason; the rest go on.
+one; in every site that gained or changed a page, the pages in no pair (and a changed page,
+whose old pair is superseded) are matched again (``matching.match_site``) under the site's
+lock, with at most CONTEXT_PAGES paired pages for the site's statistics, and the page pairs
+found for the first time are recorded in this message's job and sent to tree_align. A
+redelivered message finds its pages stored already and matches nothing anew, but sends the
+pairs this job found again (tree_align keys its work by the pair's content, so a second
+delivery changes nothing): a worker killed between commit and send loses no pair. A page
+that cannot be read becomes a dead letter with its reason; the rest go on.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ from shared.schemas import CrawledPages, Page, PagePair
 from shared.store import Store
 
 WAITING_TOO_LONG = 7 * 86_400.0  # seconds: a page still unpaired after a week is reported
+# Paired pages read with a site's open pages: enough for the IDF weights, the boilerplate and
+# the length ratio of a site, few enough that a message's work stays bounded on a large one.
+CONTEXT_PAGES = 400
 
 
 def handle(message: CrawledPages, store: Store) -> list[Outgoing]:
@@ -61,10 +66,21 @@ def handle(message: CrawledPages, store: Store) -> list[Outgoing]:
             ]
             if any(changed):
                 matched_again = True
-                stored = repository.site_pages(conn, site)
+                renewed = [
+                    features.url for (features, _), c in zip(items, changed, strict=True) if c
+                ]
+                repository.supersede_pairs_of(conn, site, renewed, now)
+                # the site's open pages are matched; a bounded sample of its paired pages
+                # gives the statistics only, so a message's work does not grow with the site
+                open_pages = repository.open_site_pages(conn, site)
+                context = repository.paired_site_pages(conn, site, CONTEXT_PAGES)
+                stored = open_pages + context
                 digests = {page.features.url: page.features.digest for page in stored}
-                found = match_site([page.features for page in stored])
-                new = repository.replace_matches(conn, site, found, digests, message.job_id, now)
+                found = match_site(
+                    [page.features for page in stored],
+                    paired=frozenset(page.features.url for page in context),
+                )
+                new = repository.add_matches(conn, site, found, digests, message.job_id, now)
                 for match in new:
                     metrics.pages_matched.labels(match.by).inc()
             pairs += _job_pairs(conn, site, message.job_id)

@@ -10,16 +10,23 @@ For every site (host) and every two languages found there:
    candidates: pages sharing a rare anchor (a number, a name, an image, a link target; an
    inverted index with IDF weights) or of a similar text length, at most
    :data:`CANDIDATES` per page, so a site of 100,000 pages is not quadratic. A pair's score
-   is the mean of three similarities in [0, 1]:
+   is the weighted mean of up to four similarities in [0, 1] (one without evidence, such as
+   anchors on pages that have none but the site's menu, is left out):
 
-   * anchors: IDF-weighted overlap (weighted Jaccard) of numbers, names, images and links;
+   * anchors: IDF-weighted overlap of numbers, names, images and links (those on more than
+     :data:`BOILERPLATE_SHARE` of the pages weigh nothing);
    * length: ``exp(-|log(L_a / L_b) - mu| / sigma)``, with the languages' log length ratio
      ``mu`` and its spread ``sigma`` estimated on the site (from URL-matched pairs when there
      are enough, else from the two languages' median page lengths);
    * structure: where the content blocks (boilerplate blocks, repeated on many pages of the
      site, left out) break the text; the share of one page's relative break positions found
      within :data:`BREAK_TOLERANCE` on the other (STRAND's insight: translations keep their
-     paragraphing), symmetrised.
+     paragraphing), symmetrised;
+   * translation: where a bilingual dictionary is installed for the two languages, the
+     IDF-weighted share of each page's dictionary words whose translations occur on the other
+     page (:class:`Lexicon`), weighted :data:`LEXICON_WEIGHT` times each of the others: the
+     one similarity that reads what the pages say (weight chosen on the training part of
+     ``benchmarks/page_match.py``; results in ``benchmarks/results/page_match.md``).
 
    Pairs are taken best first, each page at most once per language pair (one-to-one, as
    WMT16 scores), down to :data:`THRESHOLD` (chosen on the training part of
@@ -39,13 +46,14 @@ from itertools import combinations
 import numpy as np
 
 from services.page_match.features import PageFeatures
-from shared.inputs import strip_language
+from shared.url_language import has_language_marker, language_parameters, strip_language
 
 CANDIDATES = 20
 DENSE_CELLS = 4_000_000
 LENGTH_NEIGHBOURS = 10
 BREAK_TOLERANCE = 0.03
 THRESHOLD = 0.4
+LEXICON_WEIGHT = 16
 BOILERPLATE_SHARE = 0.3
 MIN_URL_PAIRS_FOR_RATIO = 5
 CALIBRATION_QUANTILE = 0.05
@@ -78,19 +86,35 @@ class PageMatch:
         }
 
 
-def match_pages(pages: Iterable[PageFeatures], threshold: float = THRESHOLD) -> list[PageMatch]:
+def match_pages(
+    pages: Iterable[PageFeatures],
+    threshold: float = THRESHOLD,
+    *,
+    lexicon_weight: int = LEXICON_WEIGHT,
+) -> list[PageMatch]:
     """Page pairs of every site among ``pages`` (a URL seen twice: the later page counts)."""
     by_site: dict[str, dict[str, PageFeatures]] = defaultdict(dict)
     for page in pages:
         by_site[page.host][page.url] = page
     result: list[PageMatch] = []
     for site in sorted(by_site):
-        result += match_site(list(by_site[site].values()), threshold)
+        result += match_site(list(by_site[site].values()), threshold, lexicon_weight=lexicon_weight)
     return result
 
 
-def match_site(pages: Sequence[PageFeatures], threshold: float = THRESHOLD) -> list[PageMatch]:
-    """Page pairs of one site: by URL, then by content per language pair, one-to-one."""
+def match_site(
+    pages: Sequence[PageFeatures],
+    threshold: float = THRESHOLD,
+    *,
+    lexicon_weight: int = LEXICON_WEIGHT,
+    paired: frozenset[str] = frozenset(),
+) -> list[PageMatch]:
+    """Page pairs of one site: by URL, then by content per language pair, one-to-one.
+
+    ``paired``: URLs of pages already in a pair, given for the site's statistics (IDF
+    weights, boilerplate, the length ratio, the URL rule's learned parameters): they are not
+    matched by content, and a URL pair of two of them is not returned (it is known); a URL
+    pair of one of them with an open page is (a URL twin outranks a content pair)."""
     by_lang: dict[str, list[PageFeatures]] = defaultdict(list)
     seen: set[tuple[str, str]] = set()
     for page in sorted(pages, key=lambda p: p.url):
@@ -106,24 +130,38 @@ def match_site(pages: Sequence[PageFeatures], threshold: float = THRESHOLD) -> l
     # a page its URL pairs with a twin is not matched by content in another language pair:
     # its URL scheme is known, and a twin missing in that language is missing from the crawl
     taken = {url for found in url_pairs.values() for m in found for url in (m.src_url, m.tgt_url)}
+    taken |= paired
     for first, second in language_pairs:
         found = url_pairs[(first, second)]
-        matches += found
+        matches += [m for m in found if not (m.src_url in paired and m.tgt_url in paired)]
         ratio = _length_ratio(found, by_lang[first], by_lang[second])
         matches += _content_pairs(
-            by_lang[first], by_lang[second], found, taken, ratio, boilerplate, threshold
+            by_lang[first],
+            by_lang[second],
+            found,
+            taken,
+            ratio,
+            boilerplate,
+            threshold,
+            lexicon_weight,
         )
     return matches
 
 
 def _url_pairs(left: Sequence[PageFeatures], right: Sequence[PageFeatures]) -> list[PageMatch]:
+    ignore = language_parameters((p.url for p in left), (p.url for p in right))
     keys: dict[str, list[PageFeatures]] = defaultdict(list)
     for page in right:
-        keys[strip_language(page.url, page.lang)].append(page)
+        keys[strip_language(page.url, page.lang, ignore)].append(page)
     found = []
     for page in left:
-        twins = keys.get(strip_language(page.url, page.lang), [])
-        if len(twins) == 1 and strip_language(page.url, page.lang) != page.url.lower():
+        twins = keys.get(strip_language(page.url, page.lang, ignore), [])
+        # one twin, and a marker on at least one of the two URLs (often only the pages of
+        # the second language carry one: /index.html and /index_fr.html)
+        if len(twins) == 1 and (
+            has_language_marker(page.url, page.lang, ignore)
+            or has_language_marker(twins[0].url, twins[0].lang, ignore)
+        ):
             twin = twins[0]
             found.append(
                 PageMatch(page.url, twin.url, page.lang, twin.lang, "translation", 1.0, "url")
@@ -189,24 +227,31 @@ def _content_pairs(
     ratio: LengthRatio,
     boilerplate: frozenset[int],
     threshold: float,
+    lexicon_weight: int,
 ) -> list[PageMatch]:
     """Content pairs among the pages the URL rule left unpaired (``taken``: the URLs it
     paired in any language pair; IDF weights and the lexicon count every page of the two
-    languages)."""
-    free_left = [i for i, p in enumerate(left) if p.url not in taken]
-    free_right = {j for j, p in enumerate(right) if p.url not in taken}
+    languages). A page without text is matched by URL only: it has no content to compare."""
+    free_left = [i for i, p in enumerate(left) if p.url not in taken and p.text_length > 0]
+    free_right = {j for j, p in enumerate(right) if p.url not in taken and p.text_length > 0}
     if not free_left or not free_right:
         return []
-    score = _Scorer(left, right, ratio, boilerplate)
-    threshold = max(threshold, score.calibrated_threshold(url_pairs))
+    score = _Scorer(left, right, ratio, boilerplate, lexicon_weight)
+    floor = max(threshold, score.calibrated_threshold(url_pairs))
+    return _assign(score, free_left, free_right, floor)
+
+
+def _assign(
+    score: _Scorer, free_left: Sequence[int], free_right: set[int], threshold: float
+) -> list[PageMatch]:
     scored: list[tuple[float, int, int]] = []
     for i in free_left:
         for j in score.candidates(i):
             if j in free_right and (value := score(i, j)) >= threshold:
                 scored.append((value, i, j))
     found = []
-    for value, i, j in one_to_one(scored, len(left), len(right)):
-        a, b = left[i], right[j]
+    for value, i, j in one_to_one(scored, len(score.left), len(score.right)):
+        a, b = score.left[i], score.right[j]
         found.append(PageMatch(a.url, b.url, a.lang, b.lang, "translation", value, "content"))
     return found
 
@@ -220,10 +265,14 @@ class _Scorer:
         right: Sequence[PageFeatures],
         ratio: LengthRatio,
         boilerplate: frozenset[int],
+        lexicon_weight: int = LEXICON_WEIGHT,
     ) -> None:
         self.left, self.right, self.ratio = left, right, ratio
+        self.lexicon_weight = lexicon_weight
         anchors = [_anchor_set(p) for p in right]
-        self.idf = _idf([_anchor_set(p) for p in left] + anchors, singletons=False)
+        self.idf = _idf(
+            [_anchor_set(p) for p in left] + anchors, singletons=False, common=BOILERPLATE_SHARE
+        )
         self.breaks = {p.url: _breaks(p, boilerplate) for p in (*left, *right)}
         self.index = _inverted(anchors)
         self.lexicon = Lexicon.for_pages(left, right)
@@ -231,12 +280,15 @@ class _Scorer:
     def __call__(self, i: int, j: int) -> float:
         a, b = self.left[i], self.right[j]
         parts = [
-            anchor_similarity(a, b, self.idf),
             length_similarity(a, b, self.ratio),
             break_similarity(self.breaks[a.url], self.breaks[b.url]),
         ]
-        if self.lexicon is not None:
-            parts.append(self.lexicon.similarity(i, j))
+        anchors = anchor_similarity(a, b, self.idf)
+        if anchors is not None:
+            parts.append(anchors)
+        lexical = None if self.lexicon is None else self.lexicon.similarity(i, j)
+        if lexical is not None:
+            parts += [lexical] * self.lexicon_weight
         return sum(parts) / len(parts)
 
     def candidates(self, i: int) -> list[int]:
@@ -332,15 +384,23 @@ class Lexicon:
             return None
         return cls(left, right, dictionary.translations, dictionary.reversed().translations)
 
-    def similarity(self, i: int, j: int) -> float:
-        """Mean of the two directions' weighted translation shares, in [0, 1]."""
-        forward = _weighted_share(
-            self.left_known[i], self.right_pages[j].words, self.translations, self.left_idf
-        )
-        backward = _weighted_share(
-            self.right_known[j], self.left_pages[i].words, self.reverse, self.right_idf
-        )
-        return (forward + backward) / 2
+    def similarity(self, i: int, j: int) -> float | None:
+        """Mean of the two directions' weighted translation shares, in [0, 1]; a direction
+        whose page holds no dictionary word is left out, and with neither the similarity is
+        None (no evidence either way, rather than evidence against the pair)."""
+        shares = [
+            share
+            for share in (
+                _weighted_share(
+                    self.left_known[i], self.right_pages[j].words, self.translations, self.left_idf
+                ),
+                _weighted_share(
+                    self.right_known[j], self.left_pages[i].words, self.reverse, self.right_idf
+                ),
+            )
+            if share is not None
+        ]
+        return sum(shares) / len(shares) if shares else None
 
     def candidates(self, i: int) -> list[int]:
         """The CANDIDATES right pages holding the most IDF weight of left page i's
@@ -360,10 +420,10 @@ def _weighted_share(
     other_words: frozenset[str],
     translations: dict[str, tuple[str, ...]],
     idf: dict[str, float],
-) -> float:
+) -> float | None:
     total = sum(idf.get(w, 0.0) for w in known)
     if total <= 0:
-        return 0.0
+        return None
     found = sum(idf.get(w, 0.0) for w in known if any(t in other_words for t in translations[w]))
     return found / total
 
@@ -380,14 +440,19 @@ def _anchor_set(page: PageFeatures) -> frozenset[str]:
     return page.anchors | {"img:" + i for i in page.images} | {"link:" + u for u in page.links}
 
 
-def _idf(sets: Sequence[frozenset[str]], *, singletons: bool = True) -> dict[str, float]:
+def _idf(
+    sets: Sequence[frozenset[str]], *, singletons: bool = True, common: float = 1.0
+) -> dict[str, float]:
     """IDF weight of every item; without ``singletons``, 0 for an item on one page only,
     which can be evidence for no pair (an opaque URL's id) and would only dilute the
-    similarity of the page that holds it."""
+    similarity of the page that holds it; 0 too for an item on more than a ``common`` share
+    of the pages (the site's menu links and logo: shared by every pair, true or not)."""
     counts = Counter(item for items in sets for item in items)
     total = len(sets)
     return {
-        item: math.log((total + 1) / (n + 0.5)) if singletons or n > 1 else 0.0
+        item: math.log((total + 1) / (n + 0.5))
+        if (singletons or n > 1) and n <= max(2, common * total)
+        else 0.0
         for item, n in counts.items()
     }
 
@@ -425,16 +490,18 @@ def _inverted(anchors: Sequence[frozenset[str]]) -> dict[str, list[int]]:
     return index
 
 
-def anchor_similarity(a: PageFeatures, b: PageFeatures, idf: dict[str, float]) -> float:
+def anchor_similarity(a: PageFeatures, b: PageFeatures, idf: dict[str, float]) -> float | None:
     """IDF weight of the anchors, images and links the pages share over that of the page
     with fewer (an overlap coefficient: German capitalises every noun, so its pages hold far
-    more candidate names than their French twins; a union would dilute the shared ones)."""
+    more candidate names than their French twins; a union would dilute the shared ones).
+    None when either page has no anchor of weight: nothing to compare, no evidence either
+    way."""
     left, right = _anchor_set(a), _anchor_set(b)
     smaller = min(
         sum(idf.get(item, 0.0) for item in left), sum(idf.get(item, 0.0) for item in right)
     )
     if smaller <= 0:
-        return 0.0
+        return None
     return min(1.0, sum(idf.get(item, 0.0) for item in left & right) / smaller)
 
 

@@ -3,8 +3,10 @@ page pairs found among them.
 
 A page is keyed by its URL (a hash of it: URLs run to 4,096 characters). Storing it again with
 the same text, links and images (its ``digest``) changes nothing; with another digest it
-replaces the stored page and its site is matched again. A page pair that a later matching no
-longer finds is marked superseded (never deleted), so what was sent on stays explained.
+replaces the stored page, its pair is superseded and it is matched again. Matching reads the
+site's open pages (in no current pair) and a bounded sample of its paired ones
+(:func:`paired_site_pages`), never the whole site. A page pair is marked superseded (never
+deleted) when one of its pages changes or is paired anew, so what was sent on stays explained.
 
 Matching a site reads and writes under a lock on the site (PostgreSQL advisory lock; SQLite
 writes one at a time anyway), so two page_match workers never match one site at once.
@@ -15,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +25,7 @@ import sqlalchemy as sa
 
 from services.page_match.features import PageFeatures
 from services.page_match.matching import PageMatch
-from shared.store import create_tables
+from shared.store import create_tables_once
 
 metadata = sa.MetaData()
 
@@ -62,14 +63,10 @@ page_matches = sa.Table(
     sa.Column("superseded_at", sa.Float, nullable=True),
 )
 
-_READY: weakref.WeakSet[sa.Engine] = weakref.WeakSet()
-
 
 def ensure_schema(engine: sa.Engine) -> None:
     """Create this stage's tables when missing (safe for concurrent callers), once per engine."""
-    if engine not in _READY:
-        create_tables(engine, metadata)
-        _READY.add(engine)
+    create_tables_once(engine, metadata)
 
 
 def url_key(url: str) -> str:
@@ -122,15 +119,12 @@ def save_page(
 
 def site_pages(conn: sa.Connection, site: str) -> list[StoredPage]:
     """Every stored page of the site."""
-    rows = conn.execute(
+    return _stored_pages(
+        conn,
         sa.select(
             crawled_pages.c.features, crawled_pages.c.job_id, crawled_pages.c.received_at
-        ).where(crawled_pages.c.site == site)
+        ).where(crawled_pages.c.site == site),
     )
-    return [
-        StoredPage(PageFeatures.from_json(json.loads(r.features)), r.job_id, r.received_at)
-        for r in rows
-    ]
 
 
 def pages_by_key(conn: sa.Connection, keys: set[str]) -> dict[str, str]:
@@ -154,7 +148,57 @@ def _match_key(match: PageMatch, digests: dict[str, str]) -> tuple[str, str, str
     )
 
 
-def replace_matches(
+def _current_pair_keys(site: str) -> sa.Subquery:
+    current = sa.and_(page_matches.c.site == site, page_matches.c.superseded_at.is_(None))
+    return sa.union(
+        sa.select(page_matches.c.src_key.label("key")).where(current),
+        sa.select(page_matches.c.tgt_key.label("key")).where(current),
+    ).subquery()
+
+
+def _stored_pages(conn: sa.Connection, statement: sa.Select[Any]) -> list[StoredPage]:
+    return [
+        StoredPage(PageFeatures.from_json(json.loads(r.features)), r.job_id, r.received_at)
+        for r in conn.execute(statement)
+    ]
+
+
+def open_site_pages(conn: sa.Connection, site: str) -> list[StoredPage]:
+    """The site's pages in no current page pair: those still waiting for a counterpart."""
+    in_pair = crawled_pages.c.url_key.in_(sa.select(_current_pair_keys(site).c.key))
+    return _stored_pages(
+        conn, _site_select(site, sa.not_(in_pair)).order_by(crawled_pages.c.url_key)
+    )
+
+
+def paired_site_pages(conn: sa.Connection, site: str, limit: int) -> list[StoredPage]:
+    """At most ``limit`` of the site's pages in a current pair, the latest received first."""
+    in_pair = crawled_pages.c.url_key.in_(sa.select(_current_pair_keys(site).c.key))
+    latest = (crawled_pages.c.received_at.desc(), crawled_pages.c.url_key)
+    return _stored_pages(conn, _site_select(site, in_pair).order_by(*latest).limit(limit))
+
+
+def _site_select(site: str, condition: sa.ColumnElement[bool]) -> sa.Select[Any]:
+    columns = (crawled_pages.c.features, crawled_pages.c.job_id, crawled_pages.c.received_at)
+    return sa.select(*columns).where(crawled_pages.c.site == site, condition)
+
+
+def supersede_pairs_of(conn: sa.Connection, site: str, urls: Sequence[str], now: float) -> int:
+    """Mark the site's current pairs holding any of these pages superseded (a changed page's
+    pair no longer holds; a URL twin found later outranks a content pair); how many."""
+    keys = sorted({url_key(url) for url in urls})
+    if not keys:
+        return 0
+    result = conn.execute(
+        page_matches.update()
+        .where(page_matches.c.site == site, page_matches.c.superseded_at.is_(None))
+        .where(sa.or_(page_matches.c.src_key.in_(keys), page_matches.c.tgt_key.in_(keys)))
+        .values(superseded_at=now)
+    )
+    return int(result.rowcount or 0)
+
+
+def add_matches(
     conn: sa.Connection,
     site: str,
     matches: Sequence[PageMatch],
@@ -162,8 +206,9 @@ def replace_matches(
     job_id: str,
     now: float,
 ) -> list[PageMatch]:
-    """Record the site's matching: new pairs are inserted (and returned), pairs it no longer
-    finds are superseded, pairs found again are left as they are."""
+    """Record the page pairs a matching found: a pair already current is left as it is; a
+    new one supersedes the current pairs of its two pages (a page is in one pair at a time)
+    and is inserted. The new pairs, in URL order."""
     current = {
         (r.src_key, r.tgt_key, r.src_digest, r.tgt_digest)
         for r in conn.execute(
@@ -176,21 +221,13 @@ def replace_matches(
         )
     }
     wanted = {_match_key(m, digests): m for m in matches}
-    for key in current - wanted.keys():
-        conn.execute(
-            page_matches.update()
-            .where(
-                page_matches.c.src_key == key[0],
-                page_matches.c.tgt_key == key[1],
-                page_matches.c.src_digest == key[2],
-                page_matches.c.tgt_digest == key[3],
-            )
-            .values(superseded_at=now)
-        )
-    new = [m for key, m in wanted.items() if key not in current]
-    new.sort(key=lambda m: (m.src_url, m.tgt_url))
+    new = sorted(
+        (m for key, m in wanted.items() if key not in current),
+        key=lambda m: (m.src_url, m.tgt_url),
+    )
     for match in new:
         key = _match_key(match, digests)
+        supersede_pairs_of(conn, site, [match.src_url, match.tgt_url], now)
         # a pair found, superseded and found again: the same row becomes current again
         conn.execute(
             sa.delete(page_matches).where(

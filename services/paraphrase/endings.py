@@ -4,7 +4,7 @@ Seed: paraphrase-web-vs-mobile-news.txt §4 (Web vs mobile news). A mobile sente
 in an action noun (発表, 判明); the Web sentence aligned to it ends in a verb phrase saying the
 same thing (発表した, 明らかになった). For each action noun AN we look at the suffixes Cs(n) of the
 Web sentences {Ws(AN)} and keep those where the backward branching factor BB increases
-(a coherent expression ends there), scored by Para = freq · log(n − 1) (ALGORITHMS.md §3a).
+(a coherent expression ends there), scored by Para = freq · log(n − 1) (docs/methods.md §3a).
 
 The result depends only on the *set* of distinct (web, mobile) pairs, so re-feeding pairs
 (at-least-once delivery) never changes a table.
@@ -23,7 +23,7 @@ from shared.errors import InvalidInput
 
 Unit = Literal["char", "word"]
 
-# The sentence start counts as one distinct left neighbour in BB (ALGORITHMS.md §3a step 2).
+# The sentence start counts as one distinct left neighbour in BB (docs/methods.md §3a step 2).
 _SENTENCE_START = "\x02"
 
 
@@ -105,7 +105,7 @@ def rank_endings(
             freq[suffix] += 1
             left[suffix].add(units[len(units) - n - 1] if n < len(units) else _SENTENCE_START)
 
-    # Candidates: Cs(n) with BB(Cs(n)) > BB(Cs(n−1)) (ALGORITHMS.md §3a step 3).
+    # Candidates: Cs(n) with BB(Cs(n)) > BB(Cs(n−1)) (docs/methods.md §3a step 3).
     candidates: dict[tuple[str, ...], EndingCandidate] = {}
     for suffix in freq:
         if not suffix or suffix in candidates:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from shared.pipeline import Outgoing
 from shared.schemas import SentencePairs
-from shared.store import Store
+from shared.store import ParaphraseObservationRow, Store
 
 
 def handle(message: SentencePairs, store: Store) -> list[Outgoing]:
@@ -17,13 +17,13 @@ def handle(message: SentencePairs, store: Store) -> list[Outgoing]:
     context = message.context
     store.add_paraphrase_observations(
         [
-            {
-                "id": pair.id,
-                "kind": context.kind,
-                "lang": context.src_lang,
-                "src_text": pair.src,
-                "tgt_text": pair.tgt,
-            }
+            ParaphraseObservationRow(
+                id=pair.id,
+                kind=context.kind,
+                lang=context.src_lang,
+                src_text=pair.src,
+                tgt_text=pair.tgt,
+            )
             for pair in message.pairs
         ]
     )

@@ -1,6 +1,6 @@
 """Numba kernels of the word aligners: IBM Model 1 and HMM E-steps, forward-backward, Viterbi.
 
-Conventions shared by every kernel (ALGORITHMS.md §3b; Vogel, Ney & Tillmann 1996 for the HMM,
+Conventions shared by every kernel (docs/methods.md §3b; Vogel, Ney & Tillmann 1996 for the HMM,
 Och & Ney 2003 §2.1 for its empty word):
 - A sentence pair generates target words f_0..f_{J-1} from source words e_0..e_{I-1} or NULL.
 - ``emission`` has shape (J, I + 1): column i < I is t(f_j | e_i), column I is t(f_j | NULL).

@@ -6,7 +6,7 @@ no link leaves its box; we keep only pairs whose four boundary words are aligned
 "maximally conservative" variant). Our reading of *atomic* ("the smallest possible phrase
 pairs"): the smallest consistent box containing a given link (the closure of that link under
 "a row or column in the box drags in all its links"); every other extracted pair is *composite*
-and is covered by the atomic pairs inside it (tests check this). Aggregation (ALGORITHMS.md
+and is covered by the atomic pairs inside it (tests check this). Aggregation (docs/methods.md
 §3b): counts per (phrase, paraphrase) and relative frequencies p(e|f), p(f|e), like PPDB.
 """
 

@@ -18,7 +18,6 @@ import functools
 import hashlib
 import json
 import time
-import weakref
 from collections.abc import Sequence
 from dataclasses import asdict
 
@@ -27,7 +26,7 @@ import sqlalchemy as sa
 from services.paraphrase.phrases import PhraseTableEntry
 from services.paraphrase.tables import Observation, default_word_model, phrase_paraphrases
 from shared.errors import InvalidInput
-from shared.store import create_tables
+from shared.store import create_tables_once
 from shared.text import base_lang
 
 KEEP_SNAPSHOTS = 3
@@ -46,15 +45,10 @@ phrase_table_snapshots = sa.Table(
 )
 
 
-_READY: weakref.WeakSet[sa.Engine] = weakref.WeakSet()
-
-
 def ensure_schema(engine: sa.Engine) -> None:
     """Create this stage's tables when they are missing (safe for concurrent callers); once
     per engine and process, so a query does not check the schema again."""
-    if engine not in _READY:
-        create_tables(engine, metadata)
-        _READY.add(engine)
+    create_tables_once(engine, metadata)
 
 
 def observations_digest(observations: Sequence[Observation]) -> str:

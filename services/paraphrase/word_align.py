@@ -4,7 +4,7 @@ Seed: paraphrase-corpus-alignment-evaluation.txt §2 (Cohn, Callison-Burch & Lap
 gold corpus was pre-aligned with Giza++ trained both ways on monolingual pairs "augmented with
 a word-identity lexicon" (Quirk et al. 2004) and symmetrised by intersection.
 
-Our reading (ALGORITHMS.md §3b): instead of appending identity sentence pairs to the training
+Our reading (docs/methods.md §3b): instead of appending identity sentence pairs to the training
 data, the identity lexicon enters every M-step as Dirichlet pseudo-counts,
     t(f | e) = (c(e, f) + alpha · id(e, f) + eps) / sum_f' (c(e, f') + alpha · id(e, f') + eps)
 with id = 1 for case-insensitive identity and ``stem_weight`` for a shared stem (common prefix),
@@ -14,7 +14,7 @@ only) and then the HMM alignment model (Vogel et al. 1996) with Och & Ney's empt
 symmetrised by intersection | union | grow-diag | grow-diag-final | grow-diag-final-and (Koehn
 et al. 2003), or, as an option measured in ``benchmarks/word_align.py``, from the averaged
 posteriors of both directions with a threshold ("posterior"). Intersection is the default, as
-ALGORITHMS.md §3b prescribes and benchmarks/results/word_align.md measures on Edinburgh++
+docs/methods.md §3b prescribes and benchmarks/results/word_align.md measures on Edinburgh++
 test: F1 0.851 against 0.799 for grow-diag-final-and, atomic phrase-pair F1 0.423 vs 0.373.
 """
 

@@ -2,7 +2,7 @@
 
 The program minimises the summed bead cost over all segmentations of the two sequences
 into beads of the given shapes (``beads.BEAD_SHAPES`` by default, or every x-y shape up to
-a size, ``beads.bead_shapes``; ALGORITHMS.md §2). Only cells (i, j) with
+a size, ``beads.bead_shapes``; docs/methods.md §2). Only cells (i, j) with
 ``band_low[i] <= j <= band_high[i]`` are explored, so time is O(n * band * shapes) and the
 memory is one int8 back-pointer per band cell plus (largest source side + 1) rolling rows
 of scores.
@@ -65,7 +65,7 @@ def _neg_log_erfc(z: float) -> float:
 
 @njit(cache=True)
 def length_cost(len_src: float, len_tgt: float, ratio: float, variance: float) -> float:
-    """-log Pr(delta | match) of Gale & Church 1993 (ALGORITHMS.md §2).
+    """-log Pr(delta | match) of Gale & Church 1993 (docs/methods.md §2).
 
     delta = (l_t - l_s * c) / sqrt(s2 * mean), Pr(delta | match) = 2 (1 - Phi(|delta|)).
     As in the program printed in the paper's appendix, the variance scales with the mean of
@@ -552,3 +552,18 @@ def path_posteriors(
         )
         posteriors[k] = min(1.0, math.exp(log_p))
     return posteriors
+
+
+def band_rows(band: tuple[IntArray, IntArray]) -> IntArray:
+    """Index of each row's first cell among the band's cells (row by row)."""
+    low, high = band
+    return np.concatenate([[0], np.cumsum(high - low + 1)[:-1]]).astype(np.int64)
+
+
+def band_cell_indices(
+    band: tuple[IntArray, IntArray], row_first: IntArray
+) -> tuple[IntArray, IntArray]:
+    """Row and column of every band cell, in the program's cell order (row by row)."""
+    low, high = band
+    rows = np.repeat(np.arange(len(low)), high - low + 1)
+    return rows, np.arange(len(rows)) - row_first[rows] + low[rows]

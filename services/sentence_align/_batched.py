@@ -94,7 +94,7 @@ def _lexical_windows(
     confidence: bool,
 ) -> tuple[dp.IntArray, dp.FloatArray, dp.FloatArray]:
     """The length + lexical program over the full band of each window, as
-    ``_two_pass._lexical_dp`` runs it (``bead_llr.band_llr`` then ``length.run_dp``); with
+    ``_two_pass.lexical_dp`` runs it (``bead_llr.band_llr`` then ``length.run_dp``); with
     ``confidence`` also each bead's posterior probability (``_banded_dp.path_posteriors``),
     else NaN.
 
@@ -192,7 +192,7 @@ def lexical_windows(
     windows: Sequence[tuple[int, int, int, int]],
     confidence: bool = False,
 ) -> list[list[Bead]]:
-    """``_two_pass._lexical_dp`` over the full band of each window (no boundary costs);
+    """``_two_pass.lexical_dp`` over the full band of each window (no boundary costs);
     ``scoring`` = (epsilon, diagonal, lexical weight); ``confidence``: beads with their
     posterior probabilities. Beads in document coordinates."""
     if not windows:

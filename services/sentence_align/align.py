@@ -1,4 +1,4 @@
-"""Sentence alignment entry point: one call for every bead aligner (ALGORITHMS.md §2)."""
+"""Sentence alignment entry point: one call for every bead aligner (docs/methods.md §2)."""
 
 from __future__ import annotations
 
@@ -67,7 +67,6 @@ def align_sentences(
             src, tgt, src_lang=src_lang, tgt_lang=tgt_lang, dictionary=dictionary
         )
     if method == "anchors":
-        # Imported here: anchors itself calls align_sentences for its fragments.
         from services.sentence_align.anchors import align_monolingual
 
         return align_monolingual(src, tgt)

@@ -1,6 +1,6 @@
 """Anchor-based alignment of monolingual parallel texts (BAM): anchors, then length DP in fragments.
 
-ALGORITHMS.md §2 "Anchor-based alignment of monolingual parallel texts (BAM)", seed
+docs/methods.md §2 "Anchor-based alignment of monolingual parallel texts (BAM)", seed
 ``monolingual-sentence-alignment-bam.txt``. Two versions of one text, each merged into one
 paragraph, are cut by high-confidence 1-1 beads (anchors) into short fragments; only the
 fragments are then aligned by the length-based dynamic program, so one bad length decision
@@ -21,8 +21,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
-from services.sentence_align.align import align_sentences
-from services.sentence_align.beads import Bead
+from services.sentence_align.beads import Bead, unaligned_beads
+from services.sentence_align.length import align_by_length
 from shared.errors import InputTooLarge, InvalidInput
 
 FloatMatrix = npt.NDArray[np.float64]
@@ -77,7 +77,7 @@ def alignment_scores(
 ) -> FloatMatrix:
     """The BAM alignment function P[i, j] for every 1-1 pair (small = likely a 1-1 bead).
 
-    ALGORITHMS.md §2 BAM:
+    docs/methods.md §2 BAM:
         g(i,j) = | mid_S(i)/len(S) - mid_T(j)/len(T) |                 global position
         l(i,j) = | len(s_i) - len(t_j) | / max(len(s_i), len(t_j))     sentence lengths
         x(i,j) = | ctx_S(i) - ctx_T(j) | / max(ctx_S(i), ctx_T(j))     neighbour lengths
@@ -112,7 +112,7 @@ def _char_ngrams(sentence: str, n: int) -> Counter[str]:
 def char_similarity(a: str, b: str, n: int = 1) -> float:
     """sim = 2 * |grams(a) & grams(b)| / (|grams(a)| + |grams(b)|), multiset overlap.
 
-    ALGORITHMS.md §2 BAM similarity filter with n = 1: characters, no word segmentation, so
+    docs/methods.md §2 BAM similarity filter with n = 1: characters, no word segmentation, so
     it works for Chinese and Japanese as well as for space-separated languages (spaces are
     not counted). n = 2 (character bigrams) is a project option: single letters of unrelated
     English sentences overlap too much (see benchmarks/results/bam_anchors.md).
@@ -280,8 +280,12 @@ def select_anchors(
 
 
 def _align_fragment(src: Sequence[str], tgt: Sequence[str], i0: int, j0: int) -> list[Bead]:
-    # Length-based DP inside one fragment, indices shifted back to the whole texts.
-    beads = align_sentences(list(src), list(tgt), method="length")
+    # Length-based DP inside one fragment (a fragment with one side empty has one
+    # segmentation), indices shifted back to the whole texts.
+    if src and tgt:
+        beads = align_by_length(src, tgt)
+    else:
+        beads = unaligned_beads(range(len(src)), range(len(tgt)))
     return [Bead(tuple(i + i0 for i in b.src), tuple(j + j0 for j in b.tgt), b.cost) for b in beads]
 
 

@@ -1,6 +1,6 @@
 """Pairing Web and mobile versions of Japanese news articles, then their sentences.
 
-ALGORITHMS.md §2 "Comparable Web / mobile articles", seed ``paraphrase-web-vs-mobile-news.txt``
+docs/methods.md §2 "Comparable Web / mobile articles", seed ``paraphrase-web-vs-mobile-news.txt``
 section 3. A mobile article is a short rewrite of one Web article of the same day; it is paired
 with the same-day Web article of highest SimArticle, and each of its sentences with the Web
 sentence of the first paragraph that shares the most nouns.
@@ -188,7 +188,7 @@ class _DayIndex:
 def _score(
     web_id: str, web: _WebFeatures, mobile_id: str, mobile: _MobileFeatures, a: float, b: float
 ) -> ArticlePair:
-    # SimArticle(W, M) = a*K + b*T + NN   (paper section 3.1; ALGORITHMS.md §2)
+    # SimArticle(W, M) = a*K + b*T + NN   (paper section 3.1; docs/methods.md §2)
     k = sum(1 for keyword in web.keywords if keyword in mobile.text)
     t = len(web.title_nouns & mobile.nouns)
     nn = len(web.body_nouns & mobile.nouns)

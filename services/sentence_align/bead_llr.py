@@ -1,6 +1,6 @@
 """Lexical scores of sentence-alignment beads: Model 1 log-likelihood ratios over a DP band.
 
-ALGORITHMS.md §2 "Lexicon-based model" (Moore 2002). With a translation table of
+docs/methods.md §2 "Lexicon-based model" (Moore 2002). With a translation table of
 :mod:`services.lexical.model1`, compiled kernels score every bead of a band:
 
     LLR(T | S) = sum over target words e of log( p(e | S) / p_bg(e) )

@@ -1,7 +1,7 @@
 """Alignment beads: the unit every sentence aligner outputs, and its vecalign text format.
 
 A bead links a run of consecutive source sentences with a run of consecutive target
-sentences (ALGORITHMS.md §2 "Beads"). Text form, shared by every aligner and by the
+sentences (docs/methods.md §2 "Beads"). Text form, shared by every aligner and by the
 evaluation tools: ``[i, j]:[k]`` with 0-based indices, ``[]`` for the empty side of an
 insertion or deletion, optionally followed by a tab and the bead's cost, and by another tab
 and its confidence (the bead's posterior probability under the aligner's model, where the

@@ -1,4 +1,4 @@
-"""Strict and lax precision/recall/F1 of sentence alignments (ALGORITHMS.md §2 "Evaluation").
+"""Strict and lax precision/recall/F1 of sentence alignments (docs/methods.md §2 "Evaluation").
 
 Follows the convention of vecalign's scorer (after Sennrich & Volk 2010) so numbers are
 comparable with published ones:

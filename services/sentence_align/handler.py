@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from shared.corpus_clean import pair_flag
 from shared.ids import content_id
@@ -22,7 +22,7 @@ from shared.schemas import (
     SentencePair,
     SentencePairs,
 )
-from shared.store import Store, site_of
+from shared.store import SentencePairRow, Store, site_of
 from shared.text import base_lang
 
 if TYPE_CHECKING:
@@ -145,7 +145,7 @@ def handle(message: ChunkPairs | ArticleBatch, store: Store) -> list[Outgoing]:
         # Rows are filed under the batch, the unit the job tracks, their positions running
         # through the batch (listings keep each article pair's sentences together).
         provenance = Provenance("simarticle", code_version(), model_version(tree=False))
-        rows: list[dict[str, Any]] = []
+        rows: list[SentencePairRow] = []
         outgoing: list[Outgoing] = []
         for context, pairs in article_sentence_pairs(message):
             rows += stored_rows(context, pairs, message.batch_id, provenance, len(rows))
@@ -184,30 +184,30 @@ def stored_rows(
     row_pair_id: str,
     provenance: Provenance,
     first_position: int = 0,
-) -> list[dict[str, Any]]:
+) -> list[SentencePairRow]:
     """The sentence_pairs rows of ``pairs``: text, score, their flag (untranslated, wrong
     language: :func:`shared.corpus_clean.pair_flag`) and provenance."""
     return [
-        {
-            "id": pair.id,
-            "pair_id": row_pair_id,
-            "kind": context.kind,
-            "src_url": context.src_url,
-            "tgt_url": context.tgt_url,
-            "site": site_of(context.src_url),
-            "src_lang": context.src_lang,
-            "tgt_lang": context.tgt_lang,
-            "src_text": pair.src,
-            "tgt_text": pair.tgt,
-            "score": pair.score,
-            "bead": pair.bead,
-            "chunk": pair.chunk,
-            "position": position,
-            "flag": pair_flag(pair.src, pair.tgt, context.src_lang, context.tgt_lang),
-            "method": provenance.method,
-            "version": provenance.version,
-            "model_version": provenance.model_version,
-        }
+        SentencePairRow(
+            id=pair.id,
+            pair_id=row_pair_id,
+            kind=context.kind,
+            src_url=context.src_url,
+            tgt_url=context.tgt_url,
+            site=site_of(context.src_url),
+            src_lang=context.src_lang,
+            tgt_lang=context.tgt_lang,
+            src_text=pair.src,
+            tgt_text=pair.tgt,
+            score=pair.score,
+            bead=pair.bead,
+            chunk=pair.chunk,
+            position=position,
+            flag=pair_flag(pair.src, pair.tgt, context.src_lang, context.tgt_lang),
+            method=provenance.method,
+            version=provenance.version,
+            model_version=provenance.model_version,
+        )
         for position, pair in enumerate(pairs, start=first_position)
     ]
 

@@ -1,6 +1,6 @@
 """Length-based sentence alignment (Gale & Church 1993) with parameters fitted to the text.
 
-ALGORITHMS.md §2 "Length-based model": cost(bead) = -log Pr(shape) - log Pr(delta | match),
+docs/methods.md §2 "Length-based model": cost(bead) = -log Pr(shape) - log Pr(delta | match),
 lengths in characters, a banded dynamic program. The band starts narrow around the
 diagonal and doubles while the best path runs along its edge. For a language pair whose
 length ratio differs from 1, c and s2 are estimated from the data: c starts at the ratio of
@@ -35,12 +35,8 @@ INITIAL_HALF_BAND = 20
 REFIT_MARGIN = 8  # the refitted pass stays near the first path (widens if it must)
 CHUNK = 1000  # half the sentences (both sides) of a window of the sliding pass
 # A chunk's band starts at a half width of CHUNK / CHUNK_BAND_SHARE sentences (at least
-# INITIAL_HALF_BAND): it follows the character ratio from the chunk's own start and drifts
-# from the path over 1,000 rows. At 20 a path that stayed inside the band missed a cheaper one
-# outside it: on Text+Berg dev+test concatenated four times (5,836 x 6,260) the first pass
-# cost 9,248.9 chunked against 9,135.6 unchunked (strict F1 0.688 vs 0.715); from 50 up the
-# chunked pass found the unchunked optimum. Not wider: a band as wide as a short chunk lets
-# its free end wander (dev with CHUNK = 100 and a 100-wide band lost 0.05 strict F1).
+# INITIAL_HALF_BAND): narrower bands missed the unchunked optimum on long documents, a band
+# as wide as a short chunk lets its free end wander (benchmarks/results/tuning_history.md).
 CHUNK_BAND_SHARE = 20
 
 
@@ -363,7 +359,7 @@ def fit_ratio_variance(
     if len(pairs) < 10:
         return None
     # All 1-1 beads, not only the cheapest: the cheapest are biased toward small deviations
-    # and shrink s2 (on Text+Berg dev that cost 25 F1 points).
+    # and shrink s2 (it cost dev F1: benchmarks/results/tuning_history.md).
     confident = np.array(pairs, dtype=float)
     len_src, len_tgt = confident[:, 1], confident[:, 2]
     ratio = float(len_tgt.sum() / len_src.sum())

@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from services.sentence_align._two_pass import LexicalSettings, align_two_pass
+from services.sentence_align._two_pass import align_two_pass
 from services.sentence_align.bead_llr import MOORE_EPSILON
+from services.sentence_align.lexical_settings import LexicalSettings
 
 if TYPE_CHECKING:
     from services.lexical.dictionary import BilingualDictionary

@@ -1,4 +1,4 @@
-"""Sentence splitting for Japanese/Chinese and European languages (ALGORITHMS.md §2).
+"""Sentence splitting for Japanese/Chinese and European languages (docs/methods.md §2).
 
 Japanese and Chinese: a sentence ends after 。！？ (or their half-width forms ｡ ! ?) when
 no bracket 「」『』（）() is open. European languages: a rule-based splitter that ends a

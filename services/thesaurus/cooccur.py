@@ -1,6 +1,6 @@
 """Noun–を–verb cooccurrences from Japanese sentences and the seed's frequency filter.
 
-ALGORITHMS.md §4 step 1 (Shinnou, section 2.1): every noun N followed by the case particle を
+docs/methods.md §4 step 1 (Shinnou, section 2.1): every noun N followed by the case particle を
 and then a verb V in the same clause gives the cooccurrence (N, を, V), keyed by V's lemma.
 
 Extraction rules (fugashi + unidic-lite morphemes, ``shared.text.analyse_japanese``). The

@@ -1,6 +1,6 @@
 """Estimating undefined class similarities from the thesaurus, round by round up the tree.
 
-ALGORITHMS.md §4 step 4 (Shinnou section 2.4, Fig. 1). For an undefined SIM(Ca, Cb), with
+docs/methods.md §4 step 4 (Shinnou section 2.4, Fig. 1). For an undefined SIM(Ca, Cb), with
 G_k(C) the leaves under C's ancestor k steps up (its siblings when k = 1):
 
     one-sided (Fig. 1a): mean of the defined SIM(Ca', Cb) and SIM(Ca, Cb'),

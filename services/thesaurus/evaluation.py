@@ -1,6 +1,6 @@
 """Scoring cooccurrence extraction against gold (noun, verb) pairs from UD dependency parses.
 
-Gold pairs (ALGORITHMS.md §4 step 1, evaluated as issue 6 asks): in a CoNLL-U treebank, every
+Gold pairs (docs/methods.md §4 step 1, evaluated as issue 6 asks): in a CoNLL-U treebank, every
 ``obj`` relation whose dependent is a NOUN or PROPN and has a ``case`` child を gives
 (dependent form, head lemma) when the head is a VERB, or (dependent form, head lemma + "する")
 when the head is a サ変 noun used as a verb (GSD: UPOS VERB with XPOS 名詞-…-サ変可能, or a

@@ -36,7 +36,8 @@ from services.thesaurus.similarity import (
 )
 from services.thesaurus.thesauri import Thesaurus
 from shared.errors import InvalidInput
-from shared.store import create_tables, insert_ignoring_conflicts
+from shared.exports import SimilarityMatrix
+from shared.store import create_tables_once, insert_ignoring_conflicts
 
 metadata = sa.MetaData()
 
@@ -84,8 +85,9 @@ _BATCH = 5_000
 
 
 def ensure_schema(engine: sa.Engine) -> None:
-    """Create this stage's tables when they are missing (safe for concurrent callers)."""
-    create_tables(engine, metadata)
+    """Create this stage's tables when they are missing (safe for concurrent callers); once
+    per engine and process (it ran on every message and request)."""
+    create_tables_once(engine, metadata)
 
 
 # -- thesauri ----------------------------------------------------------------------------------
@@ -468,3 +470,21 @@ def similarity(
     snapshot = load_snapshot(engine, snapshot_id)
     match = best_class_pair(snapshot.model, snapshot.thesaurus, a, b)
     return SimilarityAnswer(snapshot_id, snapshot.thesaurus.name, match)
+
+
+def latest_similarity(engine: sa.Engine, thesaurus: str | None = None) -> SimilarityMatrix | None:
+    """The newest snapshot (of that thesaurus, or of any) as a matrix; None when there is none."""
+    ensure_schema(engine)
+    snapshot_id = latest_snapshot_id(engine, thesaurus)
+    if snapshot_id is None:
+        return None
+    snapshot = load_snapshot(engine, snapshot_id)
+    tree = snapshot.thesaurus
+    return SimilarityMatrix(
+        snapshot_id,
+        tree.name,
+        snapshot.model.leaf_ids,
+        tuple(tree.labels[int(node)] for node in tree.leaves),
+        snapshot.model.values,
+        snapshot.model.rounds,
+    )

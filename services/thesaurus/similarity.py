@@ -1,12 +1,12 @@
 """Class similarity from cooccurrences: class counts, mutual information, Hindle's SIM.
 
-ALGORITHMS.md §4 steps 2–3 (Shinnou section 2.2–2.3, after Hindle 1990):
+docs/methods.md §4 steps 2–3 (Shinnou section 2.2–2.3, after Hindle 1990):
 
     MI(v, C)       = log2( f(v, C) · N / (f(v) · f(C)) )                       (eq. 1)
     sim(v, Ci, Cj) = min(|MI(v,Ci)|, |MI(v,Cj)|)  if MI(v,Ci) · MI(v,Cj) > 0, else 0
     SIM(Ci, Cj)    = Σ_v sim(v, Ci, Cj)
 
-Decisions, written down as ALGORITHMS.md asks:
+Decisions, written down as docs/methods.md asks:
 
 * **Polysemy.** The paper resolves a polysemous noun "from the distribution of nouns in
   cooccurrence data which have the same verb" without saying how. ``polysemy="verb"`` does

@@ -1,6 +1,6 @@
 """Thesauri as trees of classes with words at the leaves: WLSP and WordNet loaders, JSON form.
 
-ALGORITHMS.md §4: a thesaurus is a tree whose leaves are the *primitive classes* that words
+docs/methods.md §4: a thesaurus is a tree whose leaves are the *primitive classes* that words
 belong to (a word may be in several leaves: polysemy). Similarities are defined between
 leaves; the estimation of §4 step 4 walks up the tree through parents and grandparents.
 

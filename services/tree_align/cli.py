@@ -12,8 +12,8 @@ import typer
 from shared.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from services.tree_align.html_tree import TagTree
     from services.tree_align.model import TreeModel
+    from services.tree_align.tag_tree import TagTree
 
 _PAIRS_HELP = (
     "page pairs: SRC.html:TGT.html arguments, or directories holding <id>.<lang>.html files "

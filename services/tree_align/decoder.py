@@ -1,8 +1,9 @@
-"""Exact tree alignment of two tag trees (ALGORITHMS.md §1): Viterbi decoding and posteriors.
+"""Exact tree alignment of two tag trees (docs/methods.md §1): Viterbi decoding and posteriors.
 
 The dynamic programs themselves (canonical derivations, scans over sibling ranges) live in
-``_dp.py`` and are compiled with numba; this module builds their flat inputs from two
-:class:`TagTree` objects and a :class:`TreeModel`, bounds memory, and wraps the results.
+the package ``dp`` and are compiled with numba; this module builds their flat inputs
+(:class:`~services.tree_align.dp.tables.DecoderTables`) from two :class:`TagTree` objects
+and a :class:`TreeModel`, bounds memory, and wraps the results.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from services.tree_align.html_tree import TagTree
+from services.tree_align.dp.tables import Adjoints, DecoderTables
 from services.tree_align.model import TreeModel
+from services.tree_align.tag_tree import TagTree
 from shared.errors import InputTooLarge, InvalidInput
 
 FloatArray = npt.NDArray[np.float64]
@@ -24,14 +26,10 @@ IntArray = npt.NDArray[np.int64]
 # Tables of one alignment (AF, SG, SF and, for posteriors, their adjoints) may not exceed this.
 DEFAULT_MAX_TABLE_BYTES = 1_500_000_000
 # Work of one decoding pass the exact program may take, in scan cells plus NODE_PAIR_WORK per
-# pair of internal nodes (:func:`decoding_work`). Measured on this project's 2-core machine
-# (the pairs of benchmarks/results/tree_align_speed.md and tree_align_wide.md): 14-68 ns a
-# scan cell, ~500 ns a node pair, so 4e8 is about 6-27 s a pass; the ~3,000-element folded
-# benchmark pair needs 2.6e8 and stays exact (its full trees need 5.8e8). A wider pair (a list
-# of 1,000 items needs 1e9: 16 s a pass, a 2,000-item list 225 s for its two passes, past
-# the task's 120 s limit) is decoded with deleted nodes' spans restricted to the widest
-# sibling count that fits (``max_span``, exact decoding of that restricted model), and a pair
-# too wide even for spans of one sibling raises InputTooLarge (the handler aligns flat text).
+# pair of internal nodes (:func:`decoding_work`): a pass within the task's time limit; a wider
+# pair is decoded with deleted nodes' spans restricted to the widest sibling count that fits
+# (``max_span``), and one too wide even for that raises InputTooLarge (the handler aligns flat
+# text). Sizing measurements: benchmarks/results/tuning_history.md (decoder work bound).
 DEFAULT_MAX_WORK = 4e8
 NODE_PAIR_WORK = 25
 
@@ -128,7 +126,7 @@ def _side(
 
 
 def _span_ranges(degree: IntArray, max_span: int | None) -> IntArray:
-    """Sibling ranges of at most ``max_span`` children per node (the layout of ``_dp._rbase``)."""
+    """Sibling ranges of at most ``max_span`` children per node (layout: ``dp.scan.rbase``)."""
     k = degree if max_span is None else np.minimum(degree, max_span)
     ranges: IntArray = k * (k + 1) // 2 + (degree - k) * k
     return ranges
@@ -277,7 +275,7 @@ def _context(
     max_table_bytes: int,
     max_span: int | None,
     band: float | None,
-) -> tuple[tuple[object, ...], _Side, _Side]:
+) -> tuple[DecoderTables, _Side, _Side]:
     needed = table_bytes(src_tree, tgt_tree, max_span, with_adjoints=with_adjoints)
     if needed > max_table_bytes:
         raise InputTooLarge(
@@ -299,17 +297,20 @@ def _context(
     )
     if text_cost.size == 0:
         text_cost = np.zeros((1, 1))
-    context = (
-        src.ptr, src.idx, tgt.ptr, tgt.idx, src.internal, tgt.internal, src.kinds, tgt.kinds,
-        src.labels, tgt.labels, np.ascontiguousarray(model.pair_cost_matrix()),
-        src.text_index, tgt.text_index, text_cost, src.deletion, tgt.deletion,
-        src.subtree_deletion, tgt.subtree_deletion,
-        np.full((max(n_int1, 1), max(n_int2, 1)), np.inf),
-        np.full(max(sg_size, 1), np.inf), np.full(max(sf_size, 1), np.inf),
-        sg_row, np.stack([tgt.single_offset, tgt.range_offset]),
-        sf_row, np.stack([src.single_offset, src.range_offset]), max_span or (1 << 30),
-        math.inf if band is None else band, src.position, tgt.position, src.end, tgt.end,
-        widest1, widest2, src.below_deletion, tgt.below_deletion,
+    context = DecoderTables(
+        ptr1=src.ptr, idx1=src.idx, ptr2=tgt.ptr, idx2=tgt.idx,
+        int1=src.internal, int2=tgt.internal, kind1=src.kinds, kind2=tgt.kinds,
+        lab1=src.labels, lab2=tgt.labels, tag_cost=np.ascontiguousarray(model.pair_cost_matrix()),
+        tix1=src.text_index, tix2=tgt.text_index, text_cost=text_cost,
+        del1=src.deletion, del2=tgt.deletion,
+        sub1=src.subtree_deletion, sub2=tgt.subtree_deletion,
+        af=np.full((max(n_int1, 1), max(n_int2, 1)), np.inf),
+        sg=np.full(max(sg_size, 1), np.inf), sf=np.full(max(sf_size, 1), np.inf),
+        sg_row=sg_row, sg_off=np.stack([tgt.single_offset, tgt.range_offset]),
+        sf_row=sf_row, sf_off=np.stack([src.single_offset, src.range_offset]),
+        span_limit=max_span or (1 << 30), band=math.inf if band is None else band,
+        pos1=src.position, pos2=tgt.position, end1=src.end, end2=tgt.end,
+        wide1=widest1, wide2=widest2, below1=src.below_deletion, below2=tgt.below_deletion,
     )  # fmt: skip
     return context, src, tgt
 
@@ -369,7 +370,7 @@ def align_trees(
     (:func:`table_bytes`) gets the widest ``max_span`` that fits both (logged, recorded in the
     result), and one that no span fits raises InputTooLarge.
     """
-    from services.tree_align import _dp
+    from services.tree_align.dp import backtrace, forward, scan
 
     started = time.perf_counter()
     _check_span(max_span)
@@ -384,18 +385,15 @@ def align_trees(
         max_span=max_span,
         band=band,
     )
-    scan, units = _scan_buffer(side1, side2, 5)
-    _dp.forward(side1.order, side2.order, _dp.VITERBI, context, scan, units)
-    af = context[18]
-    assert isinstance(af, np.ndarray)
-    cost = float(af[side1.internal[side1.size], side2.internal[side2.size]])
+    cells, units = _scan_buffer(side1, side2, 5)
+    forward.forward(side1.order, side2.order, scan.VITERBI, context, cells, units)
+    cost = float(context.af[side1.internal[side1.size], side2.internal[side2.size]])
     _require_possible(cost)
     pairs = np.empty((side1.size + side2.size + 2, 2), dtype=np.int64)
-    count = _dp.viterbi_pairs(side1.size, side2.size, context, scan, units, pairs)
+    count = backtrace.viterbi_pairs(side1.size, side2.size, context, cells, units, pairs)
     found = pairs[:count]
     found = found[np.argsort(found[:, 0], kind="stable")]
-    tag_cost, text_cost = context[10], context[13]
-    assert isinstance(tag_cost, np.ndarray) and isinstance(text_cost, np.ndarray)
+    tag_cost, text_cost = context.tag_cost, context.text_cost
     text1, text2 = side1.text_index[found[:, 0]], side2.text_index[found[:, 1]]
     pair_costs = tag_cost[side1.labels[found[:, 0]], side2.labels[found[:, 1]]] + np.where(
         text1 >= 0, text_cost[np.maximum(text1, 0), np.maximum(text2, 0)], 0.0
@@ -417,7 +415,7 @@ def posteriors(
     """Inside and outside probabilities: log P(Tf, Te) and the expected count of every event.
 
     ``max_span``, ``band`` and ``max_work`` as in :func:`align_trees`."""
-    from services.tree_align import _dp
+    from services.tree_align.dp import forward, outside, scan
 
     _check_span(max_span)
     if max_span is None and max_work is not None:
@@ -431,25 +429,23 @@ def posteriors(
         max_span=max_span,
         band=band,
     )
-    scan, units = _scan_buffer(side1, side2, 5)
-    _dp.forward(side1.order, side2.order, _dp.INSIDE, context, scan, units)
-    af, sg, sf = context[18], context[19], context[20]
-    assert isinstance(af, np.ndarray) and isinstance(sg, np.ndarray) and isinstance(sf, np.ndarray)
-    log_z = -float(af[side1.internal[side1.size], side2.internal[side2.size]])
+    cells, units = _scan_buffer(side1, side2, 5)
+    forward.forward(side1.order, side2.order, scan.INSIDE, context, cells, units)
+    log_z = -float(context.af[side1.internal[side1.size], side2.internal[side2.size]])
     _require_possible(-log_z)
     n1, n2 = side1.size + 1, side2.size + 1
-    grads = (
-        np.zeros_like(af), np.zeros_like(sg), np.zeros_like(sf), np.zeros((n1, n2)),
-        np.zeros(n1), np.zeros(n2), np.zeros(n1), np.zeros(n2),
+    grads = Adjoints(
+        af=np.zeros_like(context.af), sg=np.zeros_like(context.sg), sf=np.zeros_like(context.sf),
+        pair=np.zeros((n1, n2)), sub1=np.zeros(n1), sub2=np.zeros(n2),
+        del1=np.zeros(n1), del2=np.zeros(n2),
     )  # fmt: skip
-    adjoint = np.zeros_like(scan)
-    _dp.outside(side1.order, side2.order, context, scan, units, adjoint, grads)
-    pair, g_sub1, g_sub2, g_del1, g_del2 = grads[3], grads[4], grads[5], grads[6], grads[7]
+    adjoint = np.zeros_like(cells)
+    outside.outside(side1.order, side2.order, context, cells, units, adjoint, grads)
     return Posteriors(
         log_likelihood=log_z,
-        pair=pair[: side1.size, : side2.size],
-        deleted_src=g_del1[: side1.size] + _down_sum(src, g_sub1[: side1.size]),
-        deleted_tgt=g_del2[: side2.size] + _down_sum(tgt, g_sub2[: side2.size]),
+        pair=grads.pair[: side1.size, : side2.size],
+        deleted_src=grads.del1[: side1.size] + _down_sum(src, grads.sub1[: side1.size]),
+        deleted_tgt=grads.del2[: side2.size] + _down_sum(tgt, grads.sub2[: side2.size]),
     )
 
 

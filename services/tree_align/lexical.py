@@ -1,4 +1,4 @@
-"""A lexical Pr_text for the tree model (ALGORITHMS.md §1 with §2's lexicon model).
+"""A lexical Pr_text for the tree model (docs/methods.md §1 with §2's lexicon model).
 
 The length Pr_text of :class:`~services.tree_align.model.LengthTextModel` cannot tell a
 translated paragraph from an unrelated text of similar length (a one-sided box or ad that
@@ -41,18 +41,8 @@ from services.lexical import model1
 from services.tree_align.model import FloatArray, TextModel
 
 IntArray = npt.NDArray[np.int64]
-# Chosen on the dev document of benchmarks/tree_align_pages.py (``--dev``, seeds 7/8, strict
-# F1 and text-node accuracy; one pass with the length model: 0.656/0.682, 0.883/0.951).
-# Without the offset (0): w 0.5 0.739/0.722, 0.963/0.957 (translated paragraphs whose words
-# the small page-trained table does not know pay log eps per word and stay unpaired);
-# offset -1.3: w 0.5 0.675/0.694, 0.974/0.994; w 1 0.701/0.709, 0.983/1.000;
-# offset -1.0: w 0.5 0.677/0.697, 0.983/0.991; w 1 0.761/0.743, 1.000/1.000;
-# w 2 0.815/0.792, 1.000/1.000; w 3 and 4 0.818/0.795, 1.000/0.994;
-# w 2 with offset -0.9 0.818/0.795, 1.000/0.994; -1.2 0.789/0.763, 1.000/1.000;
-# offset -0.7 (w 1) 0.770/0.743, 0.989/0.982; -1.6 (w 0.5) 0.665/0.691, 0.929/0.982.
-# Rechecked on seeds 7-14 with the gap threshold 20 of align.py (mean F1, accuracy): w 2 and
-# offset -1 0.794, 0.9950; w 1 0.733, 0.9942; w 3 0.799, 0.9919; offset -0.8 0.799, 0.9911;
-# offset -1.2 0.759, 0.9954.
+# The lexical weight and per-word offset: chosen on the dev pages of
+# benchmarks/tree_align_pages.py (runs: benchmarks/results/tuning_history.md).
 DEFAULT_LEXICAL_WEIGHT = 2.0
 DEFAULT_WORD_OFFSET = -1.0  # per-word LLR of no evidence either way (between log eps and 0)
 DEFAULT_EPSILON = 0.1

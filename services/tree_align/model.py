@@ -1,4 +1,4 @@
-"""The tree alignment model of ALGORITHMS.md §1: Pr_tag, Pr_del and a pluggable Pr_text.
+"""The tree alignment model of docs/methods.md §1: Pr_tag, Pr_del and a pluggable Pr_text.
 
 Node-pair and deletion probabilities are kept as costs (negative natural logs).
 
@@ -41,16 +41,11 @@ MODEL_FORMAT = "paramine-tree-model/1"
 DEFAULT_MODEL_PATH = Path(__file__).with_name("default_model.json")
 # Deletion probabilities are kept at least this far from 0 and 1 (:func:`clamp_deletion`).
 MIN_PROBABILITY = 1e-12
-# Chosen on the dev document of benchmarks/tree_align_pages.py (two seeds; strict F1 and
-# text-node accuracy): 0 -> 0.511/0.515, 0.69/0.71; 1 -> 0.553/0.566, 0.82/0.85;
-# 4 -> 0.552/0.564, 0.86/0.90; 8 -> 0.552/0.563, 0.87/0.91 but 87 of 89 nodes aligned on the
-# real albatec.de pair (89 below 8).
+# Chosen on the dev pages of benchmarks/tree_align_pages.py; higher weights over-aligned the
+# real albatec.de pair (runs: benchmarks/results/tuning_history.md).
 DEFAULT_ANCHOR_WEIGHT = 4.0
-# Cognate anchors (``LengthTextModel.cognates``), chosen on the same dev document with the
-# length-checked wrapper attachment of align.py (seeds 7/8, strict F1 and text-node accuracy):
-# off 0.636/0.676, 0.857/0.954; on 0.656/0.673, 0.883/0.942. The Poisson ``anchor_rate``
-# measured on the dev paragraphs (0.018 names/numbers, 0.024 with cognates) lost on dev
-# (0.604/0.631, 0.811/0.878 and 0.621/0.658, 0.854/0.915): it stays 0.
+# Cognate anchors (``LengthTextModel.cognates``) on, the Poisson ``anchor_rate`` 0: chosen
+# on the same dev pages (runs: benchmarks/results/tuning_history.md).
 DEFAULT_COGNATES = True
 
 
@@ -64,7 +59,7 @@ class TextModel(Protocol):
 
 @dataclass(frozen=True)
 class LengthTextModel:
-    """Gale & Church (1993) on character lengths (ALGORITHMS.md §2), as Pr_text of §1.
+    """Gale & Church (1993) on character lengths (docs/methods.md §2), as Pr_text of §1.
 
     delta = (l_t - l_s * c) / sqrt(l_s * s2). With ``background_mean`` None the cost is the
     paper's tail probability, -log 2 (1 - Phi(|delta|)). Project reading (default): the
@@ -389,9 +384,8 @@ def initial_model(
 ) -> TreeModel:
     """The EM starting point of §1: uniform tag pairs with a bonus for identical tags.
 
-    ``deletion`` 0.3 was chosen on the dev document of benchmarks/tree_align_pages.py and one
-    real albatec.de page pair (0.1: dev strict F1 0.495/0.433; 0.3: 0.511/0.515; 0.5:
-    0.551/0.597 but the real pair, nearly identical templates, then aligns 5 of 89 nodes).
+    ``deletion`` 0.3 was chosen on the dev pages of benchmarks/tree_align_pages.py and one
+    real albatec.de page pair (runs: benchmarks/results/tuning_history.md).
     """
     vocabulary = tuple(dict.fromkeys([*labels, UNKNOWN_LABEL, TEXT_LABEL]))
     size = len(vocabulary)

@@ -1,4 +1,4 @@
-"""EM training of Pr_tag and Pr_del from page pairs (ALGORITHMS.md §1 "Training").
+"""EM training of Pr_tag and Pr_del from page pairs (docs/methods.md §1 "Training").
 
 E step: inside-outside on every page pair gives expected counts
     c(l, l')   = sum over node pairs with labels (l, l') of alpha * beta / P(Tf, Te)
@@ -23,8 +23,8 @@ import numpy as np
 import numpy.typing as npt
 
 from services.tree_align.decoder import posteriors
-from services.tree_align.html_tree import TagTree
 from services.tree_align.model import TreeModel, clamp_deletion, initial_model
+from services.tree_align.tag_tree import TagTree
 from shared.errors import InvalidInput
 
 FloatArray = npt.NDArray[np.float64]

@@ -104,11 +104,15 @@ def in_repo(work: Path) -> None:
     return None
 
 
+def nothing(work: Path) -> None:
+    return None  # the block makes its own inputs, in a temporary directory
+
+
 SETUP: dict[str, Callable[[Path], None]] = {
     "warc": make_warc,
     "corpus": copy_samples,
     "align": copy_samples,
-    "words": in_repo,
+    "words": nothing,
     "train-tree": copy_samples,
     "thesaurus": copy_thesaurus,
     "compose": in_repo,

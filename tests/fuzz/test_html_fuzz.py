@@ -11,7 +11,8 @@ from pydantic import ValidationError
 
 from services.sentence_align.handler import sentence_pairs
 from services.tree_align.handler import chunk_pairs
-from services.tree_align.html_tree import ParseLimits, TagTree, parse_html, text_chunks
+from services.tree_align.html_tree import ParseLimits, parse_html, text_chunks
+from services.tree_align.tag_tree import TagTree
 from shared.errors import InvalidInput
 from shared.schemas import PagePair
 from tests.fuzz.html_generator import TAGS, random_bytes_html, random_html

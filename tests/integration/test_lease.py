@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 import redis
-from kombu import Connection
+from kombu.connection import Connection
 
 from shared.lease import UNACKED_INDEX, renew
 
@@ -33,7 +33,7 @@ def test_a_renewed_lease_survives_a_restore_sweep_and_an_expired_one_does_not(
     options = {"visibility_timeout": 30, "global_keyprefix": prefix}
     client = redis.Redis.from_url(redis_url, decode_responses=True)
     index, unacked = prefix + UNACKED_INDEX, prefix + "unacked"
-    with Connection(redis_url, transport_options=options) as worker:
+    with Connection(redis_url, transport_options=options) as worker:  # type: ignore[no-untyped-call]
         queue = worker.SimpleQueue("lease-test")
         queue.put({"n": 1})
         queue.put({"n": 2})
@@ -44,7 +44,7 @@ def test_a_renewed_lease_survives_a_restore_sweep_and_an_expired_one_does_not(
 
         assert renew(client, [kept.delivery_tag], time.time(), key=index) == 1
 
-        with Connection(redis_url, transport_options=options) as other:
+        with Connection(redis_url, transport_options=options) as other:  # type: ignore[no-untyped-call]
             other.default_channel.qos.restore_visible(num=100, interval=1)
         assert set(client.hkeys(unacked)) == {kept.delivery_tag}
         back = queue.get(timeout=5)

@@ -1,4 +1,4 @@
-"""Tests of the root CLI's printed reports and of its exports (services/cli.py)."""
+"""Tests of the root CLI's printed reports and of its exports (services/cli/)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from services.cli import _print_summary, app
+from services.cli import app
+from services.cli.processing import print_summary
 from shared.config import get_settings
 from shared.schemas import STAGES
 from shared.store import Store
@@ -45,7 +46,7 @@ def test_job_summary_prints_failure_reasons_as_written(
         "failures": [{"stage": "ingest", "reason": reason} for reason in reasons],
     }
     monkeypatch.setenv("COLUMNS", "400")  # one line per reason
-    _print_summary(report)
+    print_summary(report)
     printed = capsys.readouterr().out
     for reason in reasons:
         assert f"failed ingest: {reason}" in printed
@@ -144,7 +145,7 @@ def test_empty_moses_export_is_named_after_the_asked_languages(mixed_store: Path
 def test_a_temporary_metrics_directory_is_removed_at_exit(tmp_path: Path) -> None:
     # every worker or gateway start without PARAMINE_METRICS_DIR left one in /tmp
     script = (
-        "import os, sys; sys.argv = ['paramine', 'serve']; import services.cli; "
+        "import os; from services.cli.runtime import use_metrics_dir; use_metrics_dir(); "
         "print(os.environ['PROMETHEUS_MULTIPROC_DIR'])"
     )
     unset = {"PARAMINE_METRICS_DIR", "PROMETHEUS_MULTIPROC_DIR"}

@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 
 from services import cli
 from services.gateway.app import create_app
+from shared import gateway_client
 from shared.config import Settings, get_settings
 from shared.store import Store
 
@@ -174,7 +175,7 @@ def test_submit_waits_as_the_gateway_asks(
 ) -> None:
     # A 429 or a 503 ended the submit; now it waits and sends again.
     waits: list[float] = []
-    monkeypatch.setattr(cli, "_wait", waits.append)
+    monkeypatch.setattr(gateway_client, "wait", waits.append)
     recorder = IngestRecorder(create_app(Settings()), too_many=list(retry_after), status=status)
     answer = submit(manifest(tmp_path / "crawl.jsonl"), serve(recorder))
     assert waits == waits_expected
@@ -186,8 +187,8 @@ def test_submit_waits_as_the_gateway_asks(
 def test_submit_reports_a_refusal_and_what_was_accepted(
     tmp_path: Path, store_url: str, serve: Callable[[ASGIApp], str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(cli, "_SUBMIT_RETRIES", 1)
-    monkeypatch.setattr(cli, "_wait", lambda seconds: None)
+    monkeypatch.setattr(gateway_client, "SUBMIT_RETRIES", 1)
+    monkeypatch.setattr(gateway_client, "wait", lambda seconds: None)
     recorder = IngestRecorder(create_app(Settings()), too_many=[None, None])
     url = serve(recorder)
     result = CliRunner().invoke(
@@ -200,17 +201,17 @@ def test_submit_reports_a_refusal_and_what_was_accepted(
 
 def test_chunks_respect_both_limits_and_keep_the_order() -> None:
     pairs = [json.dumps({"n": number, "pad": "x" * (number * 10)}).encode() for number in range(9)]
-    chunks = list(cli._ingest_chunks("job-1", pairs, max_bytes=120, max_pairs=2))
+    chunks = list(gateway_client.ingest_chunks("job-1", pairs, max_bytes=120, max_pairs=2))
     assert [pair for chunk in chunks for pair in chunk] == pairs
     assert all(1 <= len(chunk) <= 2 for chunk in chunks)
-    too_large = [chunk for chunk in chunks if len(cli._ingest_body("job-1", chunk)) > 120]
+    too_large = [chunk for chunk in chunks if len(gateway_client.ingest_body("job-1", chunk)) > 120]
     assert all(len(chunk) == 1 for chunk in too_large) and too_large  # alone, for the gateway
-    body = json.loads(cli._ingest_body("job-1", chunks[0]))
+    body = json.loads(gateway_client.ingest_body("job-1", chunks[0]))
     assert body == {"job_id": "job-1", "pairs": [json.loads(pair) for pair in chunks[0]]}
 
 
 def test_the_pairs_bound_of_submit_is_the_gateways(store_url: str) -> None:
-    _, max_pairs = cli._ingest_limits()
+    _, max_pairs = gateway_client.ingest_limits()
     client = TestClient(create_app(Settings()))
     refused = client.post("/v1/page-pairs", json={"pairs": [{}] * (max_pairs + 1)})
     assert refused.status_code == 422

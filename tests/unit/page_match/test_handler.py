@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from services.page_match import repository
 from services.page_match.handler import handle
 from shared.schemas import CrawledPages, Page, PagePair
@@ -76,3 +78,49 @@ def test_an_unreadable_page_is_a_dead_letter_and_the_rest_goes_on(tmp_path: Path
     assert len(sent) == 1
     (letter,) = store.list_dead_letters(stage="page_match")
     assert "logo.png" in letter["reason"]
+
+
+def test_a_message_matches_the_open_pages_with_a_bounded_sample_of_paired_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from services.page_match import handler as stage
+
+    store = Store(f"sqlite:///{tmp_path / 'store.db'}")
+    pages = [(f"https://big.example/{lang}/p{k}.html", html.replace("1998", str(1900 + k)))
+             for k in range(12) for lang, html in (("en", ENGLISH), ("de", GERMAN))]  # fmt: skip
+    handle(_message("job-1", *pages), store)
+    assert len(repository.current_matches(store.engine)) == 12
+    seen: list[int] = []
+    original = stage.match_site
+
+    def counting(pages: list[object], **options: object) -> object:
+        seen.append(len(pages))
+        return original(pages, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(stage, "CONTEXT_PAGES", 5)
+    monkeypatch.setattr(stage, "match_site", counting)
+    late = ("https://big.example/de/late.html", GERMAN.replace("1998", "2001"))
+    assert handle(_message("job-2", late), store) == []  # waits: no twin yet
+    twin = ("https://big.example/en/late.html", ENGLISH.replace("1998", "2001"))
+    sent = _sent(handle(_message("job-3", twin), store))
+    assert sent == [("job-3", late[0], twin[0])]
+    assert seen == [1 + 5, 2 + 5]  # the open pages and 5 paired ones, not the site's 26
+    assert len(repository.current_matches(store.engine)) == 13  # earlier pairs stand
+    with store.engine.connect() as conn:
+        assert len(repository.open_site_pages(conn, "big.example")) == 0
+        assert len(repository.paired_site_pages(conn, "big.example", 7)) == 7
+
+
+def test_a_url_twin_found_later_outranks_a_content_pair(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'store.db'}")
+    english = ("https://news.example/en/rhine.html", ENGLISH)
+    other = ("https://news.example/de/a8f3.html", GERMAN)  # no URL twin: paired by content
+    handle(_message("job-1", english, other), store)
+    (first,) = repository.current_matches(store.engine)
+    assert first["found_by"] == "content"
+    twin = ("https://news.example/de/rhine.html", GERMAN.replace("Basel", "Basel-Stadt"))
+    sent = _sent(handle(_message("job-2", twin), store))
+    assert sent == [("job-2", twin[0], english[0])]
+    (current,) = repository.current_matches(store.engine)
+    assert current["found_by"] == "url"
+    assert repository.waiting_pages(store.engine) == 1  # the content twin waits again

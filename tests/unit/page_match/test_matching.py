@@ -162,3 +162,91 @@ def test_features_round_trip_through_json() -> None:
     assert PageFeatures.from_json(json.loads(json.dumps(page.to_json()))) == page
     with pytest.raises(InvalidInput, match="malformed page features"):
         PageFeatures.from_json({"url": "x"})
+
+
+def test_pages_without_text_are_paired_by_url_only() -> None:
+    # an image gallery in two languages: no text to compare, so no content pair between
+    # two such pages, while their URL twins still pair
+    gallery = "<html><body><img src='/a.jpg'><img src='/b.jpg'></body></html>"
+    pages = [
+        page_features("https://g.example/p/1", gallery, declared="en"),
+        page_features("https://g.example/p/2", gallery.replace("b.jpg", "c.jpg"), declared="de"),
+        page_features("https://g.example/en/x", gallery.replace("a.jpg", "d.jpg"), declared="en"),
+        page_features("https://g.example/de/x", gallery.replace("a.jpg", "e.jpg"), declared="de"),
+    ]
+    assert all(page.text_length == 0 for page in pages)
+    found = {(m.src_url, m.tgt_url, m.by) for m in match_pages(pages)}
+    assert found == {("https://g.example/de/x", "https://g.example/en/x", "url")}
+
+
+def test_site_wide_anchors_are_no_evidence() -> None:
+    # every page links to the menu and shows the logo: those anchors weigh nothing, and a
+    # pair of pages with nothing else in common has no anchor similarity (not 1.0)
+    site = [frozenset({"link:home", "img:logo.png", f"#{k}"}) for k in range(10)]
+    idf = matching._idf(site, singletons=False, common=matching.BOILERPLATE_SHARE)
+    assert idf["link:home"] == idf["img:logo.png"] == 0.0
+    a = _page("https://a.example/p/1", "en", TEXTS["en"])
+    b = _page("https://a.example/p/2", "de", TEXTS["de"])
+    only_menu = {item: 0.0 for item in matching._anchor_set(a) | matching._anchor_set(b)}
+    assert matching.anchor_similarity(a, b, only_menu) is None
+    weighted = dict.fromkeys(only_menu, 1.0)
+    value = matching.anchor_similarity(a, b, weighted)
+    assert value is not None and 0.0 < value <= 1.0
+
+
+def test_link_texts_are_not_the_pages_words() -> None:
+    # a sidebar of links to other pages, titled in their words, is not this page's content
+    html = (
+        "<html><body><p>The bridge over the Rhine opened in 1998.</p>"
+        "<ul><li><a href='/p/9'>Harvest festival in Lucerne</a></li></ul></body></html>"
+    )
+    page = page_features("https://a.example/p/1", html, declared="en")
+    assert "bridg" in page.words or "bridge" in page.words
+    assert not {"harvest", "festiv", "festival", "lucern", "lucerne"} & page.words
+    assert "#1998" in page.anchors and "lucerne" not in page.anchors
+    assert page.text_length > len("The bridge over the Rhine opened in 1998.")  # all text counts
+
+
+def test_the_translation_evidence_outweighs_a_structure_coincidence() -> None:
+    # the French translation runs the German page's two paragraphs together; another French
+    # page of the same length keeps two paragraphs at the same place but says something
+    # else: the dictionary's evidence (FreeDict de-fr, installed by the set-up) decides
+    kit_path("textberg-bleualign-de-fr/test3.defr")
+    german = page_features(
+        "https://d.example/p/eins",
+        "<html><body><p>Die neue Brücke über den Fluss wurde nach vier Jahren Bauzeit "
+        "eröffnet.</p><p>Sie trägt täglich viele Autos zwischen der Stadt und der Grenze.</p>"
+        "</body></html>",
+    )
+    twin = page_features(
+        "https://d.example/q/un",
+        "<html><body><p>Le nouveau pont sur le fleuve a été ouvert après quatre années de "
+        "travaux. Il porte chaque jour beaucoup de voitures entre la ville et la frontière."
+        "</p></body></html>",
+    )
+    decoy = page_features(
+        "https://d.example/q/deux",
+        "<html><body><p>La fête des vendanges attire chaque automne des visiteurs de la région.</p>"
+        "<p>Les vignerons servent leur vin sur la place du marché du village.</p>"
+        "</body></html>",
+    )
+    assert (german.lang, twin.lang, decoy.lang) == ("de", "fr", "fr")
+    found = {(m.src_url, m.tgt_url) for m in match_pages([german, twin, decoy])}
+    assert found == {(german.url, twin.url)}
+
+
+def test_a_marker_on_one_side_and_a_sites_own_language_code_pair_by_url() -> None:
+    pages = [
+        _page("https://a.example/news/bridge.html", "en", TEXTS["en"]),
+        _page("https://a.example/news/bridge_de.html", "de", TEXTS["de"]),
+        _page("https://b.example/index.php?id=7&clang=1", "en", TEXTS["en"]),
+        _page("https://b.example/index.php?id=7&clang=2", "de", TEXTS["de"]),
+        _page("https://b.example/index.php?id=8&clang=1", "en", TEXTS["en"][:1]),
+        _page("https://b.example/index.php?id=8&clang=2", "de", TEXTS["de"][:1]),
+    ]
+    found = {(m.src_url, m.tgt_url) for m in match_pages(pages) if m.by == "url"}
+    assert found == {
+        ("https://a.example/news/bridge_de.html", "https://a.example/news/bridge.html"),
+        ("https://b.example/index.php?id=7&clang=2", "https://b.example/index.php?id=7&clang=1"),
+        ("https://b.example/index.php?id=8&clang=2", "https://b.example/index.php?id=8&clang=1"),
+    }

@@ -127,7 +127,7 @@ def test_align_words_cli_keeps_stdout_to_links(tmp_path: Path) -> None:
 
 
 def test_the_default_symmetrisation_is_the_intersection() -> None:
-    # ALGORITHMS.md §3b and benchmarks/results/word_align.md: the phrase table of the
+    # docs/methods.md §3b and benchmarks/results/word_align.md: the phrase table of the
     # pipeline (tables.py, default config) used grow-diag-final-and, lower F1 there
     trained = WordAligner().fit(CORPUS)
     differing = 0

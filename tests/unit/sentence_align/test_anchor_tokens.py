@@ -1,5 +1,5 @@
 """Tests of the anchor-token model of the hybrid aligner (``_two_pass.anchor_tokens`` and the
-separation cost ``_two_pass._anchor_extra``)."""
+separation cost ``_two_pass.anchor_extra``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services.sentence_align import _banded_dp as dp
-from services.sentence_align._two_pass import _anchor_extra, anchor_chain, anchor_tokens
+from services.sentence_align.anchor_tokens import anchor_chain, anchor_extra, anchor_tokens
 from services.sentence_align.beads import bead_shapes
 
 
@@ -67,7 +67,7 @@ def test_anchor_extra_counts_separated_anchor_sentences(
     band, row_first = _band(n, m, margin)
     low, high = band
     shapes = bead_shapes(6)
-    extra = _anchor_extra(band, row_first, shapes, anchors, weight)
+    extra = anchor_extra(band, row_first, shapes, anchors, weight)
     for i in range(n + 1):
         for j, (s, (a, b)) in itertools.product(range(low[i], high[i] + 1), enumerate(shapes)):
             if a > i or b > j:
@@ -83,8 +83,9 @@ def test_anchor_model_keeps_crossing_content_in_one_bead() -> None:
     # real dev 1-1 pairs (tuning data).
     from dataclasses import replace
 
+    from benchmarks.sentence_align_presets import TEXTBERG_DEV_SETTINGS
     from services.sentence_align.beads import parse_beads
-    from services.sentence_align.hybrid import TEXTBERG_DEV_SETTINGS, align_hybrid
+    from services.sentence_align.hybrid import align_hybrid
     from tests.conftest import kit_path
 
     def lines(name: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""Tests of BAM anchor selection and monolingual alignment (ALGORITHMS.md §2 BAM)."""
+"""Tests of BAM anchor selection and monolingual alignment (docs/methods.md §2 BAM)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests of Web-vs-mobile article pairing (SimArticle) and sentence pairing (ALGORITHMS.md §2)."""
+"""Tests of Web-vs-mobile article pairing (SimArticle) and sentence pairing (docs/methods.md §2)."""
 
 from __future__ import annotations
 

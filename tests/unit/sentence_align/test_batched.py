@@ -9,9 +9,10 @@ import pytest
 
 from services.lexical import model1
 from services.sentence_align import _banded_dp as dp
-from services.sentence_align import _batched, _two_pass, length
+from services.sentence_align import _batched, _two_pass, length, length_passes
 from services.sentence_align.beads import Bead
 from services.sentence_align.hybrid import SEGMENT_SETTINGS
+from services.sentence_align.lexical_settings import LexicalSettings
 
 
 def chunked_document(seed: int) -> tuple[list[str], list[str], list[tuple[int, int, int, int]]]:
@@ -79,24 +80,24 @@ def test_length_windows_match_the_per_window_program(seed: int) -> None:
 @pytest.mark.parametrize("seed", [3, 4])
 @pytest.mark.parametrize("confidence", [False, True])
 def test_lexical_windows_match_the_per_window_program(
-    settings: _two_pass.LexicalSettings, seed: int, confidence: bool
+    settings: LexicalSettings, seed: int, confidence: bool
 ) -> None:
     src, tgt, windows = chunked_document(seed)
     src_cum, tgt_cum = length.cumulative_lengths(src), length.cumulative_lengths(tgt)
     cuts = [(0, 0)] + [(x1, y1) for _, x1, _, y1 in windows]
-    first, model = _two_pass.segmented_length_pass(src_cum, tgt_cum, cuts)
+    first, model = length_passes.segmented_length_pass(src_cum, tgt_cum, cuts)
     sides = (model1.encode(src, None), model1.encode(tgt, None))
     cues = model1.cue_similarity(sides[0].vocabulary, sides[1].vocabulary)
     tables = _two_pass.train_tables(*sides, first, cues, settings)
     if settings.max_bead_size:
         model = model.with_shapes(settings.max_bead_size, settings.sentence_cost)
     scoring = (settings.epsilon, settings.diagonal, settings.lexical_weight)
-    weights = _two_pass._length_weights(settings, model)
+    weights = _two_pass.length_weights(settings, model)
     batched = _batched.lexical_windows(
         sides, tables, model, scoring, weights, (src_cum, tgt_cum), windows, confidence
     )
     for (x0, x1, y0, y1), beads in zip(windows, batched, strict=True):
-        reference = _two_pass._lexical_dp(
+        reference = _two_pass.lexical_dp(
             (model1.slice_side(sides[0], x0, x1), model1.slice_side(sides[1], y0, y1)),
             tables,
             model,

@@ -1,4 +1,4 @@
-"""Tests of the sentence-end model of the hybrid aligner (``_two_pass.boundary_costs``)."""
+"""Tests of the sentence-end model of the hybrid aligner (``boundary_model``)."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ import itertools
 import numpy as np
 
 from services.sentence_align import _banded_dp as dp
-from services.sentence_align._two_pass import (
+from services.sentence_align.beads import bead_shapes
+from services.sentence_align.boundary_model import (
     END_MARKS,
-    _boundary_extra,
     boundary_costs,
+    boundary_extra,
     deletion_classes,
     deletion_costs,
     end_classes,
 )
-from services.sentence_align.beads import bead_shapes
 
 
 def test_end_classes_read_the_last_mark() -> None:
@@ -60,8 +60,8 @@ def test_boundary_extra_sums_the_inner_boundaries_of_each_bead() -> None:
     low, high = band
     row_first = np.concatenate([[0], np.cumsum(high - low + 1)])[: n + 1]
     shapes = bead_shapes(6)
-    extra = _boundary_extra(band, row_first, shapes, (src_costs, tgt_costs))
-    with_deletions = _boundary_extra(
+    extra = boundary_extra(band, row_first, shapes, (src_costs, tgt_costs))
+    with_deletions = boundary_extra(
         band, row_first, shapes, (src_costs, tgt_costs, src_deletion, tgt_deletion)
     )
     for i in range(n + 1):
@@ -96,8 +96,9 @@ def test_deletion_model_leaves_ocr_debris_out() -> None:
     # side: the deletion model learns from the length pass that debris is left out.
     from dataclasses import replace
 
+    from benchmarks.sentence_align_presets import TEXTBERG_DEV_SETTINGS
     from services.sentence_align.beads import parse_beads
-    from services.sentence_align.hybrid import TEXTBERG_DEV_SETTINGS, align_hybrid
+    from services.sentence_align.hybrid import align_hybrid
     from tests.conftest import kit_path
 
     def lines(name: str) -> list[str]:

@@ -18,9 +18,9 @@ from shared.inputs import (
     decode_html,
     pair_pages,
     read_page_pairs,
-    strip_language,
 )
 from shared.schemas import Page
+from shared.url_language import strip_language
 from tests.conftest import REPO, kit_path
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -128,3 +129,17 @@ def test_a_distinct_pair_counts_its_occurrences_and_keeps_the_best_score() -> No
     assert store.flag_counts(SentencePairQuery()) == {"untranslated": 1}
     every = store.list_sentence_pairs(SentencePairQuery(flagged=True, duplicates=True))
     assert len(every) == 4 and {r["count"] for r in every} == {1}
+
+
+def test_the_builder_reads_the_filters_as_the_cli_and_the_gateway_give_them() -> None:
+    from shared.pair_query import sentence_pair_query
+
+    query = sentence_pair_query(
+        job="j", src_lang="en", since="1970-01-02", until_default=5.0, every=True, limit=7
+    )
+    assert (query.job_id, query.src_lang, query.limit) == ("j", "en", 7)
+    assert (query.stored_since, query.stored_before, query.flagged) == (86_400.0, 5.0, True)
+    assert sentence_pair_query(until="10", until_default=5.0).stored_before == 10.0
+    assert sentence_pair_query() == SentencePairQuery()
+    with pytest.raises(ValueError, match="until"):
+        sentence_pair_query(until="tomorrow")

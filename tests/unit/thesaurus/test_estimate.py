@@ -100,7 +100,7 @@ def test_coefficient_of_variation_of_nothing_is_nan() -> None:
 def _brute_force(
     thesaurus: Thesaurus, values: np.ndarray, diagonal: bool
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The rounds exactly as ALGORITHMS.md §4 step 4 words them, pair by pair."""
+    """The rounds exactly as docs/methods.md §4 step 4 words them, pair by pair."""
     size = len(thesaurus.leaves)
     vals = values.astype(np.float64).copy()
     rounds = np.where(np.isnan(vals), -1, 0)

@@ -7,15 +7,14 @@ import numpy as np
 import pytest
 
 from services.tree_align.html_tree import (
-    TEXT_LABEL,
     ParseLimits,
     block_tree,
     page_text,
     parse_document,
     parse_html,
     text_chunks,
-    tree_from_nodes,
 )
+from services.tree_align.tag_tree import TEXT_LABEL, tree_from_nodes
 from shared.errors import InputTooLarge, InvalidInput
 
 PAGE = (

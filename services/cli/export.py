@@ -77,10 +77,10 @@ def export(
 
     Sentence pairs: each distinct pair once (with its occurrence count and best score),
     pairs flagged as untranslated or in the wrong language left out (--all keeps them)."""
-    from services.gateway.exports import parse_since
     from shared.config import get_settings
     from shared.exports import jsonl_lines, tsv_lines, write_lines, write_moses, write_tmx
-    from shared.store import SentencePairQuery, Store
+    from shared.pair_query import sentence_pair_query
+    from shared.store import Store
 
     stdout = out is None or str(out) == "-"
     if format is ExportFormat.moses and (out is None or stdout):
@@ -101,7 +101,16 @@ def export(
                 f"{', '.join(given)} do not apply to ppdb (--src-lang chooses a language)"
             )
     try:
-        after = parse_since(since)
+        query = sentence_pair_query(
+            job=job,
+            site=site,
+            src_lang=src_lang,
+            tgt_lang=tgt_lang,
+            min_score=min_score,
+            since=since,
+            every=every,
+            duplicates=duplicates,
+        )
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--since") from None
     store = Store.existing(get_settings().database_url)
@@ -110,19 +119,9 @@ def export(
     target = "standard output" if stdout or out is None else str(out)
     text_out: Path | IO[str] = sys.stdout if stdout or out is None else out
     binary_out: Path | IO[bytes] = sys.stdout.buffer if stdout or out is None else out
-    query = SentencePairQuery(
-        job,
-        site,
-        src_lang,
-        tgt_lang,
-        min_score,
-        stored_since=after,
-        flagged=every,
-        duplicates=duplicates,
-    )
     if format in (ExportFormat.thesaurus_csv, ExportFormat.thesaurus_npz):
-        from services.gateway.exports import latest_similarity, similarity_csv_lines
-        from shared.exports import similarity_npz_bytes
+        from services.thesaurus.repository import latest_similarity
+        from shared.exports import similarity_csv_lines, similarity_npz_bytes
 
         matrix = latest_similarity(store.engine, thesaurus)
         if matrix is None:

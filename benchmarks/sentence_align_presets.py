@@ -1,0 +1,27 @@
+"""Comparison presets of the hybrid sentence aligner: earlier defaults that benchmarks (and
+tests of the optional cost models) run beside ``hybrid.HYBRID_SETTINGS``; not product settings."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from services.sentence_align.hybrid import HYBRID_SETTINGS
+
+# The Text+Berg dev-chosen settings of earlier sessions, kept for comparison
+# (benchmarks/sentence_align_ablation.py) and for OCR text like Text+Berg's.
+TEXTBERG_DEV_SETTINGS = replace(
+    HYBRID_SETTINGS,
+    deletion_length_weight=0.8,
+    cheap_deletions=True,
+    refinement_diagonal=10.0,
+    boundary_weight=1.0,
+    deletion_weight=1.0,
+    anchor_weight=3.0,
+    first_anchor_weight=0.0,  # the plain length pass, as when they were chosen
+    first_gap_extension=None,
+    sentence_cost=2.3,  # as when they were chosen
+)
+# The default of sessions 14-19: the plain length pass (benchmarks/sentence_align_ablation.py).
+PLAIN_FIRST_PASS_SETTINGS = replace(
+    HYBRID_SETTINGS, first_anchor_weight=0.0, first_gap_extension=None, sentence_cost=2.3
+)

@@ -1,0 +1,129 @@
+"""What every ``paramine`` command shares: the root application and its groups, the error
+handling that turns bad input into one line and exit code 2, the console for messages, and
+the input options of ``process`` and ``submit``."""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from typer.core import TyperGroup
+
+HELP = "The ``paramine`` command line: one entry point for every mode and algorithm."
+
+
+class ClearErrors(TyperGroup):
+    """Every command's bad input ends in one line and exit code 2, not a traceback.
+
+    ``InvalidInput`` (a malformed file, a bad option value found late), input that fails a
+    message schema (pydantic's ``ValidationError``), a file that cannot be read (``OSError``)
+    or decoded (``UnicodeError``) are the user's to fix; anything else is a bug and keeps its
+    traceback.
+    """
+
+    def invoke(self, ctx: Any) -> Any:  # a click Context (typer vendors its own click)
+        from pydantic import ValidationError
+        from sqlalchemy.exc import ArgumentError
+
+        from shared.errors import ConfigurationError, InvalidInput, TransientError
+
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            # the reader went away (| head): quiet, as Unix tools are; no flush into the pipe
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(141) from None
+        except (InvalidInput, ValidationError, OSError, UnicodeError, csv.Error) as exc:
+            # csv.Error: a CSV input with a field over the csv module's limit (131,072)
+            message = str(exc) or type(exc).__name__
+            if isinstance(exc, UnicodeError):
+                message = f"cannot decode the input ({message}): not in the encoding expected"
+            console.print(f"[red]invalid input[/red]: {escape(message)}", soft_wrap=True)
+            raise typer.Exit(2) from None
+        except (ConfigurationError, ArgumentError) as exc:
+            # unsafe settings, a PARAMINE_DATABASE_URL SQLAlchemy cannot read
+            console.print(f"[red]invalid settings[/red]: {escape(str(exc))}", soft_wrap=True)
+            raise typer.Exit(2) from None
+        except TransientError as exc:  # the database (or Redis) is unreachable
+            console.print(f"[red]unavailable[/red]: {escape(str(exc))}", soft_wrap=True)
+            raise typer.Exit(1) from None
+
+
+console = Console(stderr=True)
+
+
+def root_app() -> tuple[typer.Typer, typer.Typer, typer.Typer]:
+    """The root ``paramine`` application, its ``eval`` group and its ``dead-letters`` group."""
+    app = typer.Typer(no_args_is_help=True, add_completion=False, help=HELP, cls=ClearErrors)
+    eval_app = typer.Typer(no_args_is_help=True, help="Score aligner output against gold.")
+    dead_letter_app = typer.Typer(
+        no_args_is_help=True, help="Inspect, retry or purge dead letters."
+    )
+    app.add_typer(eval_app, name="eval")
+    app.add_typer(dead_letter_app, name="dead-letters")
+    return app, eval_app, dead_letter_app
+
+
+InputPaths = Annotated[
+    list[Path], typer.Argument(help="HTML pair directories, .jsonl, .lett(.gz), .warc(.gz)")
+]
+OptionalSrcLang = Annotated[
+    str | None,
+    typer.Option("--src-lang", help="pair .lett/WARC pages of this source language by URL"),
+]
+OptionalTgtLang = Annotated[
+    str | None,
+    typer.Option("--tgt-lang", help="pair .lett/WARC pages of this target language by URL"),
+]
+
+
+def url_key(value: str | None) -> str | None:
+    """``--url-key``: a regex that compiles and has a group to take the key from (a bad one
+    failed late, with a traceback)."""
+    if value is not None:
+        try:
+            pattern = re.compile(value)
+        except re.error as error:
+            raise typer.BadParameter(f"not a regular expression: {error}") from None
+        if pattern.groups == 0:
+            raise typer.BadParameter("needs a group holding the key: (?P<key>...) or (...)")
+    return value
+
+
+UrlKey = Annotated[
+    str | None,
+    typer.Option(
+        "--url-key",
+        help="regex whose group 'key' (or 1) pairs URLs across languages",
+        callback=url_key,
+    ),
+]
+PairsFile = Annotated[
+    Path | None,
+    typer.Option("--pairs-file", help="TSV of src_url tgt_url pairs", exists=True, dir_okay=False),
+]
+
+
+def job_id_option(value: str | None) -> str | None:
+    """``--job-id``: checked as the gateway checks it (a bad id dead-lettered every pair)."""
+    from shared.schemas import JOB_ID_PATTERN
+
+    if value is not None and not re.fullmatch(JOB_ID_PATTERN, value):
+        raise typer.BadParameter("1-64 characters of letters, digits and . _ : -")
+    return value
+
+
+def pairing_options(
+    src_lang: str, tgt_lang: str, url_key: str | None, pairs_file: Path | None
+) -> Any:
+    """How .lett/WARC pages are paired into page pairs (``shared.inputs.PairingOptions``)."""
+    from shared.inputs import PairingOptions
+
+    return PairingOptions(src_lang, tgt_lang, url_key, pairs_file)

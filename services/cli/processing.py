@@ -1,0 +1,271 @@
+"""``paramine process`` (every stage in-process on the inputs, then the outputs written) and
+``paramine submit`` (the inputs sent to the gateway, or straight to the first queue)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from services.cli.common import (
+    InputPaths,
+    OptionalSrcLang,
+    OptionalTgtLang,
+    PairsFile,
+    UrlKey,
+    console,
+    job_id_option,
+    pairing_options,
+)
+from shared.schemas import STAGES
+
+if TYPE_CHECKING:
+    from shared.gateway_client import Submitted
+    from shared.ingest import Job
+    from shared.schemas import Page
+
+
+def process(
+    inputs: InputPaths,
+    out: Annotated[Path, typer.Option(help="directory for the exported sentence pairs")] = Path(
+        "out"
+    ),
+    job_id: Annotated[
+        str | None,
+        typer.Option(help="job id (default: derived from content)", callback=job_id_option),
+    ] = None,
+    src_lang: OptionalSrcLang = None,
+    tgt_lang: OptionalTgtLang = None,
+    url_key: UrlKey = None,
+    pairs_file: PairsFile = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="no progress bar or table")] = False,
+) -> None:
+    """Run every stage in-process on INPUTS against PARAMINE_DATABASE_URL (no Redis needed).
+
+    Single pages (.lett and WARC files when no pairing option is given, .jsonl of
+    {"url", "html", "lang"?} lines) go through page_match first, which pairs them with each
+    other and with the pages stored by earlier runs; page pairs (HTML pair directories, .jsonl
+    of src/tgt pairs, .lett/WARC with --src-lang/--tgt-lang, --url-key or --pairs-file) go
+    straight to tree_align. Exit code 0 when every input was read and processed; 1 when no
+    page pair was found or anything failed (the rest is still processed and exported; the
+    failures are listed).
+    """
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from services.registry import all_handlers
+    from services.run_outputs import write_job_outputs
+    from services.store_schema import prepare_store
+    from shared.config import get_settings
+    from shared.ingest import (
+        build_job,
+        build_page_job,
+        merged_job,
+        page_messages,
+        register_job,
+        single_page_input,
+    )
+    from shared.inputs import read_page_pairs
+    from shared.metrics import stage_metrics
+    from shared.page_inputs import read_single_pages
+    from shared.pipeline import LocalRunner, RunSummary
+    from shared.store import Store
+
+    store = Store(get_settings().database_url)
+    pairing = any(option is not None for option in (src_lang, tgt_lang, url_key, pairs_file))
+    page_inputs = [] if pairing else [path for path in inputs if single_page_input(path)]
+    pair_inputs = [path for path in inputs if path not in page_inputs]
+    options = pairing_options(src_lang or "en", tgt_lang or "de", url_key, pairs_file)
+    page_job = build_page_job(read_single_pages(page_inputs), job_id)
+    job = build_job(read_page_pairs(pair_inputs, options), job_id)
+    if page_inputs:
+        job = merged_job(job, page_job, job_id)
+    prepare_store(store)  # every schema, once, before the first message
+    register_job(store, job, source=",".join(str(p) for p in inputs))
+    summary = RunSummary()
+    # ingest: the inputs read (pages, page pairs, refusals) in, the messages sent on out
+    summary.received["ingest"] = len(job.pairs) + len(page_job.pages) + len(job.refused)
+    summary.emitted["ingest"] = len(job.pairs) + len(page_job.pages)
+    summary.failed["ingest"] = len(job.refused)
+    summary.failures.extend(("ingest", str(error)) for error in job.refused)
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=console,
+        disable=quiet or as_json,
+    ) as progress:
+        task = progress.add_task("page pairs", total=len(job.pairs))
+
+        def advance(stage: str) -> None:
+            if stage == "tree_align":
+                progress.advance(task)
+
+        runner = LocalRunner(all_handlers(), store, stage_metrics(), on_message=advance)
+        runner.run("page_match", page_messages(job.job_id, page_job.pages), summary)
+        runner.run("tree_align", (pair.model_dump(mode="json") for pair in job.pairs), summary)
+    program = sys.argv[0] if Path(sys.argv[0]).name == "paramine" else "paramine"
+    written = write_job_outputs(store, job.job_id, out, program=program)
+    status = store.job_status(job.job_id)
+    page_pairs = status.pairs if status else len(job.pairs)
+    report = {
+        "job_id": job.job_id,
+        "pages": len(page_job.pages),
+        "page_pairs": page_pairs,
+        "sentence_pairs": status.sentence_pairs if status else 0,
+        "exported": written.exported,
+        "duplicates_merged": written.stored - written.exported,
+        "flagged_left_out": written.flagged,
+        "output": str(out),
+        "moses": written.moses,
+        "outputs": [asdict(output) for output in written.outputs],
+        "stages": {
+            stage: {
+                "in": summary.received[stage],
+                "out": summary.emitted[stage],
+                "failed": summary.failed[stage],
+                "seconds": round(summary.seconds[stage], 3),
+            }
+            for stage in ("ingest", *STAGES)
+        },
+        "failures": [{"stage": s, "reason": r} for s, r in summary.failures],
+    }
+    if as_json:
+        typer.echo(json.dumps(report, ensure_ascii=False, indent=2))
+    elif not quiet:
+        print_summary(report)
+    if not page_pairs or summary.failures:
+        # a typo in a path "succeeded" with nothing done: `process ... && export` went on
+        problem = f"{len(summary.failures)} failed" if summary.failures else "no page pair read"
+        console.print(f"[red]job {escape(job.job_id)}[/red]: {escape(problem)}", soft_wrap=True)
+        raise typer.Exit(1)
+
+
+def print_summary(report: dict[str, Any]) -> None:
+    table = Table(title=escape(f"paramine job {report['job_id']}"))
+    for column in ("stage", "in", "out", "failed", "seconds"):
+        table.add_column(column, justify="left" if column == "stage" else "right")
+    for stage, row in report["stages"].items():
+        table.add_row(stage, *(str(row[key]) for key in ("in", "out", "failed", "seconds")))
+    out = Console()
+    out.print(table)
+    flagged = report["flagged_left_out"]
+    left_out = ", ".join(f"{count} {flag}" for flag, count in flagged.items()) or "none"
+    out.print(
+        f"page pairs: {report['page_pairs']}   sentence pairs: {report['sentence_pairs']} "
+        f"stored, {report['exported']} distinct exported ({report['duplicates_merged']} "
+        f"duplicates merged; flagged, left out: {left_out})"
+    )
+    outputs = Table(title="outputs", title_justify="left")
+    for column in ("output", "where", "entries", "look at it"):
+        outputs.add_column(column, overflow="fold")
+    for row in report["outputs"]:
+        entries = "" if row["count"] is None else str(row["count"])
+        outputs.add_row(
+            *(escape(text) for text in (row["what"], row["where"], entries, row["look"]))
+        )
+    out.print(outputs)
+    for failure in report["failures"]:
+        reason = escape(f"{failure['stage']}: {failure['reason']}")
+        out.print(f"[red]failed[/red] {reason}")
+
+
+def _gateway_url(value: str | None) -> str | None:
+    """``--gateway``: an http(s) URL with a host (a malformed one failed with a traceback)."""
+    if value is not None:
+        import httpx
+
+        try:
+            url = httpx.URL(value)
+        except httpx.InvalidURL as error:
+            raise typer.BadParameter(f"not a URL: {error}") from None
+        if url.scheme not in ("http", "https") or not url.host:
+            raise typer.BadParameter("needs an http:// or https:// URL with a host")
+    return value
+
+
+def submit(
+    inputs: InputPaths,
+    gateway: Annotated[
+        str | None,
+        typer.Option(help="gateway base URL (default: straight to Redis)", callback=_gateway_url),
+    ] = None,
+    job_id: Annotated[str | None, typer.Option(callback=job_id_option)] = None,
+    src_lang: OptionalSrcLang = None,
+    tgt_lang: OptionalTgtLang = None,
+    url_key: UrlKey = None,
+    pairs_file: PairsFile = None,
+) -> None:
+    """Send INPUTS to the gateway, or straight to the first queue when PARAMINE_REDIS_URL is set.
+
+    Page pairs go to tree_align (``POST /v1/page-pairs``); single pages (as ``process`` reads
+    them) go to page_match (``POST /v1/pages``), all under one job."""
+    from shared.config import get_settings, secret
+    from shared.ingest import build_job, build_page_job, merged_job, single_page_input
+    from shared.inputs import read_page_pairs
+    from shared.page_inputs import read_single_pages
+
+    settings = get_settings()
+    pairing = any(option is not None for option in (src_lang, tgt_lang, url_key, pairs_file))
+    page_inputs = [] if pairing else [path for path in inputs if single_page_input(path)]
+    options = pairing_options(src_lang or "en", tgt_lang or "de", url_key, pairs_file)
+    pages = build_page_job(read_single_pages(page_inputs))
+    job = build_job(read_page_pairs([p for p in inputs if p not in page_inputs], options), job_id)
+    if page_inputs:
+        job = merged_job(job, pages, job_id)
+    for error in job.refused:
+        console.print(f"[red]refused[/red] {escape(str(error))}")
+    if gateway:
+        _to_gateway(gateway, job, secret(settings.api_key), pages.pages)
+        return
+    if not settings.redis_url:
+        raise typer.BadParameter("give --gateway URL or set PARAMINE_REDIS_URL")
+    from services.dispatch import enqueue_job, enqueue_pages
+    from shared.store import Store
+
+    store = Store(settings.database_url)
+    enqueue_job(store, job, source="submit")
+    enqueue_pages(store, job.job_id, pages.pages, source="submit")
+    typer.echo(
+        json.dumps(
+            {
+                "job_id": job.job_id,
+                "pairs": len(job.pairs),
+                "pages": len(pages.pages),
+                "refused": len(job.refused),
+            }
+        )
+    )
+
+
+def _to_gateway(gateway: str, job: Job, api_key: str | None, pages: Sequence[Page]) -> None:
+    from shared.gateway_client import SubmitFailed, submit_job
+
+    try:
+        submitted = submit_job(gateway, job, api_key, pages)
+    except SubmitFailed as failure:
+        _print_partial_submit(failure.reason, failure.submitted, job)
+        raise typer.Exit(1) from None
+    typer.echo(json.dumps(asdict(submitted), ensure_ascii=False))
+    if not job.pairs and not pages:
+        console.print("[red]nothing submitted[/red]: no page pair or page was read")
+    if submitted.refused or (not job.pairs and not pages):
+        raise typer.Exit(1)  # as `process`: the rest went in, the refusals are dead letters
+
+
+def _print_partial_submit(reason: str, submitted: Submitted, job: Job) -> None:
+    console.print(f"[red]submit failed[/red]: {escape(reason)}")
+    console.print(
+        f"{submitted.accepted} of {len(job.pairs)} page pairs were accepted into job "
+        f"{escape(job.job_id)} before the failure; submitting the same inputs again is "
+        "idempotent"
+    )

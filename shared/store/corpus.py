@@ -1,0 +1,125 @@
+"""The mined corpus: sentence pairs (stored, superseded, listed as a corpus) and the aligned
+text chunks (node pairs) they came from."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+import sqlalchemy as sa
+
+from shared.corpus_clean import dedup_key
+from shared.pair_query import SentencePairQuery, select_flag_counts, select_pairs
+from shared.store.base import StoreBase
+from shared.store.inserts import insert_ignoring_conflicts
+from shared.store.rows import NodePairRow, SentencePairRow, row_dict
+from shared.store.tables import PROVENANCE, job_pairs, node_pairs, pair_progress, sentence_pairs
+
+
+def _superseded(pair_id: str, rows: Sequence[dict[str, Any]]) -> sa.Delete:
+    """The stored rows of ``pair_id`` that ``rows`` (all of its new rows) replace."""
+    table = sentence_pairs
+    statement = sa.delete(table).where(table.c.pair_id == pair_id)
+    if not rows:
+        return statement
+    provenance = {tuple(row.get(name, "") for name in PROVENANCE) for row in rows}
+    other: list[sa.ColumnElement[bool]] = [table.c.id.not_in([row["id"] for row in rows])]
+    if len(provenance) == 1:
+        other.append(
+            sa.tuple_(*(table.c[name] for name in PROVENANCE)) != sa.tuple_(*provenance.pop())
+        )
+    return statement.where(sa.or_(*other))
+
+
+class CorpusRepository(StoreBase):
+    """Sentence pairs and node pairs."""
+
+    def add_sentence_pairs(
+        self,
+        rows: Sequence[SentencePairRow | Mapping[str, Any]],
+        *,
+        pair_id: str,
+        stage: str,
+        supersede: str | None = None,
+    ) -> int:
+        """Store sentence pairs and mark the page pair done for ``stage`` in one transaction.
+
+        A row without a ``dedup_key`` gets the one of its languages and text (without a flag
+        or provenance: ''; every row then has the same columns). ``supersede``:
+        the rows are all of that page pair's (its ``pair_id`` column): its stored rows not
+        among them, or produced with other provenance (method, version, model version), are
+        deleted first, so replaying a page pair with other settings replaces its pairs
+        (the same settings change nothing)."""
+        now = time.time()
+        values = [
+            {
+                "flag": "",
+                **dict.fromkeys(PROVENANCE, ""),
+                **row,
+                "created_at": now,
+                "dedup_key": row.get("dedup_key")
+                or dedup_key(row["src_lang"], row["tgt_lang"], row["src_text"], row["tgt_text"]),
+            }
+            for row in map(row_dict, rows)
+        ]
+        with self.guard(), self.begin() as conn:
+            if supersede is not None:
+                conn.execute(_superseded(supersede, values))
+            inserted = insert_ignoring_conflicts(conn, sentence_pairs, values)
+            insert_ignoring_conflicts(
+                conn,
+                pair_progress,
+                [{"pair_id": pair_id, "stage": stage, "outputs": len(values), "updated_at": now}],
+            )
+        return inserted
+
+    def add_node_pairs(self, pair_id: str, rows: Sequence[NodePairRow | Mapping[str, Any]]) -> int:
+        """Store a page pair's aligned text chunks (keys of :data:`node_pairs` but pair_id)."""
+        values = [{**row_dict(row), "pair_id": pair_id} for row in rows]
+        with self.guard(), self.begin() as conn:
+            return insert_ignoring_conflicts(conn, node_pairs, values)
+
+    def list_sentence_pairs(
+        self, query: SentencePairQuery, *, after: tuple[str, int, str] | None = None
+    ) -> list[dict[str, Any]]:
+        """A page of the pairs matching the filters, in (pair_id, position, id) order; the id
+        breaks ties, so pages neither repeat nor skip rows. ``after``: the (pair_id,
+        position, id) of the previous page's last row, instead of ``query.offset`` (rows
+        stored meanwhile then shift nothing)."""
+        statement = select_pairs(sentence_pairs, job_pairs, query, after)
+        with self.guard(), self.begin() as conn:
+            return [dict(row._mapping) for row in conn.execute(statement)]
+
+    def flag_counts(self, query: SentencePairQuery) -> dict[str, int]:
+        """flag → stored rows of the flagged pairs the query's other filters select."""
+        statement = select_flag_counts(sentence_pairs, job_pairs, query)
+        with self.guard(), self.begin() as conn:
+            return {str(flag): int(count) for flag, count in conn.execute(statement)}
+
+    def iter_sentence_pairs(
+        self, query: SentencePairQuery, *, batch: int = 1_000
+    ) -> Iterator[dict[str, Any]]:
+        """All pairs matching the filters, in pages (for exports of any size): from
+        ``query.offset`` on, then each page after the last row of the one before, so pairs
+        stored while an export runs neither repeat nor push rows out of it."""
+        page_query = replace(query, limit=batch)
+        after: tuple[str, int, str] | None = None
+        while True:
+            page = self.list_sentence_pairs(page_query, after=after)
+            yield from page
+            if len(page) < batch:
+                return
+            last = page[-1]
+            after = (last["pair_id"], last["position"], last["id"])
+
+    def node_pairs(self, pair_id: str) -> list[dict[str, Any]]:
+        """A page pair's aligned text chunks in chunk order (empty if none were stored)."""
+        statement = (
+            sa.select(node_pairs)
+            .where(node_pairs.c.pair_id == pair_id)
+            .order_by(node_pairs.c.chunk)
+        )
+        with self.guard(), self.begin() as conn:
+            return [dict(row._mapping) for row in conn.execute(statement)]

@@ -1,0 +1,116 @@
+"""Connections to the store: engines for a store URL (SQLite file by default, PostgreSQL by
+URL), table creation that concurrent processes can run together, the transaction a block of
+writes shares, and connection failures turned into ``TransientError``."""
+
+from __future__ import annotations
+
+import threading
+import weakref
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from shared.errors import TransientError
+
+
+def normalise_url(url: str) -> str:
+    """Use the psycopg 3 driver for plain ``postgresql://`` URLs."""
+    if url.startswith("postgresql://") or url.startswith("postgres://"):
+        return "postgresql+psycopg://" + url.split("://", 1)[1]
+    return url
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for the store URL, with connection checks so restarts are survived."""
+    url = normalise_url(url)
+    if url.startswith("sqlite"):
+        path = sqlite_path(url)
+        if path is not None:  # the default store's folder (~/.local/share/paramine) may be new
+            path.parent.mkdir(parents=True, exist_ok=True)
+        engine = sa.create_engine(url, connect_args={"timeout": 30})
+    else:
+        engine = sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+    return engine
+
+
+# One process at a time creates the tables (a PostgreSQL advisory lock, transaction-scoped);
+# concurrent first requests on an empty database raced in CREATE TYPE/TABLE and got 500s.
+_SCHEMA_LOCK_KEY = zlib.crc32(b"paramine.schema")
+_schema_lock = threading.Lock()
+
+
+def create_tables(engine: Engine, tables: sa.MetaData) -> None:
+    """``tables.create_all`` that concurrent threads and processes can call together."""
+    with _schema_lock:
+        if engine.dialect.name == "postgresql":
+            with engine.begin() as conn:
+                conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_SCHEMA_LOCK_KEY)))
+                tables.create_all(conn)
+            return
+        try:
+            tables.create_all(engine)
+        except sa.exc.OperationalError as exc:  # SQLite: another process created one first
+            if "already exists" not in str(exc):
+                raise
+            tables.create_all(engine)
+
+
+# (engine, id of a MetaData) pairs whose tables this process created or found: a stage's
+# schema is checked once per engine and process, not on every message or request.
+_CREATED: weakref.WeakKeyDictionary[Engine, set[int]] = weakref.WeakKeyDictionary()
+
+
+def create_tables_once(engine: Engine, tables: sa.MetaData) -> None:
+    """``create_tables``, once per engine and process (start-up calls it; later calls are a
+    set lookup)."""
+    done = _CREATED.setdefault(engine, set())
+    if id(tables) not in done:
+        create_tables(engine, tables)
+        done.add(id(tables))
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The file of a SQLite store URL (None: another database, or in memory)."""
+    url = normalise_url(url)
+    if not url.startswith("sqlite"):
+        return None
+    database = sa.engine.make_url(url).database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return Path(database)
+
+
+def display_url(url: str) -> str:
+    """A store URL to print: the file of a SQLite one, any other without its password."""
+    path = sqlite_path(url)
+    if path is not None:
+        return str(path)
+    return sa.engine.make_url(normalise_url(url)).render_as_string(hide_password=True)
+
+
+# The connection of the current one_transaction() block (per thread and task, not global).
+SHARED_TRANSACTION: ContextVar[sa.Connection | None] = ContextVar(
+    "paramine_store_transaction", default=None
+)
+
+
+@contextmanager
+def transient_guard() -> Iterator[None]:
+    """Turn connection-level database failures into ``TransientError`` (retried by workers)."""
+    try:
+        yield
+    except (sa.exc.OperationalError, sa.exc.InterfaceError) as exc:
+        if exc.connection_invalidated or is_connection_error(exc):
+            raise TransientError(f"database unavailable: {str(exc.orig)[:300]}") from exc
+        raise
+
+
+def is_connection_error(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    needles = ("connection", "could not connect", "server closed", "database is locked", "terminat")
+    return any(needle in text for needle in needles)

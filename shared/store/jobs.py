@@ -1,0 +1,218 @@
+"""Jobs and their page pairs: registration, delivery tracking (``shared/reconcile.py``),
+per-stage progress and the job status computed from them."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import sqlalchemy as sa
+
+from shared.store.base import StoreBase
+from shared.store.inserts import insert_ignoring_conflicts
+from shared.store.rows import JobStatus, TrackedPair
+from shared.store.tables import (
+    COMPLETING_STAGE,
+    DEAD,
+    DONE,
+    PENDING,
+    SOURCE_LENGTH,
+    dead_letters,
+    job_pairs,
+    jobs,
+    pair_progress,
+    sentence_pairs,
+)
+
+
+def _completed() -> sa.Exists:
+    """A job_pairs row's pair has its completing stage's progress row."""
+    return sa.exists().where(
+        pair_progress.c.pair_id == job_pairs.c.pair_id, pair_progress.c.stage == COMPLETING_STAGE
+    )
+
+
+class JobRepository(StoreBase):
+    """Jobs, their page pairs and the pairs' progress."""
+
+    def record_job(
+        self,
+        job_id: str,
+        pairs: Iterable[tuple[str, str, str]],
+        source: str,
+        *,
+        stage: str | None = None,
+        payloads: Mapping[str, str] | None = None,
+    ) -> None:
+        """Register a job and its page pairs (pair_id, src_url, tgt_url); idempotent.
+
+        With ``payloads`` (pair_id → JSON of the message about to be sent to ``stage``) each
+        pair is tracked until it completes, so :mod:`shared.reconcile` can send it again if
+        the broker loses its message."""
+        now = time.time()
+        with self.guard(), self.begin() as conn:
+            # the source is a label (the CLI's input paths, joined): cut to fit its column
+            source = source[:SOURCE_LENGTH]
+            insert_ignoring_conflicts(
+                conn, jobs, [{"job_id": job_id, "created_at": now, "source": source}]
+            )
+            rows: list[dict[str, Any]] = [
+                {"job_id": job_id, "pair_id": p, "src_url": s, "tgt_url": t} for p, s, t in pairs
+            ]
+            if payloads is not None:
+                rows = [
+                    {
+                        **row,
+                        "state": PENDING,
+                        "stage": stage,
+                        "payload": payloads[row["pair_id"]],
+                        "enqueued_at": now,
+                        "enqueues": 1,
+                    }
+                    for row in rows
+                ]
+            insert_ignoring_conflicts(conn, job_pairs, rows)
+
+    def complete_tracked(self, before: float) -> int:
+        """Pending pairs sent before ``before`` whose sentence_align progress exists: mark them
+        done and drop their payloads. Returns how many."""
+        done = _completed()
+        statement = (
+            sa.update(job_pairs)
+            .where(job_pairs.c.state == PENDING, job_pairs.c.enqueued_at < before, done)
+            .values(state=DONE, payload=None)
+        )
+        with self.guard(), self.begin() as conn:
+            updated: int = conn.execute(statement).rowcount
+        return max(updated, 0)
+
+    def stale_tracked(self, before: float, limit: int) -> list[TrackedPair]:
+        """Pending pairs last sent before ``before`` and not completed, oldest first."""
+        done = _completed()
+        statement = (
+            sa.select(job_pairs.c.job_id, job_pairs.c.pair_id, job_pairs.c.stage)
+            .where(job_pairs.c.state == PENDING, job_pairs.c.enqueued_at < before, ~done)
+            .order_by(job_pairs.c.enqueued_at)
+            .limit(limit)
+        )
+        with self.guard(), self.begin() as conn:
+            return [TrackedPair(*row) for row in conn.execute(statement)]
+
+    def claim_tracked(self, keys: Sequence[tuple[str, str]], before: float) -> list[TrackedPair]:
+        """Claim stale pairs for sending again: bump their send time and count, atomically, so
+        that of several reconcilers only one sends a pair. Returns the claimed pairs with their
+        payloads (a pair completed or claimed meanwhile is left out)."""
+        if not keys:
+            return []
+        statement = (
+            sa.update(job_pairs)
+            .where(
+                job_pairs.c.state == PENDING,
+                job_pairs.c.enqueued_at < before,
+                sa.tuple_(job_pairs.c.job_id, job_pairs.c.pair_id).in_(list(keys)),
+                ~_completed(),  # done since it was listed (stored, then acked): not lost
+            )
+            .values(enqueued_at=time.time(), enqueues=job_pairs.c.enqueues + 1)
+            .returning(
+                job_pairs.c.job_id, job_pairs.c.pair_id, job_pairs.c.stage, job_pairs.c.payload
+            )
+        )
+        with self.guard(), self.begin() as conn:
+            return [TrackedPair(*row) for row in conn.execute(statement)]
+
+    def track_again(self, pair_id: str) -> None:
+        """A dead-lettered pair sent again (``dead-letters retry``): tracked as pending anew."""
+        statement = (
+            sa.update(job_pairs)
+            .where(job_pairs.c.pair_id == pair_id, job_pairs.c.state == DEAD)
+            .values(state=PENDING, enqueued_at=time.time())
+        )
+        with self.guard(), self.begin() as conn:
+            conn.execute(statement)
+
+    def track_dead_again(self, pair_id: str) -> None:
+        """Undo :meth:`track_again` when the retried send failed: the pair is a dead letter
+        again, not pending (the reconciler would otherwise send it anyway)."""
+        statement = (
+            sa.update(job_pairs)
+            .where(job_pairs.c.pair_id == pair_id, job_pairs.c.state == PENDING)
+            .values(state=DEAD)
+        )
+        with self.guard(), self.begin() as conn:
+            conn.execute(statement)
+
+    def tracked_states(self, job_id: str) -> dict[str, tuple[str | None, int]]:
+        """pair_id → (state, times sent) of a job's pairs."""
+        statement = sa.select(job_pairs.c.pair_id, job_pairs.c.state, job_pairs.c.enqueues).where(
+            job_pairs.c.job_id == job_id
+        )
+        with self.guard(), self.begin() as conn:
+            return {row.pair_id: (row.state, row.enqueues) for row in conn.execute(statement)}
+
+    def record_progress(self, pair_id: str, stage: str, outputs: int) -> None:
+        with self.guard(), self.begin() as conn:
+            insert_ignoring_conflicts(
+                conn,
+                pair_progress,
+                [
+                    {
+                        "pair_id": pair_id,
+                        "stage": stage,
+                        "outputs": outputs,
+                        "updated_at": time.time(),
+                    }
+                ],
+            )
+
+    def job_status(self, job_id: str) -> JobStatus | None:
+        with self.guard(), self.begin() as conn:
+            if (
+                conn.execute(sa.select(jobs.c.job_id).where(jobs.c.job_id == job_id)).first()
+                is None
+            ):
+                return None
+            pair_ids = sa.select(job_pairs.c.pair_id).where(job_pairs.c.job_id == job_id)
+            total = conn.scalar(sa.select(sa.func.count()).select_from(pair_ids.subquery())) or 0
+            completed = (
+                conn.scalar(
+                    sa.select(sa.func.count())
+                    .select_from(pair_progress)
+                    .where(
+                        pair_progress.c.stage == "sentence_align",
+                        pair_progress.c.pair_id.in_(pair_ids),
+                    )
+                )
+                or 0
+            )
+            failed = (
+                conn.scalar(
+                    sa.select(sa.func.count(sa.distinct(dead_letters.c.id))).where(
+                        dead_letters.c.job_id == job_id,
+                        dead_letters.c.stage.in_(("tree_align", "sentence_align")),
+                    )
+                )
+                or 0
+            )
+            refused = (
+                conn.scalar(
+                    sa.select(sa.func.count()).where(
+                        dead_letters.c.job_id == job_id, dead_letters.c.stage == "ingest"
+                    )
+                )
+                or 0
+            )
+            n_sentences = (
+                conn.scalar(
+                    sa.select(sa.func.count())
+                    .select_from(sentence_pairs)
+                    .where(sentence_pairs.c.pair_id.in_(pair_ids))
+                )
+                or 0
+            )
+        return JobStatus(
+            job_id, int(total), int(completed), int(failed), int(n_sentences), int(refused)
+        )
+
+    def count_jobs(self) -> int:
+        return self.count(jobs)

@@ -1,0 +1,99 @@
+"""Typed rows of the store: what a handler writes (sentence pairs, chunk pairs, paraphrase
+observations) and what the job bookkeeping reads back (tracked pairs, job status)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, is_dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SentencePairRow:
+    """One aligned sentence pair as stored (``sentence_pairs``; ``created_at`` is set by the
+    store, and an empty ``dedup_key`` is derived from the languages and texts)."""
+
+    id: str
+    pair_id: str
+    kind: str
+    src_url: str
+    tgt_url: str
+    site: str
+    src_lang: str
+    tgt_lang: str
+    src_text: str
+    tgt_text: str
+    score: float
+    bead: str
+    chunk: int
+    position: int
+    flag: str = ""
+    method: str = ""
+    version: str = ""
+    model_version: str = ""
+    dedup_key: str = ""
+
+
+@dataclass(frozen=True)
+class NodePairRow:
+    """One aligned text chunk of a page pair (``node_pairs``, without its ``pair_id``): the
+    xpaths of the two block elements, their text and the summed -log Pr."""
+
+    chunk: int
+    src_xpath: str
+    tgt_xpath: str
+    src_text: str
+    tgt_text: str
+    cost: float
+
+
+@dataclass(frozen=True)
+class ParaphraseObservationRow:
+    """One monolingual sentence pair observed by the paraphrase stage
+    (``paraphrase_observations``; ``created_at`` is set by the store)."""
+
+    id: str
+    kind: str
+    lang: str
+    src_text: str
+    tgt_text: str
+
+
+Row = SentencePairRow | NodePairRow | ParaphraseObservationRow
+
+
+def row_dict(row: Row | Mapping[str, Any]) -> dict[str, Any]:
+    """The column values of a typed row, or of a mapping of them (a copy). A typed row's
+    fields are plain values, so its ``vars`` are copied (``dataclasses.asdict`` would copy
+    each value deeply, on every row of every message)."""
+    if is_dataclass(row) and not isinstance(row, type):
+        return dict(vars(row))
+    return dict(row)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class TrackedPair:
+    """A tracked page pair (or article batch) and the message that starts its work."""
+
+    job_id: str
+    pair_id: str
+    stage: str
+    payload: str | None = None
+
+
+@dataclass(frozen=True)
+class JobStatus:
+    """Progress of one job, computed from observations."""
+
+    job_id: str
+    pairs: int
+    completed: int
+    failed: int
+    sentence_pairs: int
+    refused: int = 0  # inputs refused at ingest (dead letters of stage "ingest")
+
+    @property
+    def state(self) -> str:
+        if self.completed + self.failed >= self.pairs:
+            return "done" if self.failed == 0 and self.refused == 0 else "done-with-errors"
+        return "running"

@@ -1,0 +1,151 @@
+"""The store's own tables (paramine's results and bookkeeping; each stage's derived tables
+live in its repository module) and the values their columns take."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+metadata = sa.MetaData()
+
+SOURCE_LENGTH = 256  # jobs.source: a label, cut to fit
+SITE_LENGTH = 256  # sentence_pairs.site: a host name (at most 253 characters)
+
+jobs = sa.Table(
+    "jobs",
+    metadata,
+    sa.Column("job_id", sa.String(64), primary_key=True),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("source", sa.String(SOURCE_LENGTH), nullable=False, server_default=""),
+)
+
+job_pairs = sa.Table(
+    "job_pairs",
+    metadata,
+    sa.Column("job_id", sa.String(64), primary_key=True),
+    sa.Column("pair_id", sa.String(64), primary_key=True),
+    sa.Column("src_url", sa.Text, nullable=False, server_default=""),
+    sa.Column("tgt_url", sa.Text, nullable=False, server_default=""),
+    # Delivery tracking (distributed mode, shared/reconcile.py): the message that starts the
+    # pair's work, kept until the pair completes. state: NULL untracked (embedded runs),
+    # 'pending', 'done' (payload dropped) or 'dead' (dead-lettered; kept for a retry).
+    sa.Column("state", sa.String(8), nullable=True),
+    sa.Column("stage", sa.String(32), nullable=True),
+    sa.Column("payload", sa.Text, nullable=True),
+    sa.Column("enqueued_at", sa.Float, nullable=True),
+    sa.Column("enqueues", sa.Integer, nullable=False, server_default="0"),
+    sa.Index("ix_job_pairs_state_enqueued", "state", "enqueued_at"),
+    sa.Index("ix_job_pairs_pair_id", "pair_id"),
+)
+
+pair_progress = sa.Table(
+    "pair_progress",
+    metadata,
+    sa.Column("pair_id", sa.String(64), primary_key=True),
+    sa.Column("stage", sa.String(32), primary_key=True),
+    sa.Column("outputs", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+)
+
+# Columns this version added to sentence_pairs: a store without them is migrated by
+# `paramine migrate-store` (shared/store_migrate.py).
+PROVENANCE = ("method", "version", "model_version")
+PROVENANCE_COLUMNS = (
+    sa.Column("method", sa.String(64), nullable=False, server_default=""),
+    sa.Column("version", sa.String(64), nullable=False, server_default=""),
+    sa.Column("model_version", sa.String(128), nullable=False, server_default=""),
+)
+ADDED_COLUMNS = ("dedup_key", "flag", *PROVENANCE)
+MIGRATE_COMMAND = "paramine migrate-store"
+
+sentence_pairs = sa.Table(
+    "sentence_pairs",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("pair_id", sa.String(64), nullable=False, index=True),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("src_url", sa.Text, nullable=False),
+    sa.Column("tgt_url", sa.Text, nullable=False),
+    sa.Column("site", sa.String(SITE_LENGTH), nullable=False, index=True),
+    sa.Column("src_lang", sa.String(16), nullable=False),
+    sa.Column("tgt_lang", sa.String(16), nullable=False),
+    sa.Column("src_text", sa.Text, nullable=False),
+    sa.Column("tgt_text", sa.Text, nullable=False),
+    sa.Column("score", sa.Float, nullable=False),
+    sa.Column("bead", sa.String(128), nullable=False),
+    # Index of the aligned text chunk (node pair) the bead came from; -1: not from a tree.
+    sa.Column("chunk", sa.Integer, nullable=False, server_default="-1"),
+    sa.Column("position", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    # The corpus conventions (shared/corpus_clean.py): pairs with one dedup_key are one pair
+    # of the corpus; flag '' or why the pair is no translation (untranslated, wrong-language).
+    sa.Column("dedup_key", sa.String(64), nullable=False, server_default="", index=True),
+    sa.Column("flag", sa.String(32), nullable=False, server_default=""),
+    # Provenance (shared/provenance.py): what produced the pair.
+    *PROVENANCE_COLUMNS,
+)
+
+# The tree alignment's aligned text chunks of one page pair (what sentence_align worked
+# inside): the xpaths of the two block elements, their text and the summed -log Pr.
+node_pairs = sa.Table(
+    "node_pairs",
+    metadata,
+    sa.Column("pair_id", sa.String(64), primary_key=True),
+    sa.Column("chunk", sa.Integer, primary_key=True),
+    sa.Column("src_xpath", sa.Text, nullable=False),
+    sa.Column("tgt_xpath", sa.Text, nullable=False),
+    sa.Column("src_text", sa.Text, nullable=False),
+    sa.Column("tgt_text", sa.Text, nullable=False),
+    sa.Column("cost", sa.Float, nullable=False),
+)
+
+paraphrase_observations = sa.Table(
+    "paraphrase_observations",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("lang", sa.String(16), nullable=False),
+    sa.Column("src_text", sa.Text, nullable=False),
+    sa.Column("tgt_text", sa.Text, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+
+dead_letters = sa.Table(
+    "dead_letters",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("stage", sa.String(32), nullable=False, index=True),
+    sa.Column("job_id", sa.String(64), nullable=True, index=True),
+    sa.Column("error_type", sa.String(128), nullable=False),
+    sa.Column("reason", sa.Text, nullable=False),
+    sa.Column("payload", sa.Text, nullable=False),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+
+
+def missing_columns(engine: Engine) -> list[str]:
+    """The columns this version added to sentence_pairs that the store's table lacks."""
+    present = {column["name"] for column in sa.inspect(engine).get_columns(sentence_pairs.name)}
+    return [name for name in ADDED_COLUMNS if name not in present]
+
+
+def site_of(url: str) -> str:
+    """The host name of a URL, lower case ('' when there is none). Port and user name are
+    not part of it, nor a query string that follows the host without a path
+    (``https://example.com?session=...``, once taken whole as the site: a 300-character
+    one overflowed the column and lost the page pair's sentences)."""
+    if "://" not in url:
+        return ""
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:  # an unclosed IPv6 bracket, a port that is not a number
+        return ""
+    return (host or "")[:SITE_LENGTH]
+
+
+# Tracked pair states (job_pairs.state) and the stage whose progress row completes a pair.
+PENDING, DONE, DEAD = "pending", "done", "dead"
+COMPLETING_STAGE = "sentence_align"
