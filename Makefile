@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test install system-deps dictionaries lint bench chaos load clean
+.PHONY: run test install system-deps dictionaries lint bench chaos hosts hosts-bench load clean
 
 # Debian packages the product uses when they are present: WordNet 3.0 for the word-alignment
 # model's features, and the bilingual dictionaries align-sentences uses by default (CC-CEDICT,
@@ -35,7 +35,7 @@ run: install
 	$(BIN)/paramine process samples/crawl samples/pages.jsonl --out out
 
 test: install
-	$(BIN)/python -m pytest -q -m "not chaos"
+	$(BIN)/python -m pytest -q -m "not chaos and not hosts"
 
 lint: install
 	$(BIN)/ruff check .
@@ -49,6 +49,14 @@ bench: install dictionaries
 
 chaos: install
 	$(BIN)/python -m pytest -q -m chaos
+
+# Network partitions across hosts (network namespaces: root and iproute2), about 8 minutes.
+hosts: install
+	$(BIN)/python -m pytest -q -m hosts
+
+# The same tests, their recovery times written to benchmarks/results/hosts.md.
+hosts-bench: install
+	$(BIN)/python -m benchmarks.hosts_recovery
 
 load: install
 	$(BIN)/python -m benchmarks.pipeline_load

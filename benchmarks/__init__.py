@@ -34,6 +34,8 @@ Page matching, words, paraphrases, thesaurus, corpus:
 The distributed pipeline (needs Redis and PostgreSQL):
     pipeline_load: gateway, workers, Redis, PostgreSQL under load -> pipeline_load.md
     celery_floor: Celery's own cost per task -> celery_floor.md
+    hosts_recovery: network partitions across hosts, the ``hosts`` tests' recovery times
+        (network namespaces, root) -> hosts.md
 Not a benchmark:
     output_digests: digests of the product's outputs, to check that a refactoring changes
         none of them (``--check``) -> output_digests.json

@@ -12,7 +12,14 @@ gateway with generated news-size page pairs (one pair per request, its own job i
    (``pair_progress`` row of sentence_align) per second of the phase;
 3. 80% load, the other half: open loop, Poisson arrivals at 0.8 × the measured throughput;
    end-to-end latency = submit → sentence_align's progress row written (the same clock: all
-   processes run on this machine), enqueue→start latency (see ``task_starts``).
+   processes run on this machine), enqueue→start latency (see ``task_starts``);
+4. a backlog: ``BACKLOG_SECONDS`` of work at the measured throughput sent at once, and the
+   time until its last pair is stored (the drain time).
+
+The latency goal (issue 39) is the queue hop's own overhead: p99 enqueue→start of the tasks
+that found a free pool process, at 80% load, < 50 ms. Enqueue→start of every task is reported
+too; at 80% load it includes waiting behind a busy process, which is queueing (for M/M/2 at
+ρ = 0.8 the p99 wait is about 10.7 service times), not delivery.
 
 Queue depth (LLEN of every stage queue) is sampled every 0.5 s; CPU time of the worker process
 trees, the gateway and redis-server is read from /proc before and after the saturation phase
@@ -67,6 +74,9 @@ ALIGNMENT_STAGES = ("tree_align", "sentence_align")
 # connection the server is closing and fail unanswered (one request of a 2-process run at
 # 3624342 got no response and no line in the gateway's log).
 KEEPALIVE_EXPIRY = 2.0
+# seconds of work (at the saturation throughput) sent at once to measure a backlog's drain
+BACKLOG_SECONDS = 30.0
+HOP_GOAL = 0.050  # p99 hop overhead at 80% load (issue 39)
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 # -- processes, /proc and metrics -------------------------------------------------------------
@@ -269,6 +279,16 @@ class Driver:
             else:
                 await asyncio.sleep(0.05)
 
+    async def burst(self, client: httpx.AsyncClient, count: int) -> None:
+        """``count`` pairs at once (at most 64 requests in flight): a backlog to drain."""
+        bound = asyncio.Semaphore(64)
+
+        async def one() -> None:
+            async with bound:
+                await self.submit(client, "backlog")
+
+        await asyncio.gather(*(one() for _ in range(count)))
+
     async def open_loop(
         self,
         client: httpx.AsyncClient,
@@ -410,6 +430,12 @@ async def drive(
                 / max(1.0, after_handlers[stage][1] - before_handlers.get(stage, (0.0, 0.0))[1])
                 for stage in after_handlers
             }
+            # a backlog of BACKLOG_SECONDS of work at the measured throughput, sent at once
+            start = time.time()
+            await driver.burst(client, max(10, round(throughput * BACKLOG_SECONDS)))
+            result.phases["backlog"] = (start, time.time())
+            all_jobs = [s.job_id for s in result.submitted]
+            await asyncio.to_thread(wait_until_done, database_url, all_jobs, 600)
             stop.set()
             await sampler
         result.done, result.failed_jobs = completion(database_url, all_jobs)
@@ -689,6 +715,10 @@ def summarise(result: RunResult) -> dict[str, Any]:
         if idle and s.phase in ("load80", "paced80"):
             waits.setdefault("free", []).append(start - s.sent)
     waits_upper, waits_lower = waits.get("load80", []), waits.get("load80 lower", [])
+    b0 = result.phases["backlog"][0] if "backlog" in result.phases else float("nan")
+    backlog = by_phase.get("backlog", [])
+    drained = [done for s in backlog if (done := result.done.get(s.job_id, (None, None))[1])]
+    drain = max(drained) - b0 if backlog and len(drained) == len(backlog) else float("nan")
     in_phase = throughput * (t1 - t0)
     sat_depths = [d["tree_align"] + d["sentence_align"] for t, d in result.depth if t0 <= t <= t1]
     l0, l1 = result.phases["load80"][0], result.phases.get("paced80", result.phases["load80"])[1]
@@ -717,6 +747,9 @@ def summarise(result: RunResult) -> dict[str, Any]:
         / max(1, len(waits.get("load80", [])) + len(waits.get("paced80", []))),
         "free_p50": percentile(waits.get("free", []), 50),
         "free_p99": percentile(waits.get("free", []), 99),
+        "backlog_pairs": len(backlog),
+        "backlog_sent": result.phases["backlog"][1] - b0 if backlog else float("nan"),
+        "backlog_drain": drain,
         "matched": matched,
         "tasks_logged": len(result.task_spans),
         "tree_mean": tree_mean,
@@ -891,6 +924,22 @@ def report(
         )
     lines += [
         "",
+        f"Backlog drain: {BACKLOG_SECONDS:g} s of work at each configuration's saturation"
+        " throughput sent at once (at most 64 requests in flight), timed from the first request"
+        " to the last pair's sentence pairs stored.",
+        "",
+        "| processes | backlog (pairs) | sent in (s) | drained in (s) | drain rate (pairs/s) |"
+        " vs saturation throughput |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        rate = row["backlog_pairs"] / row["backlog_drain"]
+        lines.append(
+            f"| {row['processes']} | {row['backlog_pairs']} | {row['backlog_sent']:.1f} |"
+            f" {row['backlog_drain']:.1f} | {rate:.2f} | {rate / row['throughput']:.2f}× |"
+        )
+    lines += [
+        "",
         "### CPU share over the saturation phase",
         "",
         "| processes | phase (s) | Celery consumers (s) | pool processes (s) | redis-server (s) |"
@@ -951,13 +1000,21 @@ def goals(rows: list[dict[str, Any]]) -> list[str]:
         + f" (pool processes only: {cpu_bound:.2f}; the measured throughput divided by the"
         f" machine's cores, which also run the gateway, PostgreSQL, Redis and the load client:"
         f" {per_core:.2f}).",
-        "- p99 enqueue→start < 100 ms at 80% load, Poisson arrivals: worst configuration"
-        f" {1000 * wait:.0f} ms → "
-        + ("met" if wait < 0.1 else "**not met**")
-        + f"; constant-rate arrivals: worst {1000 * paced:.0f} ms → "
-        + ("met" if paced < 0.1 else "**not met**")
-        + f"; tasks that found a free pool process (the queue's own delay), worst p99:"
-        f" {1000 * free:.0f} ms.",
+        f"- p99 hop overhead < {1000 * HOP_GOAL:.0f} ms at 80% load (enqueue→start of the"
+        " tasks that found a free pool process, Poisson and constant-rate quarters): worst"
+        f" configuration {1000 * free:.0f} ms → "
+        + ("met" if free < HOP_GOAL else "**not met**")
+        + ". For information, p99 enqueue→start of every task, which adds the wait behind a"
+        f" busy process (queueing): Poisson worst {1000 * wait:.0f} ms, constant rate worst"
+        f" {1000 * paced:.0f} ms.",
+        "- backlog drain ("
+        + f"{BACKLOG_SECONDS:g} s of work sent at once): "
+        + "; ".join(
+            f"{row['processes']} process(es): {row['backlog_pairs']} pairs in"
+            f" {row['backlog_drain']:.1f} s"
+            for row in rows
+        )
+        + ".",
         "- throughput grows with workers until the cores are saturated: "
         + " → ".join(f"{g:.2f}" for g in growth)
         + (" pairs/s (grows or holds)." if grows else " pairs/s (**falls** with more processes)."),

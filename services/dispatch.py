@@ -15,10 +15,13 @@ from shared.store import Store
 
 
 def _sender() -> Any:
+    """The gateway's sender: it gives up after ``gateway_publish_patience`` seconds (a 503
+    with Retry-After; what was recorded but not queued is resent by the reconciler)."""
     from shared.celery_app import get_celery
-    from shared.pipeline import CelerySender
+    from shared.pipeline import QUICK_RETRY_POLICY, CelerySender
 
-    return CelerySender(get_celery())
+    patience = get_settings().gateway_publish_patience
+    return CelerySender(get_celery(), patience=patience, retry_policy=QUICK_RETRY_POLICY)
 
 
 def enqueue_job(store: Store, job: Job, source: str) -> None:

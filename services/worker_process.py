@@ -56,7 +56,8 @@ def watch_consumer(stage: str) -> None:
     """Export readiness and count refused messages (signals of the consumer, parent process).
 
     ``paramine_worker_ready{stage}`` turns 1 when the consumer is attached to its queue, after
-    the warm-up: what tests and probes wait for. A tree_align consumer then starts the
+    the warm-up: what tests and probes wait for. The consumer then starts renewing the
+    leases of the messages it holds (:mod:`shared.lease`); a tree_align consumer also starts the
     reconciler thread (:mod:`shared.reconcile`). A message whose body may not be decoded
     (``accept_content`` is JSON only, so a pickle is refused undecoded) is logged by Celery,
     dropped, and counted in ``paramine_messages_rejected_total{stage}``.
@@ -70,6 +71,10 @@ def watch_consumer(stage: str) -> None:
         for error in DEAD_LETTER_CAUSES:
             stage_metrics().messages_failed.labels(stage, error)
         log.info("%s worker consumes %s", stage, queue_name(stage))
+        # Every consumer renews the leases of the messages it holds (shared/lease.py).
+        from shared.lease import start_thread as start_lease_renewal
+
+        start_lease_renewal()
         if stage == "tree_align":
             # The first stage's consumers also resend page pairs whose message was lost
             # (after the pool has forked; several replicas claim pairs atomically).

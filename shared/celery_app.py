@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import socket
 
 from celery import Celery
 from kombu.entity import Queue
@@ -17,6 +18,23 @@ def queue_name(stage: str) -> str:
 
 def task_name(stage: str) -> str:
     return f"paramine.{stage}.process"
+
+
+def keepalive_options(timeout: float) -> dict[int, int]:
+    """TCP keepalive probes that give up on a silent peer after about ``timeout`` seconds
+    (Linux option names; other systems keep their defaults)."""
+    names = ("TCP_KEEPIDLE", "TCP_KEEPINTVL", "TCP_KEEPCNT")
+    if not all(hasattr(socket, name) for name in names):
+        return {}
+    interval = max(1, int(timeout) // 4)
+    return {socket.TCP_KEEPIDLE: interval, socket.TCP_KEEPINTVL: interval, socket.TCP_KEEPCNT: 3}
+
+
+def restore_lock_expiry(socket_timeout: float) -> int:
+    """Seconds the restore sweep's lock lives when its holder vanishes: two of a command's
+    socket timeouts (a live sweep is a few commands). A sweep that outlives it overlaps with
+    the next one harmlessly: kombu restores each message in a WATCH transaction."""
+    return max(2, int(2 * socket_timeout))
 
 
 def make_celery(settings: Settings) -> Celery:
@@ -40,6 +58,15 @@ def make_celery(settings: Settings) -> Celery:
             # How often a worker looks for unacked messages of dead workers to restore.
             "unacked_restore_interval": queue.restore_interval,
             "unacked_restore_throttle": 1,
+            # One sweep at a time holds this lock; a worker cut off during its sweep cannot
+            # release it, and kombu's 300 s default then stopped every restore that long.
+            "unacked_mutex_expire": restore_lock_expiry(queue.broker_socket_timeout),
+            # A cut link is noticed: commands time out, idle connections are probed.
+            "socket_timeout": queue.broker_socket_timeout,
+            "socket_connect_timeout": queue.broker_socket_timeout,
+            "socket_keepalive": True,
+            "socket_keepalive_options": keepalive_options(queue.broker_socket_timeout),
+            "health_check_interval": queue.broker_health_check_interval,
         },
         broker_connection_retry_on_startup=True,
         task_queues=[Queue(queue_name(stage)) for stage in STAGES],  # type: ignore[no-untyped-call]

@@ -30,15 +30,25 @@ class QueueSettings(BaseModel):
 
     soft_time_limit: float = Field(default=120.0, gt=0)
     hard_time_limit: float = Field(default=150.0, gt=0)
-    # Must exceed the hard limit, or Redis redelivers tasks that are still running.
-    visibility_timeout: float = Field(default=3_600.0, gt=0)
+    # Seconds an unacked message may go without its lease being renewed before any worker's
+    # restore sweep puts it back on its queue (shared/lease.py): a live worker renews what it
+    # holds every lease_renewal_interval s, so this bounds the redelivery of a message held
+    # by a worker cut off from Redis, not the length of a task. With renewal off (0) it must
+    # exceed the hard limit, or Redis redelivers tasks that are still running.
+    visibility_timeout: float = Field(default=60.0, gt=0)
+    lease_renewal_interval: float = Field(default=15.0, ge=0)
+    # Redis client of every process (kombu transport): a command with no reply for this long
+    # fails (a publish to a cut-off broker gives the gateway a 503 instead of hanging), and
+    # idle connections are probed (TCP keepalive, health checks) so a dead link is noticed.
+    broker_socket_timeout: float = Field(default=10.0, gt=0)
+    broker_health_check_interval: int = Field(default=10, ge=0)
     # TransientError (database or broker away): retries with backoff
     max_retries: int = Field(default=8, ge=0)
     # Any other failure (a bug, a time limit) is retried this often, then dead-lettered;
     # InvalidInput is dead-lettered at once (retrying cannot help).
     failure_retries: int = Field(default=3, ge=0)
     # seconds between sweeps restoring expired unacked messages
-    restore_interval: int = Field(default=30, gt=0)
+    restore_interval: int = Field(default=15, gt=0)
     # Reconciler (shared/reconcile.py, in the tree_align workers): every reconcile_interval s
     # (0: off) it sends again tracked page pairs sent more than reconcile_age s ago that are
     # neither completed nor dead-lettered nor anywhere in Redis; at most reconcile_batch per
@@ -63,6 +73,12 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(default=25_000_000, gt=0)
     rate_limit_per_minute: int = Field(default=6_000, gt=0)
     metrics_dir: Path | None = None
+    # SIGTERM to the gateway: no new connections; requests in progress get this many seconds
+    # (a pair recorded but not yet queued when they are cut is resent by the reconciler).
+    gateway_shutdown_timeout: float = Field(default=20.0, gt=0)
+    # Seconds the gateway keeps trying to queue an accepted request's messages while Redis is
+    # unreachable before it answers 503 with Retry-After (the workers' forwarding waits 60 s).
+    gateway_publish_patience: float = Field(default=10.0, gt=0)
     # seconds between recomputes of the similarity matrices and the phrase table snapshot
     recompute_interval: float = Field(default=3_600.0, gt=0)
     html: HtmlLimits = HtmlLimits()
@@ -72,8 +88,17 @@ class Settings(BaseSettings):
     def _refuse_unsafe_production(self) -> Settings:
         if self.mode == "production" and not secret(self.api_key):
             raise ConfigurationError("PARAMINE_API_KEY must be set when PARAMINE_MODE=production")
-        if self.queue.visibility_timeout <= self.queue.hard_time_limit:
-            raise ConfigurationError("queue.visibility_timeout must exceed queue.hard_time_limit")
+        queue = self.queue
+        if queue.lease_renewal_interval == 0 and queue.visibility_timeout <= queue.hard_time_limit:
+            raise ConfigurationError(
+                "queue.visibility_timeout must exceed queue.hard_time_limit "
+                "when leases are not renewed (queue.lease_renewal_interval 0)"
+            )
+        if queue.visibility_timeout <= 2 * queue.lease_renewal_interval:
+            raise ConfigurationError(
+                "queue.visibility_timeout must exceed twice queue.lease_renewal_interval "
+                "(a lease must survive one late renewal)"
+            )
         return self
 
 

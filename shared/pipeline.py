@@ -152,25 +152,35 @@ PUBLISH_RETRY_POLICY = {
     "interval_step": 0.5,
     "interval_max": 2.0,
 }
+# The gateway's: a request whose publish cannot get through is answered 503 soon (the client
+# sends it again), instead of holding its connection for the minute a stage waits.
+QUICK_RETRY_POLICY = {**PUBLISH_RETRY_POLICY, "max_retries": 2}
 
 
 class CelerySender:
     """Puts messages on the stages' Redis queues (distributed mode)."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(
+        self,
+        app: Any,
+        patience: float | None = None,
+        retry_policy: dict[str, float] | None = None,
+    ) -> None:
         self.app = app
+        self.patience = patience  # None: PUBLISH_PATIENCE
+        self.retry_policy = retry_policy or PUBLISH_RETRY_POLICY
 
     def send(self, stage: str, message: Message) -> None:
         self.send_payload(stage, message.model_dump(mode="json"))
 
     def send_payload(self, stage: str, payload: dict[str, Any]) -> None:
         """Send an already serialised message (a dict of JSON types), trying again for
-        ``PUBLISH_PATIENCE`` seconds while the broker cannot be reached."""
+        ``patience`` (``PUBLISH_PATIENCE``) seconds while the broker cannot be reached."""
         from kombu.exceptions import OperationalError
 
         from shared.celery_app import queue_name, task_name
 
-        deadline = time.monotonic() + PUBLISH_PATIENCE
+        deadline = time.monotonic() + (PUBLISH_PATIENCE if self.patience is None else self.patience)
         pause = 0.5
         while True:
             try:
@@ -179,7 +189,7 @@ class CelerySender:
                     args=[payload],
                     queue=queue_name(stage),
                     retry=True,
-                    retry_policy=PUBLISH_RETRY_POLICY,
+                    retry_policy=self.retry_policy,
                     argsrepr=args_label(payload),
                 )
                 return

@@ -24,6 +24,7 @@ import logging
 import os
 from typing import Any
 
+import sqlalchemy as sa
 from celery import Celery
 from celery.exceptions import Reject, SoftTimeLimitExceeded, TimeLimitExceeded
 from celery.worker.request import Request
@@ -50,8 +51,28 @@ def worker_store() -> Store:
             # drop it without closing the parent's connections.
             inherited.engine.dispose(close=False)
         _stores.clear()
-        store = _stores[pid] = Store(get_settings().database_url)
+        settings = get_settings()
+        store = _stores[pid] = Store(settings.database_url)
+        end_idle_transactions(store, settings.queue.soft_time_limit + 10)
     return store
+
+
+def end_idle_transactions(store: Store, seconds: float) -> None:
+    """PostgreSQL ends a session of this store that stays idle inside a transaction for
+    ``seconds`` (rolled back, its locks released). A task's transaction is idle while its
+    handler computes, which the soft limit interrupts (only a task stuck in native code runs
+    on, and the hard limit kills it anyway); a worker cut off from the network mid-transaction
+    sends nothing more and closes nothing, and its row locks held back the worker its message
+    was redelivered to until the link came back."""
+    if store.engine.dialect.name != "postgresql":
+        return
+    milliseconds = int(1000 * seconds)
+
+    @sa.event.listens_for(store.engine, "connect")
+    def _limit(dbapi_connection: Any, _record: Any) -> None:
+        with dbapi_connection.cursor() as cursor:
+            cursor.execute(f"SET idle_in_transaction_session_timeout = {milliseconds}")
+        dbapi_connection.commit()
 
 
 def retry_countdown(retries: int, cap: float) -> float:

@@ -76,8 +76,15 @@ def serve(
     import uvicorn
 
     from services.gateway.app import create_app
+    from shared.config import get_settings
 
-    uvicorn.run(create_app(), host=host, port=port, log_level="info")
+    uvicorn.run(
+        create_app(),
+        host=host,
+        port=port,
+        log_level="info",
+        timeout_graceful_shutdown=int(get_settings().gateway_shutdown_timeout),
+    )
 
 
 def scheduler(loglevel: Annotated[str, typer.Option()] = "INFO") -> None:

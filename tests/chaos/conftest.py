@@ -1,12 +1,13 @@
 """A fault-injection cluster: own Redis (AOF) on a free port, PostgreSQL behind a TCP proxy the
 tests can cut, and one real Celery worker process per alignment stage with short redelivery.
 
-Test configuration (production values in shared/config.py: visibility timeout 3600 s, hard
-limit 150 s, soft 120 s, restore sweep every 30 s, 3 retries of an unexpected failure):
-visibility timeout 30 s, hard time limit 25 s, soft 20 s, restore sweep every 2 s, 2 retries,
-reconciler sweep every 2 s for pairs sent more than 10 s ago (production: 30 s, 300 s).
-A message held by a killed worker is therefore back on its queue 30-32 s after it was
-delivered, whether or not a worker restarts (any live consumer's sweep restores it).
+Test configuration (production values in shared/config.py: visibility timeout (lease) 60 s
+renewed every 15 s, hard limit 150 s, soft 120 s, restore sweep every 15 s, 3 retries of an
+unexpected failure): lease 30 s renewed every 5 s, hard time limit 25 s, soft 20 s, restore
+sweep every 2 s, 2 retries, reconciler sweep every 2 s for pairs sent more than 10 s ago
+(production: 30 s, 300 s). A message held by a killed worker is therefore back on its queue
+30-37 s after the worker's last renewal, whether or not a worker restarts (any live
+consumer's sweep restores it).
 
 Readiness is waited for, never slept for: the numba kernels are compiled once in the test
 process before any worker starts (in a fresh clone that takes a minute or two on a busy 2-core
@@ -16,14 +17,10 @@ counts as started when its ``paramine_worker_ready`` gauge is 1 (warmed up, cons
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
 import random
 import shutil
 import subprocess
-import threading
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -36,9 +33,11 @@ from redis import Redis
 
 from tests.integration.conftest import POSTGRES_ADMIN_URL, unavailable
 from tests.integration.processes import free_port, start_paramine, stop, wait_for_worker_ready
+from tests.integration.servers import RedisServer, TcpProxy
 
 ALIGNMENT_STAGES = ("tree_align", "sentence_align")
 VISIBILITY_TIMEOUT = 30.0
+LEASE_RENEWAL_INTERVAL = 5.0  # a live worker's messages are never restored (shared/lease.py)
 RESTORE_INTERVAL = 2
 FAILURE_RETRIES = 2
 RECONCILE_INTERVAL = 2.0
@@ -91,114 +90,6 @@ def page_pairs(count: int, seed: int) -> list[dict[str, Any]]:
     return pairs
 
 
-class TcpProxy:
-    """A loopback TCP forwarder that can be cut (existing connections closed, new ones refused)."""
-
-    def __init__(self, target_port: int) -> None:
-        self.target_port = target_port
-        self.port = free_port()
-        self.open = True
-        self.accepted_while_cut = 0
-        self._writers: set[asyncio.StreamWriter] = set()
-        self._loop = asyncio.new_event_loop()
-        self._ready = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-        self._ready.wait(10)
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self._loop)
-        self._server = self._loop.run_until_complete(
-            asyncio.start_server(self._handle, "127.0.0.1", self.port)
-        )
-        self._ready.set()
-        self._loop.run_forever()
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if not self.open:
-            self.accepted_while_cut += 1
-            writer.close()
-            return
-        try:
-            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
-        except OSError:
-            writer.close()
-            return
-        self._writers.update((writer, up_writer))
-        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
-
-    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while data := await reader.read(65_536):
-                writer.write(data)
-                await writer.drain()
-        except (ConnectionError, OSError):
-            pass
-        finally:
-            self._writers.discard(writer)
-            writer.close()
-
-    def cut(self) -> None:
-        self.open = False
-
-        def close_all() -> None:
-            for writer in list(self._writers):
-                writer.close()
-            self._writers.clear()
-
-        self._loop.call_soon_threadsafe(close_all)
-
-    def restore(self) -> None:
-        self.open = True
-
-    def close(self) -> None:
-        self._loop.call_soon_threadsafe(self._server.close)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(5)
-
-
-class RedisServer:
-    """A private redis-server with AOF in a temp directory, restartable on the same port."""
-
-    def __init__(self, directory: Path) -> None:
-        if shutil.which("redis-server") is None:
-            unavailable("redis-server", FileNotFoundError("not on PATH"))
-        self.directory = directory
-        self.port = free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process: subprocess.Popen[bytes] | None = None
-        self.start()
-
-    def start(self) -> None:
-        log = (self.directory / "redis.log").open("ab")
-        self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--appendonly", "yes",
-             "--appendfsync", "always", "--save", "", "--dir", str(self.directory)],
-            stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        client = redis.Redis.from_url(self.url)
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                if client.ping():
-                    return
-            except redis.ConnectionError:
-                time.sleep(0.1)
-        raise TimeoutError("private redis-server did not start")
-
-    def shutdown(self) -> None:
-        """SHUTDOWN (AOF is fsynced on every write), then wait for the process to exit."""
-        with contextlib.suppress(redis.ConnectionError):
-            redis.Redis.from_url(self.url).shutdown(nosave=False)
-        if self.process is not None:
-            self.process.wait(20)
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(20)
-
-
 @dataclass
 class ChaosCluster:
     redis: RedisServer
@@ -233,7 +124,7 @@ class ChaosCluster:
         return redis.Redis.from_url(self.redis.url)
 
 
-def _postgres_database() -> Iterator[tuple[str, int]]:
+def postgres_database() -> Iterator[tuple[str, int]]:
     import psycopg
 
     name = f"paramine_chaos_{uuid.uuid4().hex[:10]}"
@@ -252,13 +143,36 @@ def _postgres_database() -> Iterator[tuple[str, int]]:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def cluster_env(redis_url: str, database_url: str, **overrides: str) -> dict[str, str]:
+    """The workers' environment: this one without ``PARAMINE_*``, the fault tests' short
+    delivery settings (module docstring), then ``overrides`` (``QUEUE__X`` names
+    ``PARAMINE_QUEUE__X``)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PARAMINE_")}
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    settings = {
+        "REDIS_URL": redis_url,
+        "DATABASE_URL": database_url,
+        "QUEUE__VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
+        "QUEUE__LEASE_RENEWAL_INTERVAL": str(LEASE_RENEWAL_INTERVAL),
+        "QUEUE__HARD_TIME_LIMIT": "25",
+        "QUEUE__SOFT_TIME_LIMIT": "20",
+        "QUEUE__RETRY_BACKOFF_MAX": "8",
+        "QUEUE__RESTORE_INTERVAL": str(RESTORE_INTERVAL),
+        "QUEUE__FAILURE_RETRIES": str(FAILURE_RETRIES),
+        "QUEUE__RECONCILE_INTERVAL": str(RECONCILE_INTERVAL),
+        "QUEUE__RECONCILE_AGE": str(RECONCILE_AGE),
+        **overrides,
+    }
+    return env | {f"PARAMINE_{name}": value for name, value in settings.items()}
+
+
 @pytest.fixture(scope="package")
 def chaos_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChaosCluster]:
     from shared.store import Store
 
     logs = tmp_path_factory.mktemp("chaos")
     server = RedisServer(logs)
-    database = _postgres_database()
+    database = postgres_database()
     database_url, pg_port = next(database)
     schema_store = Store(database_url)
     schema_store.ensure_schema()
@@ -266,22 +180,7 @@ def chaos_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChaosClu
     proxy = TcpProxy(pg_port)
     proxied_url = database_url.replace(f":{pg_port}/", f":{proxy.port}/")
     assert proxied_url != database_url, "the PostgreSQL URL must name its port"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PARAMINE_")}
-    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
-    env.update(
-        {
-            "PARAMINE_REDIS_URL": server.url,
-            "PARAMINE_DATABASE_URL": proxied_url,
-            "PARAMINE_QUEUE__VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
-            "PARAMINE_QUEUE__HARD_TIME_LIMIT": "25",
-            "PARAMINE_QUEUE__SOFT_TIME_LIMIT": "20",
-            "PARAMINE_QUEUE__RETRY_BACKOFF_MAX": "8",
-            "PARAMINE_QUEUE__RESTORE_INTERVAL": str(RESTORE_INTERVAL),
-            "PARAMINE_QUEUE__FAILURE_RETRIES": str(FAILURE_RETRIES),
-            "PARAMINE_QUEUE__RECONCILE_INTERVAL": str(RECONCILE_INTERVAL),
-            "PARAMINE_QUEUE__RECONCILE_AGE": str(RECONCILE_AGE),
-        }
-    )
+    env = cluster_env(server.url, proxied_url)
     cluster = ChaosCluster(server, proxy, database_url, env, logs)
     from services.worker_process import warm_up
 
@@ -295,11 +194,9 @@ def chaos_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChaosClu
             stop(process)
         proxy.close()
         server.stop()
-        from tests.chaos.test_faults import _STORES
+        from tests.chaos.jobs import close_stores
 
-        for store in _STORES.values():
-            store.engine.dispose()
-        _STORES.clear()
+        close_stores()
         next(database, None)
         if os.environ.get("PARAMINE_KEEP_LOGS"):
             shutil.copytree(

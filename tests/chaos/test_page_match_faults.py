@@ -13,7 +13,7 @@ from shared.config import Settings
 from shared.pipeline import CelerySender
 from shared.schemas import CrawledPages, Page
 from tests.chaos.conftest import ChaosCluster, page_pairs
-from tests.chaos.test_faults import direct_store, wait_until
+from tests.chaos.jobs import direct_store, wait_until
 
 pytestmark = pytest.mark.chaos
 SEED = 77

@@ -30,11 +30,14 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_paramine(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    """``paramine <args>`` in its own session (so kill -9 of the group takes its children)."""
+def start_paramine(
+    args: list[str], env: dict[str, str], log: Path, prefix: tuple[str, ...] = ()
+) -> subprocess.Popen[bytes]:
+    """``paramine <args>`` in its own session (so kill -9 of the group takes its children);
+    ``prefix`` runs it through another command that execs it (``ip netns exec <host>``)."""
     handle = log.open("wb")
     return subprocess.Popen(
-        [PARAMINE, *args],
+        [*prefix, PARAMINE, *args],
         env=env,
         stdout=handle,
         stderr=subprocess.STDOUT,

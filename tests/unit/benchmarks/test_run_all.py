@@ -10,8 +10,9 @@ from benchmarks.run_all import BENCHMARKS, main
 BENCH_DIR = Path(__file__).resolve().parents[3] / "benchmarks"
 # Runnable modules that ``make bench`` leaves out: itself, the shipped-model trainer and the
 # load tests (``make load``: the pipeline and Celery's own per-task cost, both need Redis) and
-# the output digests (a check of a refactoring, not a benchmark) and structure_speed (a one-off
-# comparison with the code before issue 38's restructuring).
+# the output digests (a check of a refactoring, not a benchmark), structure_speed (a one-off
+# comparison with the code before issue 38's restructuring) and the recovery across hosts
+# (``make hosts-bench``: network namespaces, root).
 # Modules without a ``__main__`` block are helpers of others.
 NOT_RUN = {
     "run_all",
@@ -20,6 +21,7 @@ NOT_RUN = {
     "celery_floor",
     "output_digests",
     "structure_speed",
+    "hosts_recovery",
 }
 
 

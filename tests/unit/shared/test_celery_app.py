@@ -11,11 +11,13 @@ def test_delivery_guarantees_are_configured() -> None:
     assert conf.accept_content == ["json"] and conf.task_serializer == "json"
     assert conf.task_acks_late and conf.task_reject_on_worker_lost
     assert conf.worker_prefetch_multiplier == 1
-    assert (
-        conf.broker_transport_options["visibility_timeout"]
-        > conf.task_time_limit
-        > conf.task_soft_time_limit
-    )
+    assert conf.task_time_limit > conf.task_soft_time_limit
+    options = conf.broker_transport_options
+    # leases renewed often enough to survive a late renewal; a dead link is noticed
+    assert options["visibility_timeout"] > 2 * Settings().queue.lease_renewal_interval > 0
+    assert options["socket_timeout"] > 0 and options["socket_keepalive"]
+    # a sweep lock whose holder was cut off does not stop restores for longer than a lease
+    assert options["unacked_mutex_expire"] < options["visibility_timeout"]
     assert conf.task_routes[task_name("thesaurus")] == {"queue": queue_name("thesaurus")}
 
 

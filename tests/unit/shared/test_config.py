@@ -20,9 +20,17 @@ def test_production_without_api_key_is_refused() -> None:
         Settings(mode="production")
 
 
-def test_visibility_timeout_must_exceed_hard_limit() -> None:
+def test_visibility_timeout_must_exceed_hard_limit_without_lease_renewal() -> None:
+    limits = {"hard_time_limit": 100, "soft_time_limit": 90, "visibility_timeout": 50}
     with pytest.raises(ConfigurationError, match="visibility_timeout"):
-        Settings(queue={"hard_time_limit": 100, "soft_time_limit": 90, "visibility_timeout": 50})
+        Settings(queue={**limits, "lease_renewal_interval": 0})
+    # renewed leases: the timeout bounds a silent worker's hold, not a task's length
+    assert Settings(queue={**limits, "lease_renewal_interval": 10}).queue.visibility_timeout == 50
+
+
+def test_a_lease_must_survive_one_late_renewal() -> None:
+    with pytest.raises(ConfigurationError, match="lease_renewal_interval"):
+        Settings(queue={"visibility_timeout": 30, "lease_renewal_interval": 15})
 
 
 @pytest.mark.parametrize(
