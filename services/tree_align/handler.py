@@ -7,7 +7,7 @@ import logging
 from shared.config import get_settings
 from shared.pipeline import Outgoing
 from shared.schemas import ChunkPairs, PagePair, PairContext, TextChunkPair
-from shared.store import Store
+from shared.store import NodePairRow, Store
 
 log = logging.getLogger(__name__)
 
@@ -84,14 +84,14 @@ def handle(message: PagePair, store: Store) -> list[Outgoing]:
     store.add_node_pairs(
         message.pair_id,
         [
-            {
-                "chunk": index,
-                "src_xpath": chunk.src_xpath,
-                "tgt_xpath": chunk.tgt_xpath,
-                "src_text": chunk.src_text,
-                "tgt_text": chunk.tgt_text,
-                "cost": chunk.cost,
-            }
+            NodePairRow(
+                chunk=index,
+                src_xpath=chunk.src_xpath,
+                tgt_xpath=chunk.tgt_xpath,
+                src_text=chunk.src_text,
+                tgt_text=chunk.tgt_text,
+                cost=chunk.cost,
+            )
             for index, chunk in enumerate(result.chunks)
         ],
     )
