@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -254,6 +255,18 @@ def test_nul_characters_are_refused_stored_or_dead_lettered_never_lost(cluster: 
 
 
 def test_metrics_show_per_stage_counters(cluster: Cluster) -> None:
+    # a single page through the gateway, so that page_match has counted a message whatever
+    # ran before this test (the tests above send page pairs, which skip it)
+    page = {"url": f"https://metrics-{uuid.uuid4().hex[:8]}.example/en/a.html", "html": "<p>Hi</p>"}
+    response = httpx.post(
+        f"{cluster.gateway}/v1/pages", json={"pages": [page]}, headers=KEY, timeout=60
+    )
+    assert response.status_code == 202, response.text
+    deadline = time.monotonic() + 120
+    done = 'paramine_stage_latency_seconds_count{stage="page_match"}'
+    while done not in httpx.get(cluster.worker_metrics["page_match"], timeout=10).text:
+        assert time.monotonic() < deadline, "page_match handled no message within 120 s"
+        time.sleep(0.5)
     gateway = httpx.get(f"{cluster.gateway}/metrics", timeout=10).text
     assert _sample(gateway, "paramine_messages_in_total", "gateway") > 0
     assert 'paramine_queue_depth{queue="paramine.tree_align"} 0.0' in gateway
