@@ -54,10 +54,13 @@ def test_a_sigterm_mid_run_finishes_the_task_takes_no_new_one_and_loses_nothing(
     before, _, after = text.partition("Warm shutdown")
     assert after, "the worker did not log a warm shutdown"
     assert not [m for m in TASK.finditer(after) if m.group(2) == "received"], "took a new task"
-    running = {m.group(1) for m in TASK.finditer(before) if m.group(2) == "received"}
-    running -= {m.group(1) for m in TASK.finditer(before) if m.group(2) == "succeeded"}
+    held = {m.group(1) for m in TASK.finditer(before) if m.group(2) == "received"}
+    held -= {m.group(1) for m in TASK.finditer(before) if m.group(2) == "succeeded"}
     finished = {m.group(1) for m in TASK.finditer(after) if m.group(2) == "succeeded"}
-    assert running and running <= finished, "the task running at SIGTERM was not finished"
+    # one process: of the tasks held at the signal one was running, and it finishes; one it
+    # had prefetched (Celery reserves one ahead) is handed back, not run here
+    assert len(held & finished) == 1, "the task running at SIGTERM was not finished"
+    assert len(held - finished) <= 1 and finished <= held
 
     assert_complete(cluster, job_id, pairs, tmp_path)  # the other worker did the rest
     assert cluster.processes[key].poll() is not None  # not restarted meanwhile
