@@ -46,7 +46,7 @@ from itertools import combinations
 import numpy as np
 
 from services.page_match.features import PageFeatures
-from shared.url_language import has_language_marker, language_parameters, strip_language
+from shared.url_language import language_parameters, strip_language
 
 CANDIDATES = 20
 DENSE_CELLS = 4_000_000
@@ -150,18 +150,18 @@ def match_site(
 
 def _url_pairs(left: Sequence[PageFeatures], right: Sequence[PageFeatures]) -> list[PageMatch]:
     ignore = language_parameters((p.url for p in left), (p.url for p in right))
-    keys: dict[str, list[PageFeatures]] = defaultdict(list)
+    # each URL stripped once: its key, and whether it carries a marker (key != bare URL)
+    key = {p.url: strip_language(p.url, p.lang, ignore) for p in (*left, *right)}
+    marked = {p.url for p in (*left, *right) if key[p.url] != strip_language(p.url, None)}
+    twins_of: dict[str, list[PageFeatures]] = defaultdict(list)
     for page in right:
-        keys[strip_language(page.url, page.lang, ignore)].append(page)
+        twins_of[key[page.url]].append(page)
     found = []
     for page in left:
-        twins = keys.get(strip_language(page.url, page.lang, ignore), [])
+        twins = twins_of.get(key[page.url], [])
         # one twin, and a marker on at least one of the two URLs (often only the pages of
         # the second language carry one: /index.html and /index_fr.html)
-        if len(twins) == 1 and (
-            has_language_marker(page.url, page.lang, ignore)
-            or has_language_marker(twins[0].url, twins[0].lang, ignore)
-        ):
+        if len(twins) == 1 and (page.url in marked or twins[0].url in marked):
             twin = twins[0]
             found.append(
                 PageMatch(page.url, twin.url, page.lang, twin.lang, "translation", 1.0, "url")

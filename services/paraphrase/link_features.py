@@ -483,7 +483,7 @@ def monotone_path(weights: FloatArray) -> list[FloatArray]:
     """Global monotone consistency (paraphrases mostly keep word order): with w = p1 - 0.5
     (positive where stage 1 favours a link), the weight of the best monotone chain through
     each cell minus that of the best chain overall (cut at -5), and "the cell lies on a best
-    chain". Chosen by 3-fold CV on Edinburgh++ train (F1 0.893 -> 0.894)."""
+    chain". Chosen by 3-fold CV on Edinburgh++ train (benchmarks/results/tuning_history.md)."""
     forward = _best_ending(weights)
     backward = _best_ending(np.ascontiguousarray(weights[::-1, ::-1]))[::-1, ::-1]
     through = forward + backward - weights

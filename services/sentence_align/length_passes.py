@@ -56,8 +56,8 @@ def anchored_first_run(
 ) -> length.FirstRun:
     """First run of the length pass made robust to a block of sentences missing on one
     side (the anchored length pass), which moves the path far from the diagonal where
-    length costs alone do not follow it (on Text+Berg dev beads with 100 of 300 target
-    sentences cut, hybrid strict F1 fell from 0.86 to 0.20). Three changes, all from the
+    length costs alone do not follow it (benchmarks/results/sentence_align_missing_block.md;
+    tuning_history.md, length_passes). Three changes, all from the
     document itself:
 
     - the band covers the character diagonal and the pairs on every longest chain of anchor
@@ -69,8 +69,8 @@ def anchored_first_run(
       ``_banded_dp.banded_gap_dp``).
 
     Without chain pairs, or when the band would exceed ANCHORED_BAND_CELLS, it is the plain
-    first run (``length.first_run``; without affine runs: alone they cost dev F1, 0.896 ->
-    0.870). Its rerun searches near the first path with the same anchor costs.
+    first run (``length.first_run``, without affine runs: alone they cost dev F1; see
+    tuning_history.md). Its rerun searches near the first path with the same anchor costs.
     """
     n, m = len(src_cum) - 1, len(tgt_cum) - 1
     chain = anchor_chain(anchors)

@@ -29,8 +29,8 @@ def align_by_lexicon(
     -log P_length - log P_Model1 (relative to the unigram model, NULL word eps = 1/(|S|+1)).
 
     Model 1 is scored in both directions and averaged, 1/2 (LLR(T|S) + LLR(S|T)), rather than
-    Moore's T|S alone: swapping the sides then mirrors the beads, and on the Text+Berg dev
-    document it scored 0.807 strict F1 against 0.784 for one direction.
+    Moore's T|S alone: swapping the sides then mirrors the beads, and it scored higher on the
+    Text+Berg dev document (benchmarks/results/tuning_history.md, lexicon).
     """
     return align_two_pass(src, tgt, src_lang, tgt_lang, lexicon_settings(), dictionary=dictionary)
 
