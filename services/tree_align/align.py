@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from services.lexical.dictionary import BilingualDictionary
 from services.tree_align import fallback
 from services.tree_align.adjacent import attach_adjacent
 from services.tree_align.calibrate import calibrated
@@ -63,6 +64,7 @@ def align_page_texts(
     fold_inline: bool = True,
     max_work: float | None = DEFAULT_MAX_WORK,
     max_table_bytes: int = DEFAULT_MAX_TABLE_BYTES,
+    dictionary: BilingualDictionary | None = None,
 ) -> list[TextPair]:
     """Aligned text chunk pairs in document order; ``model`` None = the shipped default model.
 
@@ -80,8 +82,9 @@ def align_page_texts(
     components = None
     if lexical:
         alignment, model, components = align_two_pass(
-            src, tgt, model, max_work=max_work, max_table_bytes=max_table_bytes
-        )
+            src, tgt, model, max_work=max_work, max_table_bytes=max_table_bytes,
+            dictionary=dictionary,
+        )  # fmt: skip
     else:
         alignment = align_trees(src, tgt, model, max_work=max_work, max_table_bytes=max_table_bytes)
     return text_pairs(src, tgt, alignment, model, keep_content=True, components=components)

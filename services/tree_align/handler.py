@@ -34,6 +34,7 @@ def chunk_pairs(message: PagePair, *, flat: bool = False) -> ChunkPairs:
     The same holds for tables over ``max_alignment_bytes``. Pages too wide for either limit
     even with spans of one sibling are not lost: they fall back to the flat text alignment
     (Type I), logged, without xpaths."""
+    from services.lexical.registry import dictionary_for
     from services.tree_align.align import align_page_texts
     from services.tree_align.html_tree import ParseLimits, page_text, parse_html
     from shared.errors import InputTooLarge
@@ -59,6 +60,7 @@ def chunk_pairs(message: PagePair, *, flat: bool = False) -> ChunkPairs:
             tgt_tree,
             max_work=limits.max_alignment_work,
             max_table_bytes=limits.max_alignment_bytes,
+            dictionary=dictionary_for(message.src.lang, message.tgt.lang),
         )
     except InputTooLarge as too_wide:
         log.warning(

@@ -23,11 +23,15 @@ one page pair. Most words of a paragraph that was not among the confident pairs 
 to that table and score log eps, as every word of an unrelated box does; measured on the dev
 pages, a translated paragraph averages about -0.3 per word and an unrelated pair log eps =
 -2.3, so o = -1 (chosen on dev) makes the first a gain and the second a loss per word
-instead of both losses.
+instead of both losses. A table that knows less (seeded by a bilingual dictionary only, or
+Chinese with every ideograph a word) separates the two less, so o is measured on each page
+pair (:func:`page_offset`) and -1 is its ceiling. A bilingual dictionary of the two
+languages (``services.lexical.registry``, the sentence aligner's) seeds Model 1 as cues.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Sequence
@@ -38,6 +42,7 @@ import numpy.typing as npt
 from numba import njit
 
 from services.lexical import model1
+from services.lexical.dictionary import BilingualDictionary
 from services.tree_align.model import FloatArray, TextModel
 
 IntArray = npt.NDArray[np.int64]
@@ -47,6 +52,14 @@ DEFAULT_LEXICAL_WEIGHT = 2.0
 DEFAULT_WORD_OFFSET = -1.0  # per-word LLR of no evidence either way (between log eps and 0)
 DEFAULT_EPSILON = 0.1
 DEFAULT_CUE_WEIGHT = 1.0
+# A bilingual dictionary's word pairs seed Model 1 as cues of this strength (as the
+# sentence aligner's, services/sentence_align/lexical_settings.py) for words of at least
+# DICTIONARY_MIN_LENGTH letters (any length in Chinese and Japanese).
+DICTIONARY_STRENGTH = 0.25
+DICTIONARY_MIN_LENGTH = 4
+# Texts of at least this many words (ideographs and kana one each) measure the page's
+# per-word offset (:func:`page_offset`): paragraphs, not menu labels.
+CALIBRATION_WORDS = 6
 TRAINING_ITERATIONS = 5
 # Ideographs and kana: Chinese and Japanese write no spaces, so a sentence would be one
 # "word"; each such character is a token of its own (the sentence aligner's reading of
@@ -56,7 +69,9 @@ _IDEOGRAPHIC = re.compile("([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaf
 
 def spaced(text: str) -> str:
     """``text`` with every ideograph and kana set apart by spaces (ASCII text unchanged)."""
-    return text if text.isascii() else _IDEOGRAPHIC.sub(r" \1 ", text)
+    if text.isascii() or not _IDEOGRAPHIC.search(text):
+        return text
+    return _IDEOGRAPHIC.sub(r" \1 ", text)
 
 
 def word_count(text: str) -> int:
@@ -114,6 +129,15 @@ class LexicalTextModel:
         costs = self.base.pair_costs(src_texts, tgt_texts)
         if not len(src_texts) or not len(tgt_texts):
             return costs
+        llr, words = self.llr(src_texts, tgt_texts)
+        # Per-word calibration: LLR(T|S) - offset |T|, LLR(S|T) - offset |S|.
+        result: FloatArray = costs - self.weight * 0.5 * (llr - self.word_offset * words)
+        return result
+
+    def llr(
+        self, src_texts: Sequence[str], tgt_texts: Sequence[str]
+    ) -> tuple[FloatArray, FloatArray]:
+        """[x, y] = LLR(T|S) + LLR(S|T) of texts x and y, and their summed word counts."""
         src_ids, src_start = self.src.encode(src_texts)
         tgt_ids, tgt_start = self.tgt.encode(tgt_texts)
         forward = _llr_matrix(
@@ -124,12 +148,34 @@ class LexicalTextModel:
             tgt_ids, tgt_start, src_ids, src_start, self.backward.row_start,
             self.backward.target, self.backward.probability, self.src.background, self.epsilon,
         )  # fmt: skip
-        # Per-word calibration: LLR(T|S) - offset |T|, LLR(S|T) - offset |S|.
         src_words = np.diff(src_start).astype(np.float64)
         tgt_words = np.diff(tgt_start).astype(np.float64)
-        offset = self.word_offset * (src_words[:, None] + tgt_words[None, :])
-        result: FloatArray = costs - self.weight * 0.5 * (forward + backward.T - offset)
-        return result
+        return forward + backward.T, src_words[:, None] + tgt_words[None, :]
+
+
+def page_offset(
+    model: LexicalTextModel, src_texts: Sequence[str], tgt_texts: Sequence[str]
+) -> float:
+    """The per-word offset o measured on the page pair, never above the model's own.
+
+    Among the texts of ``CALIBRATION_WORDS`` words or more, most pairs are unrelated and a
+    text's best pair is likely its translation; o is midway between the median per-word
+    LLR of all pairs and the median per-word LLR of every text's best pair (both
+    directions), so that a translation gains and an unrelated pair pays per word whatever
+    the table knows: a table trained on a long page pair separates the two by about 2 per
+    word (-0.3 against log eps), one seeded by a dictionary only and with ideographs as
+    words by well under 1, both below the fixed -1.
+    """
+    src_long = [t for t in src_texts if word_count(t) >= CALIBRATION_WORDS]
+    tgt_long = [t for t in tgt_texts if word_count(t) >= CALIBRATION_WORDS]
+    if len(src_long) < 2 or len(tgt_long) < 2:
+        return model.word_offset
+    llr, words = model.llr(src_long, tgt_long)
+    per_word = llr / np.maximum(words, 1.0)
+    unrelated = float(np.median(per_word))
+    best = np.concatenate([per_word.max(axis=1), per_word.max(axis=0)])
+    translated = float(np.median(best))
+    return min(model.word_offset, 0.5 * (unrelated + translated))
 
 
 def train_lexical_model(
@@ -142,14 +188,26 @@ def train_lexical_model(
     epsilon: float = DEFAULT_EPSILON,
     word_offset: float = DEFAULT_WORD_OFFSET,
     cue_weight: float = DEFAULT_CUE_WEIGHT,
+    dictionary: BilingualDictionary | None = None,
 ) -> LexicalTextModel:
-    """Model 1 both ways on ``pairs`` (text pairs of a first pass) over the pages' texts."""
+    """Model 1 both ways on ``pairs`` (text pairs of a first pass) over the pages' texts;
+    ``dictionary`` (source to target language): its word pairs seed both directions as cues
+    besides identical tokens, numbers and cognates. The per-word offset is ``word_offset``
+    or the lower one measured on the pages' texts (:func:`page_offset`)."""
     training = [(a, b) for a, b in pairs]
     src = model1.encode([spaced(t) for t in (*src_texts, *(a for a, _ in training))], None)
     tgt = model1.encode([spaced(t) for t in (*tgt_texts, *(b for _, b in training))], None)
     offset = (len(src_texts), len(tgt_texts))
     bead_pairs = [(offset[0] + k, offset[1] + k) for k in range(len(training))]
     cues = model1.cue_similarity(src.vocabulary, tgt.vocabulary)
+    if dictionary is not None:
+        # identity, number and cognate cues keep their strength where both apply
+        cues = (
+            dictionary.cues(
+                src.vocabulary, tgt.vocabulary, DICTIONARY_STRENGTH, DICTIONARY_MIN_LENGTH
+            )
+            | cues
+        )
     forward = model1.train_model1(
         src, tgt, bead_pairs, cues, iterations=TRAINING_ITERATIONS, cue_weight=cue_weight
     )
@@ -161,7 +219,7 @@ def train_lexical_model(
         iterations=TRAINING_ITERATIONS,
         cue_weight=cue_weight,
     )
-    return LexicalTextModel(
+    model = LexicalTextModel(
         base,
         _side(src, src_texts),
         _side(tgt, tgt_texts),
@@ -171,6 +229,7 @@ def train_lexical_model(
         epsilon,
         word_offset,
     )
+    return dataclasses.replace(model, word_offset=page_offset(model, src_texts, tgt_texts))
 
 
 @njit(cache=True)

@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from services.lexical.dictionary import BilingualDictionary
 from services.tree_align.chunk_union import ChunkComponent
 from services.tree_align.components import chunk_components
 from services.tree_align.decoder import (
@@ -31,15 +32,19 @@ from services.tree_align.tag_tree import TagTree
 # CONFIDENT_COST (-5 to -20 scored alike on the dev pages, 0 let look-alike one-sided boxes
 # train it; benchmarks/results/tuning_history.md).
 CONFIDENT_COST = -10.0
-# Fewer confident training words than this: Model 1 would know too few words to tell a
-# translation from unrelated text, and pass 1 stands (a data-sufficiency gate, not tuned:
-# the dev pages train on thousands of words; a two-paragraph page on a dozen).
+# Fewer confident training words than this and no bilingual dictionary: Model 1 would know
+# too few words to tell a translation from unrelated text, and pass 1 stands (a
+# data-sufficiency gate, not tuned: the dev pages train on thousands of words; a
+# two-paragraph page on a dozen). With a dictionary Model 1 knows its words: the lexical
+# pass runs even when no pair of pass 1 is confident (Chinese pages' length evidence rarely
+# is).
 MIN_TRAINING_WORDS = 200
 # The lexical pass stands only when its chunk pairs keep at least this share of the first
 # pass's length evidence (:func:`_length_evidence`); below, Model 1 was trained on too little
 # (a page whose confident pairs were one paragraph and an untranslated box) and the first
-# pass stands. Not tuned: "most of it lost" (benchmarks/results/tree_align_pages.md).
-KEEP_EVIDENCE = 0.5
+# pass stands. Chosen on the training part of the page suite (0.5 to 0.9 swept;
+# benchmarks/results/tree_align_pages.md, tuning history).
+KEEP_EVIDENCE = 0.8
 # Retraining Model 1 on the second pass's pairs scored as no retraining on the dev pages, so
 # it stays off (benchmarks/results/tuning_history.md).
 DEFAULT_REFINEMENTS = 0
@@ -67,17 +72,21 @@ def align_two_pass(
     refine_cost: float = REFINE_CONFIDENT_COST,
     max_work: float | None = DEFAULT_MAX_WORK,
     max_table_bytes: int = DEFAULT_MAX_TABLE_BYTES,
+    dictionary: BilingualDictionary | None = None,
 ) -> TwoPass:
     """Moore's two passes on trees: the alignment with a page-trained lexical Pr_text.
 
     Pass 1 aligns with ``model``; the chunk pairs it yields whose Pr_text cost is below
     ``confident_cost`` train IBM Model 1 both ways (:func:`train_lexical_model`); pass 2
-    aligns again with that lexical Pr_text. ``refinements`` > 0: Model 1 is retrained that
+    aligns again with that lexical Pr_text; ``dictionary`` (source to target language)
+    seeds Model 1 with its word pairs. ``refinements`` > 0: Model 1 is retrained that
     many times on the last pass's pairs whose lexical cost is below ``refine_cost`` (the
     second pass no longer pairs look-alike boxes, so more of its pairs can train) and the
     pages aligned again. Returns the last pass's alignment and model, or pass 1's when the
-    confident pairs hold fewer than ``MIN_TRAINING_WORDS`` source words, or when the last
-    pass's chunk pairs keep less than ``KEEP_EVIDENCE`` of pass 1's length evidence; with
+    confident pairs hold fewer than ``MIN_TRAINING_WORDS`` source words and no dictionary
+    is given, or when the last
+    pass's chunk pairs keep less than ``KEEP_EVIDENCE`` of pass 1's length evidence (without
+    a dictionary also when the confident pairs are too few, ``MIN_TRAINING_WORDS``); with
     the alignment's chunk components when they were computed on the way (None otherwise).
     """
     # the length Pr_text of the leaves is the same in every pass: computed once
@@ -96,7 +105,10 @@ def align_two_pass(
         confident, evidence = _confident_pairs(src, tgt, alignment, model, threshold)
         if model is base:
             first_evidence = evidence  # pass 1 scores its pairs with the length model
-        if sum(len(spaced(a).split()) for a, _ in confident) < MIN_TRAINING_WORDS:
+        if (
+            dictionary is None  # with one, Model 1 knows the dictionary's words
+            and sum(len(spaced(a).split()) for a, _ in confident) < MIN_TRAINING_WORDS
+        ):
             if model is base:
                 return TwoPass(alignment, original, None)
             break
@@ -107,6 +119,7 @@ def align_two_pass(
             base.text_model,
             weight=weight,
             word_offset=word_offset,
+            dictionary=dictionary,
         )
         model = dataclasses.replace(base, text_model=text_model)
         alignment = align_trees(
