@@ -35,7 +35,7 @@ import dataclasses
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -124,6 +124,9 @@ class LexicalTextModel:
     weight: float = DEFAULT_LEXICAL_WEIGHT
     epsilon: float = DEFAULT_EPSILON
     word_offset: float = DEFAULT_WORD_OFFSET
+    # llr() of the pages' leaf texts, computed once for the page offset; the decoder asks
+    # for the same matrix
+    leaf_llr: tuple[FloatArray, FloatArray] | None = field(default=None, compare=False, repr=False)
 
     def pair_costs(self, src_texts: Sequence[str], tgt_texts: Sequence[str]) -> FloatArray:
         costs = self.base.pair_costs(src_texts, tgt_texts)
@@ -138,6 +141,12 @@ class LexicalTextModel:
         self, src_texts: Sequence[str], tgt_texts: Sequence[str]
     ) -> tuple[FloatArray, FloatArray]:
         """[x, y] = LLR(T|S) + LLR(S|T) of texts x and y, and their summed word counts."""
+        if (
+            self.leaf_llr is not None
+            and list(src_texts) == self.src.leaves[0]
+            and list(tgt_texts) == self.tgt.leaves[0]
+        ):
+            return self.leaf_llr
         src_ids, src_start = self.src.encode(src_texts)
         tgt_ids, tgt_start = self.tgt.encode(tgt_texts)
         forward = _llr_matrix(
@@ -166,11 +175,12 @@ def page_offset(
     word (-0.3 against log eps), one seeded by a dictionary only and with ideographs as
     words by well under 1, both below the fixed -1.
     """
-    src_long = [t for t in src_texts if word_count(t) >= CALIBRATION_WORDS]
-    tgt_long = [t for t in tgt_texts if word_count(t) >= CALIBRATION_WORDS]
+    src_long = [k for k, text in enumerate(src_texts) if word_count(text) >= CALIBRATION_WORDS]
+    tgt_long = [k for k, text in enumerate(tgt_texts) if word_count(text) >= CALIBRATION_WORDS]
     if len(src_long) < 2 or len(tgt_long) < 2:
         return model.word_offset
-    llr, words = model.llr(src_long, tgt_long)
+    llr, words = model.llr(src_texts, tgt_texts)
+    llr, words = llr[np.ix_(src_long, tgt_long)], words[np.ix_(src_long, tgt_long)]
     per_word = llr / np.maximum(words, 1.0)
     unrelated = float(np.median(per_word))
     best = np.concatenate([per_word.max(axis=1), per_word.max(axis=0)])
@@ -229,6 +239,7 @@ def train_lexical_model(
         epsilon,
         word_offset,
     )
+    model = dataclasses.replace(model, leaf_llr=model.llr(src_texts, tgt_texts))
     return dataclasses.replace(model, word_offset=page_offset(model, src_texts, tgt_texts))
 
 
