@@ -113,12 +113,16 @@ DEVELOPMENT_RECORD = [
     "CC-CEDICT lacks.",
     "",
     "Crawl to sentence pairs: with the three templates (and titles that are the pages' "
-    "first sentences) the de-fr crawls give 0.80-0.86 and the en-zh ones 0.53-0.78, "
-    "although their page pairs are found (0.92-1.00). The portal template costs most: the "
-    "tree alignment pairs its sidebar's titles of other pages (not translations of each "
-    "other; a pair with a content sentence on either side counts as wrong) and, in en-zh, "
-    "shifts content paragraphs. The shortfall is the tree and sentence alignment (the "
-    "tree_align issue on unseen layouts and language pairs), not the matching.",
+    "first sentences) the de-fr crawls give 0.82-0.86 and the en-zh ones 0.56-0.72, "
+    "although their page pairs are found (0.92-1.00). Before the tree path used the "
+    "dictionaries (tree_align issue, 2026-11-27) they gave 0.80-0.86 and 0.53-0.78: de-fr "
+    "portal pages gained, three of the four en-zh crawls lost 2-5 points (recall: on these "
+    "small pages a dictionary-only Model 1 of Chinese characters moves pairs the length "
+    "model had right; tuning history of benchmarks/results/tree_align_pages.md, step 15). "
+    "The portal template costs most: the tree alignment pairs its sidebar's titles of "
+    "other pages and, in en-zh, shifts content paragraphs. The shortfall is the tree and "
+    "sentence alignment (the tree_align issue on unseen layouts and language pairs), not "
+    "the matching.",
 ]
 
 Document = tuple[str, str, list[tuple[str, str]]]  # languages and (src, tgt) bead texts
