@@ -12,7 +12,7 @@ import numpy as np
 
 from services.tree_align.chunk_union import ChunkUnion
 from services.tree_align.html_tree import TextChunk
-from services.tree_align.lexical import LexicalTextModel
+from services.tree_align.lexical import LexicalTextModel, word_count
 from services.tree_align.model import FloatArray, TreeModel
 
 # Gap filling with the length Pr_text: chosen on the dev document of
@@ -24,6 +24,9 @@ GAP_THRESHOLD = -8.0  # Pr_text cost (negative log likelihood ratio) a gap pair 
 # that is higher (most words of a long translated paragraph are unknown to the page-trained
 # Model 1), with LEXICAL_GAP_MIN_WORDS words a side (on fewer Pr_text says little), in gaps
 # of up to LEXICAL_MAX_GAP chunks a side, as sub-runs of up to MAX_GAP_SPAN chunks a side.
+# Words as ``lexical.word_count`` counts them (every ideograph and kana one), as the
+# lexical Pr_text's tokens: Chinese text has no spaces, and counted by spaces its paragraphs
+# were one word, never a gap pair (benchmarks/results/tree_align_pages.md, step 16).
 LEXICAL_GAP_THRESHOLD = 0.0
 LEXICAL_MAX_GAP = 8
 MAX_GAP_SPAN = 2
@@ -151,8 +154,8 @@ def _fill_gap(
     src_texts = [" ".join(chunks[0][run[i]].text for i in range(a, b + 1)) for a, b in src_spans]
     tgt_texts = [" ".join(chunks[1][gap[j]].text for j in range(c, d + 1)) for c, d in tgt_spans]
     cost = model.text_model.pair_costs(src_texts, tgt_texts)
-    src_words = np.array([len(text.split()) for text in src_texts])
-    tgt_words = np.array([len(text.split()) for text in tgt_texts])
+    src_words = np.array([word_count(text) for text in src_texts])
+    tgt_words = np.array([word_count(text) for text in tgt_texts])
     limit = np.full(cost.shape, threshold)
     if per_word > 0.0:
         limit = np.maximum(limit, per_word * (src_words[:, None] + tgt_words[None, :]))

@@ -46,6 +46,26 @@ def test_a_gap_pair_may_cost_more_the_more_words_it_explains() -> None:
     assert gap_pairs(30, 21.0, 0.0) == 0
 
 
+def test_ideographs_count_as_words_of_a_gap_pair() -> None:
+    """A Chinese paragraph has no spaces: counted by spaces it would be one word, under the
+    minimum of a gap pair and earning no per-word allowance."""
+    from services.tree_align.chunk_union import ChunkUnion
+    from services.tree_align.gap_fill import _fill_gap
+    from services.tree_align.html_tree import TextChunk
+
+    def gap_pairs(chinese: str, min_words: int) -> int:
+        chunks = (
+            [TextChunk((0,), 0, "the old man walked up the hill at dawn")],
+            [TextChunk((0,), 0, chinese)],
+        )
+        model = dataclasses.replace(initial_model(["p"]), text_model=_FixedCost(10.0))
+        return len(_fill_gap(chunks, ChunkUnion(2), model, [0], [0], 0.0, 0.7, min_words))
+
+    # 9 + 10 words x 0.7 = 13.3 > 10: accepted; by spaces 9 + 1 words: 7 < 10
+    assert gap_pairs("老人黎明时分走上了山。", 6) == 1
+    assert gap_pairs("老人。", 6) == 0  # 3 tokens: two ideographs and a stop
+
+
 def test_without_a_per_word_allowance_a_negative_gap_threshold_stands() -> None:
     from services.tree_align.chunk_union import ChunkUnion
     from services.tree_align.gap_fill import _fill_gap
