@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-import random
 
 import numpy as np
 
-from services.lexical.dictionary import BilingualDictionary
 from services.tree_align.calibrate import calibrated
 from services.tree_align.html_tree import block_tree, parse_html
 from services.tree_align.lexical import (
@@ -18,49 +16,15 @@ from services.tree_align.lexical import (
 )
 from services.tree_align.model import LengthTextModel, initial_model
 from services.tree_align.two_pass import align_two_pass
+from tests.unit.tree_align.pseudo_languages import dictionary, texts
 
-# languages without a stemmer: the dictionary pairs the words as they are
-SRC_LANG, TGT_LANG = "xx", "yy"
 FLAT_LENGTH = LengthTextModel(ratio=1.0, variance=1e12, background_mean=None)
 
 
-def _language_pair(seed: int, size: int = 60) -> tuple[list[str], list[str]]:
-    """Two vocabularies of unrelated spellings (no shared prefix, so no cognate cue), each
-    word made unique by a suffix of its index."""
-    rng = random.Random(seed)
-
-    def word(consonants: str, vowels: str, k: int) -> str:
-        stem = "".join(rng.choice(consonants) + rng.choice(vowels) for _ in range(3))
-        return f"{stem}{'bcdfghjklm'[k % 10]}{'bcdfghjklm'[k // 10]}"
-
-    return [word("bdgkp", "aeiou", k) for k in range(size)], [
-        word("fhlmnrsvz", "y", k) for k in range(size)
-    ]
-
-
-def _texts(seed: int, count: int) -> tuple[list[str], list[str]]:
-    """``count`` sentences of 8-14 words and their word-by-word translations."""
-    src_words, tgt_words = _language_pair(seed)
-    rng = random.Random(seed + 1)
-    src, tgt = [], []
-    for _ in range(count):
-        words = rng.sample(range(len(src_words)), rng.randint(8, 14))
-        src.append(" ".join(src_words[w] for w in words))
-        tgt.append(" ".join(tgt_words[w] for w in words))
-    return src, tgt
-
-
-def _dictionary(seed: int) -> BilingualDictionary:
-    src_words, tgt_words = _language_pair(seed)
-    return BilingualDictionary(
-        SRC_LANG, TGT_LANG, frozenset(zip(src_words, tgt_words, strict=True))
-    )
-
-
-def test_dictionary_cues_make_translations_cheaper_than_unrelated_texts() -> None:
-    src, tgt = _texts(5, 6)
+def test_dictionary_cues_make_translations_cheaper_than_unrelatedtexts() -> None:
+    src, tgt = texts(5, 6)
     without = train_lexical_model(src, tgt, [], FLAT_LENGTH)
-    seeded = train_lexical_model(src, tgt, [], FLAT_LENGTH, dictionary=_dictionary(5))
+    seeded = train_lexical_model(src, tgt, [], FLAT_LENGTH, dictionary=dictionary(5))
     off = ~np.eye(len(src), dtype=bool)
     costs = seeded.pair_costs(src, tgt)
     # every translation is cheaper than every unrelated pair of its row
@@ -72,9 +36,9 @@ def test_dictionary_cues_make_translations_cheaper_than_unrelated_texts() -> Non
     assert abs(float(np.diag(per_word).mean() - per_word[off].mean())) < 0.05
 
 
-def test_page_offset_lies_between_unrelated_and_translated_texts() -> None:
-    src, tgt = _texts(9, 8)
-    model = train_lexical_model(src, tgt, [], FLAT_LENGTH, dictionary=_dictionary(9))
+def test_page_offset_lies_between_unrelated_and_translatedtexts() -> None:
+    src, tgt = texts(9, 8)
+    model = train_lexical_model(src, tgt, [], FLAT_LENGTH, dictionary=dictionary(9))
     llr, words = model.llr(src, tgt)
     per_word = llr / words
     off = ~np.eye(len(src), dtype=bool)
@@ -85,7 +49,7 @@ def test_page_offset_lies_between_unrelated_and_translated_texts() -> None:
 
 
 def test_page_offset_needs_two_longer_texts_a_side() -> None:
-    src, tgt = _texts(11, 3)
+    src, tgt = texts(11, 3)
     trained = train_lexical_model(src, tgt, [], FLAT_LENGTH)
     model = dataclasses.replace(trained, word_offset=-1.5)
     assert page_offset(model, src[:1], tgt) == -1.5
@@ -97,7 +61,7 @@ def test_a_dictionary_runs_the_lexical_pass_without_confident_pairs() -> None:
     """A page too short for Model 1 to learn from keeps the length pass, unless a dictionary
     knows its words; then the lexical pass pairs the translations, the one-sided box before
     them (as long as the first paragraph, of words nobody knows) stays unpaired."""
-    src, tgt = _texts(13, 3)
+    src, tgt = texts(13, 3)
     box = " ".join("qoq" + "abcdefghijklmn"[k] for k in range(len(src[0].split())))
     src_html = "".join(f"<p>{text}</p>" for text in src)
     tgt_html = f"<div class='box'><p>{box}</p></div>" + "".join(f"<p>{text}</p>" for text in tgt)
@@ -110,7 +74,7 @@ def test_a_dictionary_runs_the_lexical_pass_without_confident_pairs() -> None:
     )
     plain = align_two_pass(src_tree, tgt_tree, model)
     assert plain.model is model  # under MIN_TRAINING_WORDS: the first pass stands
-    seeded = align_two_pass(src_tree, tgt_tree, model, dictionary=_dictionary(13))
+    seeded = align_two_pass(src_tree, tgt_tree, model, dictionary=dictionary(13))
     assert isinstance(seeded.model.text_model, LexicalTextModel)
     assert seeded.components is not None
     paired = {(c.src_chunks, c.tgt_chunks) for c in seeded.components}

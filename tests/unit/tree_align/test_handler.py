@@ -141,3 +141,56 @@ def test_a_page_too_wide_for_exact_decoding_keeps_its_tree_alignment(
     # not even one sibling fits
     (flat,) = chunks_under(monkeypatch, message, "PARAMINE_HTML__MAX_ALIGNMENT_WORK", "1000")
     assert flat.src_xpath == "" and flat.src_text.splitlines()[-1] == "Artikel 79 aus Holz"
+
+
+def test_the_handler_seeds_the_tree_path_with_the_installed_dictionary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four paragraphs and their translations, an unrelated paragraph of the first one's
+    length before them on one side, in two languages nothing else knows (no cognates, too few
+    words for Model 1 to learn from the page): by length alone every pair is shifted by one;
+    with a word-pair dictionary of the two languages installed (``PARAMINE_DICTIONARIES``)
+    the handler pairs the translations."""
+    import random
+
+    from tests.unit.tree_align.pseudo_languages import language_pair, texts
+
+    seed = 4
+    src, tgt = texts(seed, 4)
+    rng = random.Random(seed)
+    other = language_pair(seed + 100)[1]
+    extra = " ".join(rng.choice(other) for _ in range(len(tgt[0].split())))
+    message = PagePair.model_validate(
+        {
+            "job_id": "dictionary",
+            "src": {
+                "url": "https://a.example/eo",
+                "lang": "eo",
+                "html": "<html><body>" + "".join(f"<p>{t}</p>" for t in src) + "</body></html>",
+            },
+            "tgt": {
+                "url": "https://a.example/sw",
+                "lang": "sw",
+                "html": f"<html><body><p>{extra}</p>"
+                + "".join(f"<p>{t}</p>" for t in tgt)
+                + "</body></html>",
+            },
+        }
+    )
+    truth = set(zip(src, tgt, strict=True))
+
+    def correct() -> int:
+        chunks = tree_handler.chunk_pairs(message).chunks
+        return sum((chunk.src_text, chunk.tgt_text) in truth for chunk in chunks)
+
+    monkeypatch.setenv("PARAMINE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("PARAMINE_DICTIONARIES", str(tmp_path / "none"))
+    assert correct() == 0
+    folder = tmp_path / "dictionaries"
+    folder.mkdir()
+    src_words, tgt_words = language_pair(seed)
+    (folder / "eo-sw.txt").write_text(
+        "".join(f"{a}\t{b}\n" for a, b in zip(src_words, tgt_words, strict=True)), "utf-8"
+    )
+    monkeypatch.setenv("PARAMINE_DICTIONARIES", str(folder))
+    assert correct() == 4
