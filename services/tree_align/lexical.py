@@ -124,9 +124,11 @@ class LexicalTextModel:
     weight: float = DEFAULT_LEXICAL_WEIGHT
     epsilon: float = DEFAULT_EPSILON
     word_offset: float = DEFAULT_WORD_OFFSET
-    # llr() of the pages' leaf texts, computed once for the page offset; the decoder asks
-    # for the same matrix
-    leaf_llr: tuple[FloatArray, FloatArray] | None = field(default=None, compare=False, repr=False)
+    # The leaf texts' LLR matrix and word counts a side, computed once for the page offset
+    # (:func:`train_lexical_model`); the decoder asks for the same matrix
+    leaf_llr: tuple[FloatArray, FloatArray, FloatArray] | None = field(
+        default=None, compare=False, repr=False
+    )
 
     def pair_costs(self, src_texts: Sequence[str], tgt_texts: Sequence[str]) -> FloatArray:
         costs = self.base.pair_costs(src_texts, tgt_texts)
@@ -141,6 +143,13 @@ class LexicalTextModel:
         self, src_texts: Sequence[str], tgt_texts: Sequence[str]
     ) -> tuple[FloatArray, FloatArray]:
         """[x, y] = LLR(T|S) + LLR(S|T) of texts x and y, and their summed word counts."""
+        llr, src_words, tgt_words = self._llr(src_texts, tgt_texts)
+        return llr, src_words[:, None] + tgt_words[None, :]
+
+    def _llr(
+        self, src_texts: Sequence[str], tgt_texts: Sequence[str]
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """The LLR matrix of :meth:`llr` and the word counts of each side's texts."""
         if (
             self.leaf_llr is not None
             and list(src_texts) == self.src.leaves[0]
@@ -159,7 +168,7 @@ class LexicalTextModel:
         )  # fmt: skip
         src_words = np.diff(src_start).astype(np.float64)
         tgt_words = np.diff(tgt_start).astype(np.float64)
-        return forward + backward.T, src_words[:, None] + tgt_words[None, :]
+        return forward + backward.T, src_words, tgt_words
 
 
 def page_offset(
@@ -179,8 +188,9 @@ def page_offset(
     tgt_long = [k for k, text in enumerate(tgt_texts) if word_count(text) >= CALIBRATION_WORDS]
     if len(src_long) < 2 or len(tgt_long) < 2:
         return model.word_offset
-    llr, words = model.llr(src_texts, tgt_texts)
-    llr, words = llr[np.ix_(src_long, tgt_long)], words[np.ix_(src_long, tgt_long)]
+    llr, src_words, tgt_words = model._llr(src_texts, tgt_texts)
+    llr = llr[np.ix_(src_long, tgt_long)]
+    words = src_words[src_long][:, None] + tgt_words[tgt_long][None, :]
     per_word = llr / np.maximum(words, 1.0)
     unrelated = float(np.median(per_word))
     best = np.concatenate([per_word.max(axis=1), per_word.max(axis=0)])
@@ -239,7 +249,7 @@ def train_lexical_model(
         epsilon,
         word_offset,
     )
-    model = dataclasses.replace(model, leaf_llr=model.llr(src_texts, tgt_texts))
+    model = dataclasses.replace(model, leaf_llr=model._llr(src_texts, tgt_texts))
     return dataclasses.replace(model, word_offset=page_offset(model, src_texts, tgt_texts))
 
 
