@@ -56,11 +56,13 @@ def watch_consumer(stage: str) -> None:
     """Export readiness and count refused messages (signals of the consumer, parent process).
 
     ``paramine_worker_ready{stage}`` turns 1 when the consumer is attached to its queue, after
-    the warm-up: what tests and probes wait for. The consumer then starts renewing the
-    leases of the messages it holds (:mod:`shared.lease`); a tree_align consumer also starts the
-    reconciler thread (:mod:`shared.reconcile`). A message whose body may not be decoded
-    (``accept_content`` is JSON only, so a pickle is refused undecoded) is logged by Celery,
-    dropped, and counted in ``paramine_messages_rejected_total{stage}``.
+    the warm-up: what tests and probes wait for. The consumer then starts renewing the leases
+    of the messages it holds (:mod:`shared.lease`, its one thread: this process forks the
+    pool's children); a tree_align consumer also starts the reconciler, in a process of its
+    own (:mod:`shared.reconcile`). A message of a content type other than JSON (a pickle) is
+    refused undecoded, logged by Celery, dropped, and counted in
+    ``paramine_messages_rejected_total{stage}``; a JSON one whose body cannot be decoded is
+    dead-lettered and counted there too (:mod:`shared.consumer`).
     """
     from shared.metrics import stage_metrics
 
@@ -77,10 +79,11 @@ def watch_consumer(stage: str) -> None:
         start_lease_renewal()
         if stage == "tree_align":
             # The first stage's consumers also resend page pairs whose message was lost
-            # (after the pool has forked; several replicas claim pairs atomically).
-            from shared.reconcile import start_thread
+            # (several replicas claim pairs atomically), from a process of their own: this
+            # one forks the pool's children (shared/reconcile.py, start_process).
+            from shared.reconcile import start_process
 
-            start_thread()
+            start_process()
 
     def rejected(message: Any = None, exc: BaseException | None = None, **_: Any) -> None:
         stage_metrics().messages_rejected.labels(stage).inc()
