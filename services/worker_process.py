@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import socket
 from typing import Any
 
-from celery.signals import task_rejected, worker_process_shutdown, worker_ready
+from celery.signals import (
+    task_postrun,
+    task_prerun,
+    task_rejected,
+    worker_process_init,
+    worker_process_shutdown,
+    worker_ready,
+)
 
 from shared.celery_app import get_celery, queue_name
 
@@ -94,6 +102,38 @@ def watch_consumer(stage: str) -> None:
     task_rejected.connect(rejected, weak=False)
 
 
+# The signal the consumer sends a pool child whose task ran past its soft time limit
+# (billiard.pool.SIG_SOFT_TIMEOUT).
+SOFT_LIMIT_SIGNAL = signal.SIGUSR1
+
+
+def confine_soft_limit() -> None:
+    """Let the soft time limit's signal interrupt a pool child only while a task runs.
+
+    Why (issue 39, the hosts tests' failures under load): the consumer times soft limits in
+    its own event loop, which stands still while it reconnects to the broker; it then sends
+    the signal late, when the task may be over and the child writing its result to, or
+    reading its next job from, the pipe it shares with the consumer. The exception raised
+    there cut a message in two: the consumer's next read of the pipe unpickled the text of two
+    messages (``Unrecoverable error: UnicodeDecodeError``, and the consumer stopped while its
+    process lived on), or the child exited with half a job read. Outside a task's body (from
+    ``task_postrun`` to the next ``task_prerun``) the signal is blocked in the child; one that
+    arrives meanwhile belongs to a task already over and is discarded when the next starts.
+    """
+
+    def blocked(**_: Any) -> None:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {SOFT_LIMIT_SIGNAL})
+
+    def unblocked(**_: Any) -> None:
+        while signal.sigtimedwait({SOFT_LIMIT_SIGNAL}, 0) is not None:
+            pass  # pending: sent for an earlier task
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {SOFT_LIMIT_SIGNAL})
+
+    worker_process_init.connect(blocked, weak=False)
+    task_postrun.connect(blocked, weak=False)
+    task_prerun.connect(unblocked, weak=False)
+
+
 def _prepare_store() -> None:
     """Every schema, once, before the pool forks (the children's stores then only check it
     once each); the parent's engine is closed, so no child inherits its connections."""
@@ -120,6 +160,7 @@ def run_worker(
     _prepare_store()
     warm_up(stage)
     watch_consumer(stage)
+    confine_soft_limit()
     app = get_celery()
     app.loader.import_default_modules()
     __import__(f"services.{stage}.tasks")
