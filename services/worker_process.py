@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import socket
 from typing import Any
 
-from celery.signals import task_rejected, worker_process_shutdown, worker_ready
+from celery.signals import (
+    task_postrun,
+    task_prerun,
+    task_rejected,
+    worker_process_init,
+    worker_process_shutdown,
+    worker_ready,
+)
 
 from shared.celery_app import get_celery, queue_name
 
@@ -56,11 +64,13 @@ def watch_consumer(stage: str) -> None:
     """Export readiness and count refused messages (signals of the consumer, parent process).
 
     ``paramine_worker_ready{stage}`` turns 1 when the consumer is attached to its queue, after
-    the warm-up: what tests and probes wait for. The consumer then starts renewing the
-    leases of the messages it holds (:mod:`shared.lease`); a tree_align consumer also starts the
-    reconciler thread (:mod:`shared.reconcile`). A message whose body may not be decoded
-    (``accept_content`` is JSON only, so a pickle is refused undecoded) is logged by Celery,
-    dropped, and counted in ``paramine_messages_rejected_total{stage}``.
+    the warm-up: what tests and probes wait for. The consumer then starts renewing the leases
+    of the messages it holds (:mod:`shared.lease`, its one thread: this process forks the
+    pool's children); a tree_align consumer also starts the reconciler, in a process of its
+    own (:mod:`shared.reconcile`). A message of a content type other than JSON (a pickle) is
+    refused undecoded, logged by Celery, dropped, and counted in
+    ``paramine_messages_rejected_total{stage}``; a JSON one whose body cannot be decoded is
+    dead-lettered and counted there too (:mod:`shared.consumer`).
     """
     from shared.metrics import stage_metrics
 
@@ -77,10 +87,11 @@ def watch_consumer(stage: str) -> None:
         start_lease_renewal()
         if stage == "tree_align":
             # The first stage's consumers also resend page pairs whose message was lost
-            # (after the pool has forked; several replicas claim pairs atomically).
-            from shared.reconcile import start_thread
+            # (several replicas claim pairs atomically), from a process of their own: this
+            # one forks the pool's children (shared/reconcile.py, start_process).
+            from shared.reconcile import start_process
 
-            start_thread()
+            start_process()
 
     def rejected(message: Any = None, exc: BaseException | None = None, **_: Any) -> None:
         stage_metrics().messages_rejected.labels(stage).inc()
@@ -89,6 +100,38 @@ def watch_consumer(stage: str) -> None:
 
     worker_ready.connect(ready, weak=False)
     task_rejected.connect(rejected, weak=False)
+
+
+# The signal the consumer sends a pool child whose task ran past its soft time limit
+# (billiard.pool.SIG_SOFT_TIMEOUT).
+SOFT_LIMIT_SIGNAL = signal.SIGUSR1
+
+
+def confine_soft_limit() -> None:
+    """Let the soft time limit's signal interrupt a pool child only while a task runs.
+
+    Why (issue 39, the hosts tests' failures under load): the consumer times soft limits in
+    its own event loop, which stands still while it reconnects to the broker; it then sends
+    the signal late, when the task may be over and the child writing its result to, or
+    reading its next job from, the pipe it shares with the consumer. The exception raised
+    there cut a message in two: the consumer's next read of the pipe unpickled the text of two
+    messages (``Unrecoverable error: UnicodeDecodeError``, and the consumer stopped while its
+    process lived on), or the child exited with half a job read. Outside a task's body (from
+    ``task_postrun`` to the next ``task_prerun``) the signal is blocked in the child; one that
+    arrives meanwhile belongs to a task already over and is discarded when the next starts.
+    """
+
+    def blocked(**_: Any) -> None:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {SOFT_LIMIT_SIGNAL})
+
+    def unblocked(**_: Any) -> None:
+        while signal.sigtimedwait({SOFT_LIMIT_SIGNAL}, 0) is not None:
+            pass  # pending: sent for an earlier task
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {SOFT_LIMIT_SIGNAL})
+
+    worker_process_init.connect(blocked, weak=False)
+    task_postrun.connect(blocked, weak=False)
+    task_prerun.connect(unblocked, weak=False)
 
 
 def _prepare_store() -> None:
@@ -117,6 +160,7 @@ def run_worker(
     _prepare_store()
     warm_up(stage)
     watch_consumer(stage)
+    confine_soft_limit()
     app = get_celery()
     app.loader.import_default_modules()
     __import__(f"services.{stage}.tasks")

@@ -77,6 +77,8 @@ def make_celery(settings: Settings) -> Celery:
             "paramine.paraphrase.recompute": {"queue": queue_name("paraphrase")},
         },
         worker_hijack_root_logger=False,
+        # An undecodable message is dead-lettered, not dropped (shared/consumer.py).
+        worker_consumer="shared.consumer:StageConsumer",
         worker_send_task_events=False,
         include=[f"services.{stage}.tasks" for stage in STAGES],
         beat_schedule={

@@ -29,11 +29,14 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import multiprocessing
+import multiprocessing.connection
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 from shared.schemas import pair_id_of
@@ -171,8 +174,36 @@ def run_forever(stop: threading.Event) -> None:
                 log.info("reconciler: %d late pairs, but the queues hold a backlog", result.stale)
 
 
-def start_thread() -> threading.Event:
-    """Run :func:`run_forever` in a daemon thread; set the returned event to stop it."""
+def start_process() -> BaseProcess:
+    """Run :func:`run_forever` in a process of its own, started fresh (``spawn``), that ends
+    when its parent does.
+
+    Why not a thread of the worker's consumer: that process forks every pool child, including
+    the replacements of children that exit (a time limit, a crash), at any moment. A child
+    inherits every lock as it was at the fork, held or not, and a thread that holds one (the
+    reconciler is the only one of the consumer's threads that uses the store, the Celery
+    producer pool and the metrics, as the children do) never releases it in the child."""
+    process = multiprocessing.get_context("spawn").Process(
+        target=_run_until_parent_exits, name="paramine-reconciler", daemon=True
+    )
+    process.start()
+    return process
+
+
+def _run_until_parent_exits() -> None:
+    """The reconciler process: sweeps until its parent (the worker's consumer) is gone,
+    however it ended (a daemon child is also stopped by its parent's normal exit)."""
+    logging.basicConfig(
+        level=logging.INFO, format="[%(asctime)s: %(levelname)s/Reconciler] %(message)s"
+    )
     stop = threading.Event()
-    threading.Thread(target=run_forever, args=(stop,), name="reconciler", daemon=True).start()
-    return stop
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        sentinel = parent.sentinel
+
+        def watch_parent() -> None:
+            multiprocessing.connection.wait([sentinel])
+            stop.set()
+
+        threading.Thread(target=watch_parent, name="parent-watch", daemon=True).start()
+    run_forever(stop)

@@ -4,6 +4,7 @@ writes shares, and connection failures turned into ``TransientError``."""
 
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 import zlib
@@ -42,6 +43,18 @@ def make_engine(url: str) -> Engine:
 # concurrent first requests on an empty database raced in CREATE TYPE/TABLE and got 500s.
 _SCHEMA_LOCK_KEY = zlib.crc32(b"paramine.schema")
 _schema_lock = threading.Lock()
+
+
+def _new_schema_lock_in_child() -> None:
+    """A forked process starts with a free schema lock. The lock is held across database
+    round trips; a process forked while another thread held it (creating tables at its first
+    store call) got a lock nobody in it would release, and a worker's pool child waited on it
+    at the start of every task, forever (issue 39)."""
+    global _schema_lock
+    _schema_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_new_schema_lock_in_child)
 
 
 def create_tables(engine: Engine, tables: sa.MetaData) -> None:

@@ -4,8 +4,12 @@ it sends again (lost ones only), and that it claims each once and backs off in a
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import redis
@@ -18,6 +22,7 @@ from shared.reconcile import UNACKED, message_pair_id, queued_pair_ids, sweep
 from shared.schemas import PagePair
 from shared.store import DEAD, DONE, PENDING, Store
 from tests.integration.conftest import fresh_database
+from tests.integration.processes import REPO
 
 pytestmark = pytest.mark.integration
 
@@ -160,3 +165,58 @@ def test_a_backlog_is_left_alone(store: Store, broker: tuple[redis.Redis, Celery
     assert sweep(store, client, sender, age=0, batch=3).resent == 3
     assert sweep(store, client, sender, age=0, batch=3).resent == 0  # all 6 queued again now
     assert client.llen(TREE_QUEUE) == 6
+
+
+# A stand-in for a tree_align worker's consumer: starts the reconciler as the worker does,
+# says its pid, and lives until it is killed.
+RECONCILER_PARENT = """
+import time
+from shared.reconcile import start_process
+print(start_process().pid, flush=True)
+time.sleep(600)
+"""
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (an exited one not yet reaped counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in {"Z", "X"}
+
+
+def test_the_reconciler_runs_in_a_process_of_its_own_and_ends_with_its_parent(
+    store: Store, broker: tuple[redis.Redis, CelerySender], redis_url: str
+) -> None:
+    """Not a thread of the consumer, which forks the pool's children (shared/reconcile.py,
+    start_process); a consumer killed with -9 does not leave it behind."""
+    client, sender = broker
+    lost = pairs("reconcile-process", 1)[0]
+    send_job(store, Job("reconcile-process", [lost]), "it", sender)
+    take(client, lost.pair_id)  # popped and never recorded as unacked: lost
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PARAMINE_")}
+    env |= {
+        "PARAMINE_REDIS_URL": redis_url.rsplit("/", 1)[0] + "/12",
+        "PARAMINE_DATABASE_URL": store.url,
+        "PARAMINE_QUEUE__RECONCILE_INTERVAL": "0.2",
+        "PARAMINE_QUEUE__RECONCILE_AGE": "0",
+    }
+    parent = subprocess.Popen(
+        [sys.executable, "-c", RECONCILER_PARENT], env=env, stdout=subprocess.PIPE, cwd=REPO
+    )
+    try:
+        assert parent.stdout is not None
+        reconciler = int(parent.stdout.readline())
+        assert reconciler not in {parent.pid, os.getpid()}
+        deadline = time.monotonic() + 120  # a fresh interpreter imports the store and Celery
+        while client.llen(TREE_QUEUE) == 0 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert queued_pair_ids(client, [TREE_QUEUE], 100) == {lost.pair_id}, "not resent"
+    finally:
+        parent.kill()
+        parent.wait(10)
+    deadline = time.monotonic() + 10
+    while running(reconciler) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not running(reconciler), "the reconciler outlived its parent"

@@ -1,16 +1,21 @@
-"""A running stage worker refuses a pickled message undecoded; JSON messages flow on."""
+"""A running stage worker refuses a pickled message undecoded and dead-letters one whose body
+cannot be decoded (keeping its bytes); JSON messages flow on."""
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import redis
 
 from shared.celery_app import make_celery, queue_name, task_name
 from shared.config import Settings
+from shared.store import Store
 from tests.integration.conftest import Cluster
 from tests.integration.test_pipeline import KEY, sample_pairs, wait_for_idle_queues, wait_for_job
 
@@ -35,6 +40,19 @@ def rejected_total(metrics_url: str) -> float:
     return sum(float(value) for value in found)
 
 
+def job_behind_completes(cluster: Cluster, job_id: str) -> None:
+    """A JSON job queued behind what was sent (FIFO) completes: the worker went on consuming."""
+    response = httpx.post(
+        f"{cluster.gateway}/v1/page-pairs",
+        json={"job_id": job_id, "pairs": sample_pairs()[:1]},
+        headers=KEY,
+        timeout=60,
+    )
+    assert response.status_code == 202, response.text
+    assert wait_for_job(cluster, job_id)["state"] == "done"
+    wait_for_idle_queues(cluster)
+
+
 def test_a_pickled_message_is_refused_and_json_flows_on(cluster: Cluster, tmp_path: Path) -> None:
     metrics_url = cluster.worker_metrics["tree_align"]
     before = rejected_total(metrics_url)
@@ -47,18 +65,57 @@ def test_a_pickled_message_is_refused_and_json_flows_on(cluster: Cluster, tmp_pa
         queue=queue_name("tree_align"),
         serializer="pickle",
     )
-    # A JSON job queued behind it (FIFO) completes: the worker went on consuming.
-    response = httpx.post(
-        f"{cluster.gateway}/v1/page-pairs",
-        json={"job_id": "after-pickle", "pairs": sample_pairs()[:1]},
-        headers=KEY,
-        timeout=60,
-    )
-    assert response.status_code == 202, response.text
-    assert wait_for_job(cluster, "after-pickle")["state"] == "done"
-    wait_for_idle_queues(cluster)
+    job_behind_completes(cluster, "after-pickle")
 
     assert not marker.exists(), "the worker unpickled the message"
     assert rejected_total(metrics_url) == before + 1
     log = (cluster.logs / "tree_align.log").read_text(errors="replace")
     assert "tree_align refused a message (content type application/x-python-serialize)" in log
+
+
+def queued_envelope(redis_url: str, payload: dict[str, Any], stage: str) -> dict[str, Any]:
+    """The Redis envelope Celery writes for a ``stage`` task carrying ``payload``, taken from
+    a queue no worker reads and addressed to ``paramine.<stage>``."""
+    template = "paramine.test-template"
+    app = make_celery(Settings(redis_url=redis_url))
+    app.send_task(task_name(stage), args=[payload], queue=template, routing_key=template)
+    raw = redis.Redis.from_url(redis_url).rpop(template)
+    assert isinstance(raw, bytes), "the template envelope was not queued"
+    envelope: dict[str, Any] = json.loads(raw)
+    envelope["properties"]["delivery_info"] = {
+        "exchange": queue_name(stage),
+        "routing_key": queue_name(stage),
+    }
+    return envelope
+
+
+def test_a_message_whose_body_cannot_be_decoded_is_dead_lettered_and_json_flows_on(
+    cluster: Cluster,
+) -> None:
+    metrics_url = cluster.worker_metrics["tree_align"]
+    before = rejected_total(metrics_url)
+    redis_url = cluster.env["PARAMINE_REDIS_URL"]
+    envelope = queued_envelope(redis_url, {"job_id": "undecodable"}, "tree_align")
+    # JSON whose bytes are not UTF-8: Celery's consumer logged such a message and acked it
+    body = b'[[{"job_id": "undecodable \xff\xfe"}], {}, {"callbacks": null, "errbacks": null}]'
+    envelope["body"] = base64.b64encode(body).decode("ascii")
+    redis.Redis.from_url(redis_url).lpush(queue_name("tree_align"), json.dumps(envelope))
+    job_behind_completes(cluster, "after-undecodable")
+
+    store = Store(cluster.env["PARAMINE_DATABASE_URL"])
+    try:
+        letters = [
+            letter
+            for letter in store.list_dead_letters(stage="tree_align", limit=1000)
+            if letter["error_type"] == "DecodeError"
+        ]
+    finally:
+        store.engine.dispose()
+    assert len(letters) == 1, letters
+    kept = json.loads(letters[0]["payload"])
+    assert base64.b64decode(kept["body_base64"]) == body  # every byte kept
+    assert kept["content_type"] == "application/json"
+    assert "UnicodeDecodeError" in letters[0]["reason"]
+    assert rejected_total(metrics_url) == before + 1
+    log = (cluster.logs / "tree_align.log").read_text(errors="replace")
+    assert "tree_align dead-lettered a message it cannot decode" in log
