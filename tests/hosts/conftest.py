@@ -29,7 +29,7 @@ from tests.hosts.netns import Host, Network
 from tests.integration.conftest import unavailable
 from tests.integration.processes import (
     REPO,
-    free_port,
+    listening_port,
     start_paramine,
     stop,
     wait_for_http,
@@ -50,6 +50,7 @@ class HostsCluster(ChaosCluster):
     network: Network = field(default_factory=Network)
     gateway: str = ""
     log_files: dict[str, Path] = field(default_factory=dict)
+    ports: set[int] = field(default_factory=set)  # listening ports handed out
 
     def host(self, role: str) -> Host:
         return self.network.hosts[role]
@@ -57,7 +58,7 @@ class HostsCluster(ChaosCluster):
     def start_on(self, role: str, stage: str) -> None:
         host = self.host(role)
         self.starts += 1
-        port = free_port()
+        port = listening_port(self.ports)
         metrics_dir = self.logs / f"metrics-{role}-{stage}-{self.starts}"
         metrics_dir.mkdir()
         key = f"{role}/{stage}"
@@ -161,7 +162,7 @@ def hosts_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostsClu
         cluster = HostsCluster(server, proxy, database_url, env, logs, network=network)
         warm_up("tree_align")  # compiles (or loads) every kernel both alignment stages run
         gateway = network.hosts["gw"]
-        port = free_port()
+        port = listening_port(cluster.ports)
         gateway_dir = logs / "metrics-gateway"
         gateway_dir.mkdir()
         cluster.processes["gateway"] = start_paramine(

@@ -8,6 +8,7 @@ never assumed after a sleep; every wait is bounded and fails early when the proc
 from __future__ import annotations
 
 import os
+import random
 import re
 import socket
 import subprocess
@@ -28,6 +29,29 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def listening_port(taken: set[int]) -> int:
+    """A port below the kernel's ephemeral range, free here and not in ``taken`` (added to
+    it), for a server in a network namespace: there the namespace's own outgoing
+    connections take ephemeral ports, so a :func:`free_port` of this namespace could be
+    in use by a client socket in that one ("Address already in use")."""
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    rng = random.Random()
+    while True:
+        port = rng.randrange(max(1024, low - 12000), low)
+        if port in taken:
+            continue
+        with socket.socket() as sock:
+            try:
+                sock.bind(("0.0.0.0", port))
+            except OSError:
+                continue
+        taken.add(port)
+        return port
 
 
 def start_paramine(
