@@ -126,10 +126,8 @@ def _stemmer(lang: str) -> Stemmer.Stemmer | None:
     return Stemmer.Stemmer(name) if name else None
 
 
-@functools.lru_cache(maxsize=1 << 18)
 def stem(word: str, lang: str) -> str:
-    """The Snowball stem of a lower-cased word (the word itself for languages without one);
-    remembered, since every page pair of the tree path stems its whole vocabulary again."""
+    """The Snowball stem of a lower-cased word (the word itself for languages without one)."""
     stemmer = _stemmer(lang)
     return str(stemmer.stemWord(word)) if stemmer is not None else word
 

@@ -82,12 +82,11 @@ def align_two_pass(
     seeds Model 1 with its word pairs. ``refinements`` > 0: Model 1 is retrained that
     many times on the last pass's pairs whose lexical cost is below ``refine_cost`` (the
     second pass no longer pairs look-alike boxes, so more of its pairs can train) and the
-    pages aligned again. Returns the last pass's alignment and model, or pass 1's when the
-    confident pairs hold fewer than ``MIN_TRAINING_WORDS`` source words and no dictionary
-    is given, or when the last
-    pass's chunk pairs keep less than ``KEEP_EVIDENCE`` of pass 1's length evidence (without
-    a dictionary also when the confident pairs are too few, ``MIN_TRAINING_WORDS``); with
-    the alignment's chunk components when they were computed on the way (None otherwise).
+    pages aligned again. Returns the last pass's alignment and model, or pass 1's when no
+    dictionary is given and the confident pairs hold fewer than ``MIN_TRAINING_WORDS``
+    source words, or when the last pass's chunk pairs keep less than ``KEEP_EVIDENCE`` of
+    pass 1's length evidence; with the alignment's chunk components when they were computed
+    on the way (None otherwise).
     """
     # the length Pr_text of the leaves is the same in every pass: computed once
     original = model
