@@ -43,9 +43,8 @@ if TYPE_CHECKING:
     from services.lexical.dictionary import BilingualDictionary
 
 
-# Bead shapes of the coarse exhaustive pass (see ``coarse_cells``). With 1-2 and 2-1 as well
-# it cost 38% more (test documents: 2,620 instead of 3,609 sentences/s of CPU) and found
-# the same paths there and in tests/unit/sentence_align/test_coarse_pass.py.
+# Bead shapes of the coarse exhaustive pass (see ``coarse_cells``). 1-2 and 2-1 as well cost
+# more time and found the same paths (benchmarks/results/tuning_history.md, COARSE_SHAPES).
 COARSE_SHAPES = frozenset({(1, 0), (0, 1), (1, 1)})
 
 
