@@ -61,7 +61,14 @@ def untranslated(src: str, tgt: str) -> bool:
         return True
     if min(len(a), len(b)) < NEAR_MIN_CHARS:
         return False
-    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= NEAR_IDENTICAL
+    # real_quick_ratio and quick_ratio are upper bounds of ratio (difflib's documentation):
+    # the sides of most translations fail them, and the quadratic ratio is not computed.
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return (
+        matcher.real_quick_ratio() >= NEAR_IDENTICAL
+        and matcher.quick_ratio() >= NEAR_IDENTICAL
+        and matcher.ratio() >= NEAR_IDENTICAL
+    )
 
 
 def pair_flag(src: str, tgt: str, src_lang: str, tgt_lang: str) -> str:

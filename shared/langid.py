@@ -27,6 +27,7 @@ _GROUPS = {
 }  # fmt: skip
 
 
+@functools.lru_cache(maxsize=4096)
 def language_group(code: str) -> str:
     """The base language of a code (``en-GB`` → ``en``, ``zh_Hant`` → ``zh``), or its group."""
     base = code.replace("_", "-").split("-", 1)[0].lower()
@@ -79,6 +80,19 @@ def letters(text: str) -> int:
     return sum(1 for char in text if unicodedata.category(char).startswith("L"))
 
 
+def has_letters(text: str, count: int) -> bool:
+    """Whether ``text`` holds at least ``count`` letters (``letters(text) >= count``), reading
+    only as far as the ``count``-th letter."""
+    if count <= 0:
+        return True
+    for char in text:
+        if unicodedata.category(char).startswith("L"):
+            count -= 1
+            if count == 0:
+                return True
+    return False
+
+
 def wrong_language(
     text: str,
     declared: str,
@@ -87,6 +101,6 @@ def wrong_language(
 ) -> bool:
     """True only when ``text`` is confidently not in ``declared``: it has ``min_letters``
     letters or more, the model knows ``declared``, and gives it at most ``max_prob``."""
-    if letters(text) < min_letters or not known(declared):
+    if not has_letters(text, min_letters) or not known(declared):
         return False
     return declared_probability(text, declared) <= max_prob

@@ -27,6 +27,7 @@ from prometheus_client import (
 __all__ = ["CONTENT_TYPE_LATEST", "StageMetrics", "metrics_payload", "stage_metrics"]
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 120.0)
+WAIT_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0, 60.0, 600)
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,10 @@ class StageMetrics:
     is not JSON, e.g. pickle); ``pairs_resent`` counts page pairs :mod:`shared.reconcile` sent
     again; ``worker_ready`` is 1 once a worker consumes its stage's queue. page_match counts
     the page pairs it finds by how (``url``, ``content``) and sets the pages waiting for a
-    counterpart (``age``: ``any``, or ``over_7_days``).
+    counterpart (``age``: ``any``, or ``over_7_days``). ``queue_wait`` is a message's time
+    from its publish to its task's start (the publisher's and the worker's wall clocks: on
+    two hosts their skew counts too); the time a stage's messages wait is what tells an
+    operator to add workers.
     """
 
     messages_in: Counter
@@ -47,6 +51,7 @@ class StageMetrics:
     messages_rejected: Counter
     pairs_resent: Counter
     latency: Histogram
+    queue_wait: Histogram
     in_flight: Gauge
     worker_ready: Gauge
     pages_matched: Counter
@@ -90,6 +95,13 @@ class StageMetrics:
                 "Time a stage spends on one message",
                 ["stage"],
                 buckets=LATENCY_BUCKETS,
+                registry=registry,
+            ),
+            queue_wait=Histogram(
+                "paramine_queue_wait_seconds",
+                "Time from a message's publish to the start of its task",
+                ["stage"],
+                buckets=WAIT_BUCKETS,
                 registry=registry,
             ),
             in_flight=Gauge(

@@ -157,6 +157,10 @@ PUBLISH_RETRY_POLICY = {
 QUICK_RETRY_POLICY = {**PUBLISH_RETRY_POLICY, "max_retries": 2}
 
 
+# The message header holding its publish time (Unix seconds): the worker's queue-wait metric.
+SENT_AT_HEADER = "paramine_sent_at"
+
+
 class CelerySender:
     """Puts messages on the stages' Redis queues (distributed mode)."""
 
@@ -191,6 +195,7 @@ class CelerySender:
                     retry=True,
                     retry_policy=self.retry_policy,
                     argsrepr=args_label(payload),
+                    headers={SENT_AT_HEADER: time.time()},
                 )
                 return
             except (OperationalError, OSError):

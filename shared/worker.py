@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import time
 from typing import Any
 
 import sqlalchemy as sa
@@ -33,7 +34,7 @@ from kombu.exceptions import KombuError
 from shared.config import QueueSettings, get_settings
 from shared.errors import InvalidInput, TransientError
 from shared.metrics import stage_metrics
-from shared.pipeline import CelerySender, Handler, describe_error, run_stage
+from shared.pipeline import SENT_AT_HEADER, CelerySender, Handler, describe_error, run_stage
 from shared.store import Store
 
 log = logging.getLogger(__name__)
@@ -132,8 +133,10 @@ def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
         stage=stage,
     )
     def process(self: Any, *args: Any, **kwargs: Any) -> int:
+        started = time.time()
         store = worker_store()
         metrics = stage_metrics()
+        observe_queue_wait(metrics, stage, self.name, self.request, started)
         # A message is one JSON payload; any other envelope (no argument, two, keywords)
         # failed in Celery's call with a TypeError, acked and lost: dead-lettered instead.
         payload: Any = args[0] if len(args) == 1 and not kwargs else {"args": args, **kwargs}
@@ -199,6 +202,27 @@ def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
         return len(outgoing)
 
     return process
+
+
+def queue_wait(request: Any, started: float) -> float | None:
+    """Seconds from the message's publish (its ``SENT_AT_HEADER``) to ``started``, or None for
+    a message without it (sent by another client) or with a value that is not a time."""
+    sent = getattr(request, SENT_AT_HEADER, None)
+    if sent is None:
+        sent = (getattr(request, "headers", None) or {}).get(SENT_AT_HEADER)
+    if isinstance(sent, bool) or not isinstance(sent, int | float):
+        return None
+    return max(0.0, started - float(sent))
+
+
+def observe_queue_wait(metrics: Any, stage: str, task: str, request: Any, started: float) -> None:
+    """Record the message's queue wait in ``paramine_queue_wait_seconds`` and log it with the
+    task id (INFO, beside Celery's own received/succeeded lines)."""
+    wait = queue_wait(request, started)
+    if wait is None:
+        return
+    metrics.queue_wait.labels(stage).observe(wait)
+    log.info("Task %s[%s] waited %.1f ms in its queue", task, request.id, 1000 * wait)
 
 
 def _dead_letter(store: Store, stage: str, payload: Any, exc: BaseException, attempts: int) -> None:

@@ -274,6 +274,8 @@ def test_metrics_show_per_stage_counters(cluster: Cluster) -> None:
         text = httpx.get(cluster.worker_metrics[stage], timeout=10).text
         assert _sample(text, "paramine_messages_in_total", stage) > 0, stage
         assert f'paramine_stage_latency_seconds_count{{stage="{stage}"}}' in text
+        # every message carries its publish time: the stage's queue wait is measured
+        assert _sample(text, "paramine_queue_wait_seconds_count", stage) > 0, stage
     failed = httpx.get(cluster.worker_metrics["tree_align"], timeout=10).text
     assert _sample(failed, "paramine_messages_failed_total", "tree_align") >= 2
 

@@ -73,3 +73,32 @@ def test_pair_flags() -> None:
     assert pair_flag(german, english, "en", "de") == WRONG_LANGUAGE
     # a page and its mobile version: the same sentence on both sides is what they share
     assert pair_flag("東北で大雪、交通に影響", "東北で大雪、交通に影響", "ja", "ja") == ""
+
+
+_NEAR_TEXT = st.text(alphabet="abcdeé 12", min_size=0, max_size=60)
+
+
+@given(_NEAR_TEXT, st.lists(st.tuples(st.integers(0, 59), st.sampled_from("abxé1 ")), max_size=4))
+def test_the_quick_ratio_bounds_change_no_verdict(text: str, edits: list[tuple[int, str]]) -> None:
+    # oracle: the verdict from difflib's full ratio alone, without the upper-bound prefilters;
+    # near-identical inputs (a few edits of one text) reach the ratio test on both sides of it
+    import difflib
+
+    from shared.corpus_clean import NEAR_IDENTICAL, NEAR_MIN_CHARS
+
+    other = list(text)
+    for position, char in edits:
+        if other:
+            other[position % len(other)] = char
+    edited = "".join(other)
+    a, b = normalise(text), normalise(edited)
+    letters_a, letters_b = ("".join(c for c in side if not c.isdigit()) for side in (a, b))
+    expected = (
+        a == b
+        or (bool(letters_a) and letters_a == letters_b)
+        or (
+            min(len(a), len(b)) >= NEAR_MIN_CHARS
+            and difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= NEAR_IDENTICAL
+        )
+    )
+    assert untranslated(text, edited) == expected

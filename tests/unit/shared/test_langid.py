@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from shared import langid
 
@@ -42,3 +44,8 @@ def test_close_languages_share_a_group() -> None:
     assert not langid.wrong_language(norwegian, "nn")
     assert langid.language_group("zh_Hant") == "zh"
     assert langid.model_version().startswith("py3langid-")
+
+
+@given(st.text(max_size=30), st.integers(-1, 12))
+def test_has_letters_agrees_with_counting_them(text: str, count: int) -> None:
+    assert langid.has_letters(text, count) == (langid.letters(text) >= count)

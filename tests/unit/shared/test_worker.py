@@ -130,3 +130,20 @@ def test_a_process_killed_at_the_hard_limit_leaves_no_live_gauge(
     live.write_bytes(b"")
     worker_module._forget_killed_process(424242)
     assert not live.exists()
+
+
+def test_queue_wait_reads_the_publish_time_header() -> None:
+    from types import SimpleNamespace
+
+    from shared.pipeline import SENT_AT_HEADER
+    from shared.worker import queue_wait
+
+    # Celery puts a message's custom headers on the request; older protocols under .headers
+    assert queue_wait(SimpleNamespace(**{SENT_AT_HEADER: 100.0}), 100.25) == pytest.approx(0.25)
+    assert queue_wait(SimpleNamespace(headers={SENT_AT_HEADER: 99}), 100.5) == pytest.approx(1.5)
+    # a publisher's clock ahead of the worker's: no negative wait
+    assert queue_wait(SimpleNamespace(**{SENT_AT_HEADER: 101.0}), 100.0) == 0.0
+    # another client's message, or a header that is no time: nothing to measure
+    assert queue_wait(SimpleNamespace(headers=None), 100.0) is None
+    assert queue_wait(SimpleNamespace(**{SENT_AT_HEADER: "soon"}), 100.0) is None
+    assert queue_wait(SimpleNamespace(**{SENT_AT_HEADER: True}), 100.0) is None
