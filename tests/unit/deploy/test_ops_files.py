@@ -43,6 +43,7 @@ def defined_metric_names() -> set[str]:
         metric.labels("s").inc()
     metrics.messages_failed.labels("s", "e").inc()
     metrics.latency.labels("s").observe(0.1)
+    metrics.queue_wait.labels("s").observe(0.01)
     metrics.in_flight.labels("s").set(1)
     metrics.pages_matched.labels("url").inc()
     metrics.pages_waiting.labels("any").set(1)
@@ -135,6 +136,15 @@ def test_promtool_unit_tests_of_alerts(tmp_path: Path) -> None:
                         "series": 'paramine_queue_depth{queue="paramine.tree_align"}',
                         "values": "50+10x40",
                     },
+                    # sentence_align's messages wait between 60 and 600 s, 10 a minute
+                    *(
+                        {
+                            "series": "paramine_queue_wait_seconds_bucket"
+                            f'{{stage="sentence_align",le="{le}"}}',
+                            "values": values,
+                        }
+                        for le, values in (("60", "0x40"), ("600", "0+10x40"), ("+Inf", "0+10x40"))
+                    ),
                 ],
                 "alert_rule_test": [
                     {"eval_time": "3m", "alertname": "ParamineDeadLetters", "exp_alerts": []},
@@ -197,6 +207,24 @@ def test_promtool_unit_tests_of_alerts(tmp_path: Path) -> None:
                         ],
                     },
                     {"eval_time": "14m", "alertname": "ParamineGatewayDown", "exp_alerts": []},
+                    # waits over 60 s from minute 1: pending for 15 minutes, then firing
+                    {"eval_time": "10m", "alertname": "ParamineQueueWaitHigh", "exp_alerts": []},
+                    {
+                        "eval_time": "25m",
+                        "alertname": "ParamineQueueWaitHigh",
+                        "exp_alerts": [
+                            {
+                                "exp_labels": {"severity": "warning", "stage": "sentence_align"},
+                                "exp_annotations": {
+                                    "summary": "sentence_align messages wait 9m 54s in the"
+                                    " queue (p99)",
+                                    "description": annotations["ParamineQueueWaitHigh"][
+                                        "description"
+                                    ],
+                                },
+                            }
+                        ],
+                    },
                     # depth passes 100 at minute 5; it must stay growing for 15 more minutes.
                     {"eval_time": "12m", "alertname": "ParamineQueueGrowing", "exp_alerts": []},
                     {
