@@ -61,12 +61,16 @@ def dispatch(store: Store, stage: str, message: Message) -> None:
 def retry_dead_letters(store: Store, ids: Sequence[str] | None) -> dict[str, Any]:
     """Send dead letters back to their stage; what cannot be sent stays a dead letter.
 
-    Ingest refusals, and letters whose payload is not a JSON object (e.g. a task's raw
-    string argument), cannot be retried: they stay and are counted as ``skipped``; ``ids``
-    that name no dead letter are listed as ``unknown`` (an id given twice counts once). Each
-    letter is deleted before it is sent, since a fast worker that fails it again records it
-    under the same id; if the send fails (broker down), the letter is put back as it was and
-    retrying stops there (``failed``, ``error``; the letters after it, ``not_sent``, stay)."""
+    A letter the worker's consumer wrote (:data:`shared.consumer.CONSUMER_LETTERS`) sends the
+    stage message its kept bytes hold. Ingest refusals, and letters whose payload is not a
+    JSON object (e.g. a task's raw string argument, a pickle), cannot be retried: they stay
+    and are counted as ``skipped``; ``ids`` that name no dead letter are listed as
+    ``unknown`` (an id given twice counts once). Each letter is deleted before it is sent,
+    since a fast worker that fails it again records it under the same id; if the send fails
+    (broker down), the letter is put back as it was and retrying stops there (``failed``,
+    ``error``; the letters after it, ``not_sent``, stay)."""
+    from shared.consumer import CONSUMER_LETTERS, kept_stage_message
+
     stored = store.list_dead_letters(limit=1_000_000)
     known = {letter["id"] for letter in stored}
     wanted = None if ids is None else set(ids)
@@ -86,6 +90,10 @@ def retry_dead_letters(store: Store, ids: Sequence[str] | None) -> dict[str, Any
             payload = json.loads(letter["payload"])
         except ValueError:
             payload = None
+        if letter.get("error_type") in CONSUMER_LETTERS:
+            # kept bytes of a message the consumer could not run (a task of another version,
+            # say): its stage message goes back, if the bytes hold one
+            payload = kept_stage_message(payload)
         if not isinstance(payload, dict):
             result["skipped"] += 1
             continue

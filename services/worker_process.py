@@ -11,7 +11,6 @@ from typing import Any
 from celery.signals import (
     task_postrun,
     task_prerun,
-    task_rejected,
     worker_process_init,
     worker_process_shutdown,
     worker_ready,
@@ -61,16 +60,15 @@ def warm_up(stage: str) -> None:
 
 
 def watch_consumer(stage: str) -> None:
-    """Export readiness and count refused messages (signals of the consumer, parent process).
+    """Export readiness (a signal of the consumer, parent process).
 
     ``paramine_worker_ready{stage}`` turns 1 when the consumer is attached to its queue, after
     the warm-up: what tests and probes wait for. The consumer then starts renewing the leases
     of the messages it holds (:mod:`shared.lease`, its one thread: this process forks the
     pool's children); a tree_align consumer also starts the reconciler, in a process of its
-    own (:mod:`shared.reconcile`). A message of a content type other than JSON (a pickle) is
-    refused undecoded, logged by Celery, dropped, and counted in
-    ``paramine_messages_rejected_total{stage}``; a JSON one whose body cannot be decoded is
-    dead-lettered and counted there too (:mod:`shared.consumer`).
+    own (:mod:`shared.reconcile`). A message the consumer cannot run (a content type other
+    than JSON, a body it cannot decode, a task it does not have) is dead-lettered undecoded
+    and counted in ``paramine_messages_rejected_total{stage}`` (:mod:`shared.consumer`).
     """
     from shared.metrics import stage_metrics
 
@@ -93,13 +91,7 @@ def watch_consumer(stage: str) -> None:
 
             start_process()
 
-    def rejected(message: Any = None, exc: BaseException | None = None, **_: Any) -> None:
-        stage_metrics().messages_rejected.labels(stage).inc()
-        content_type = getattr(message, "content_type", None)
-        log.warning("%s refused a message (content type %s): %r", stage, content_type, exc)
-
     worker_ready.connect(ready, weak=False)
-    task_rejected.connect(rejected, weak=False)
 
 
 # The signal the consumer sends a pool child whose task ran past its soft time limit

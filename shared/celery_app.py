@@ -43,6 +43,9 @@ def make_celery(settings: Settings) -> Celery:
     app = Celery("paramine", broker=broker, set_as_current=False)
     queue = settings.queue
     app.conf.update(
+        # kombu's Redis transport, except that a queue item that is no message envelope is
+        # dead-lettered instead of stopping the worker (shared/broker.py)
+        broker_transport="shared.broker:Transport" if settings.redis_url else None,
         task_serializer="json",
         result_serializer="json",
         accept_content=["json"],  # a pickled message is refused by the worker

@@ -1,5 +1,6 @@
-"""A running stage worker refuses a pickled message undecoded and dead-letters one whose body
-cannot be decoded (keeping its bytes); JSON messages flow on."""
+"""A running stage worker dead-letters, undecoded and with its bytes kept, a pickled message,
+one whose body cannot be decoded, one for a task it does not have and one that is no task
+message; JSON messages flow on."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import redis
 
 from shared.celery_app import make_celery, queue_name, task_name
 from shared.config import Settings
+from shared.consumer import kept_stage_message
 from shared.store import Store
 from tests.integration.conftest import Cluster
 from tests.integration.test_pipeline import KEY, sample_pairs, wait_for_idle_queues, wait_for_job
@@ -69,8 +71,15 @@ def test_a_pickled_message_is_refused_and_json_flows_on(cluster: Cluster, tmp_pa
 
     assert not marker.exists(), "the worker unpickled the message"
     assert rejected_total(metrics_url) == before + 1
+    # dead-lettered undecoded: its bytes kept, never a stage message for retry
+    (letter,) = dead_letters_of(cluster, "InvalidTask")
+    assert "ContentDisallowed" in letter["reason"]
+    kept = json.loads(letter["payload"])
+    assert kept["content_type"] == "application/x-python-serialize"
+    assert b"touch" in base64.b64decode(kept["body_base64"])
+    assert kept_stage_message(kept) is None
     log = (cluster.logs / "tree_align.log").read_text(errors="replace")
-    assert "tree_align refused a message (content type application/x-python-serialize)" in log
+    assert "tree_align dead-lettered a message it cannot run (invalid task message)" in log
 
 
 def queued_envelope(redis_url: str, payload: dict[str, Any], stage: str) -> dict[str, Any]:
@@ -119,3 +128,77 @@ def test_a_message_whose_body_cannot_be_decoded_is_dead_lettered_and_json_flows_
     assert rejected_total(metrics_url) == before + 1
     log = (cluster.logs / "tree_align.log").read_text(errors="replace")
     assert "tree_align dead-lettered a message it cannot decode" in log
+
+
+def dead_letters_of(cluster: Cluster, error_type: str) -> list[dict[str, Any]]:
+    store = Store(cluster.env["PARAMINE_DATABASE_URL"])
+    try:
+        return [
+            letter
+            for letter in store.list_dead_letters(stage="tree_align", limit=1000)
+            if letter["error_type"] == error_type
+        ]
+    finally:
+        store.engine.dispose()
+
+
+def test_a_message_for_a_task_this_worker_lacks_is_dead_lettered_and_json_flows_on(
+    cluster: Cluster,
+) -> None:
+    # A producer of another version (a rolling upgrade) names a task the worker does not
+    # have: Celery's consumer logged it and dropped it.
+    metrics_url = cluster.worker_metrics["tree_align"]
+    before = rejected_total(metrics_url)
+    app = make_celery(Settings(redis_url=cluster.env["PARAMINE_REDIS_URL"]))
+    app.send_task(
+        "paramine.tree_align.process_v0", args=[{"job_id": "retired-task"}],
+        queue=queue_name("tree_align"),
+    )  # fmt: skip
+    job_behind_completes(cluster, "after-unknown-task")
+
+    (letter,) = dead_letters_of(cluster, "UnknownTask")
+    assert "paramine.tree_align.process_v0" in letter["reason"]
+    kept = json.loads(letter["payload"])
+    assert kept["headers"]["task"] == "paramine.tree_align.process_v0"
+    assert kept_stage_message(kept) == {"job_id": "retired-task"}  # what a retry sends
+    assert rejected_total(metrics_url) == before + 1
+
+
+def test_a_message_without_a_task_header_is_dead_lettered_and_json_flows_on(
+    cluster: Cluster,
+) -> None:
+    metrics_url = cluster.worker_metrics["tree_align"]
+    before = rejected_total(metrics_url)
+    redis_url = cluster.env["PARAMINE_REDIS_URL"]
+    envelope = queued_envelope(redis_url, {"job_id": "no-task-header"}, "tree_align")
+    del envelope["headers"]["task"]  # another client's message on the queue
+    redis.Redis.from_url(redis_url).lpush(queue_name("tree_align"), json.dumps(envelope))
+    job_behind_completes(cluster, "after-no-task-header")
+
+    (letter,) = dead_letters_of(cluster, "UnknownMessage")
+    kept = json.loads(letter["payload"])
+    assert json.loads(base64.b64decode(kept["body_base64"]))[0] == [{"job_id": "no-task-header"}]
+    assert rejected_total(metrics_url) == before + 1
+    log = (cluster.logs / "tree_align.log").read_text(errors="replace")
+    assert "tree_align dead-lettered a message it cannot run (no task message)" in log
+
+
+def test_a_queue_item_that_is_no_message_envelope_is_dead_lettered_and_json_flows_on(
+    cluster: Cluster,
+) -> None:
+    # Another program's LPUSH onto the queue: kombu's transport raised in the consumer's loop
+    # ("Unrecoverable error: JSONDecodeError"), the worker stopped consuming, the item was lost.
+    metrics_url = cluster.worker_metrics["tree_align"]
+    before = rejected_total(metrics_url)
+    redis_url = cluster.env["PARAMINE_REDIS_URL"]
+    items = [b"not an envelope \xff", b'{"job_id": "plain json"}']
+    for item in items:
+        redis.Redis.from_url(redis_url).lpush(queue_name("tree_align"), item)
+    job_behind_completes(cluster, "after-raw-items")
+
+    letters = dead_letters_of(cluster, "NoEnvelope")
+    kept = [base64.b64decode(json.loads(letter["payload"])["body_base64"]) for letter in letters]
+    assert sorted(kept) == sorted(items)  # every byte kept
+    assert rejected_total(metrics_url) == before + 2
+    log = (cluster.logs / "tree_align.log").read_text(errors="replace")
+    assert "Unrecoverable error" not in log
