@@ -111,15 +111,7 @@ def test_a_message_whose_body_cannot_be_decoded_is_dead_lettered_and_json_flows_
     redis.Redis.from_url(redis_url).lpush(queue_name("tree_align"), json.dumps(envelope))
     job_behind_completes(cluster, "after-undecodable")
 
-    store = Store(cluster.env["PARAMINE_DATABASE_URL"])
-    try:
-        letters = [
-            letter
-            for letter in store.list_dead_letters(stage="tree_align", limit=1000)
-            if letter["error_type"] == "DecodeError"
-        ]
-    finally:
-        store.engine.dispose()
+    letters = dead_letters_of(cluster, "DecodeError")
     assert len(letters) == 1, letters
     kept = json.loads(letters[0]["payload"])
     assert base64.b64decode(kept["body_base64"]) == body  # every byte kept
