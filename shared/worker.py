@@ -158,7 +158,9 @@ def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
                 # The dead-letter table is unreachable too: keep the message on the queue.
                 metrics.messages_retried.labels(stage).inc()
                 raise self.retry(
-                    exc=store_down, countdown=countdown, max_retries=self.request.retries + 1
+                    exc=retry_reason(store_down),
+                    countdown=countdown,
+                    max_retries=self.request.retries + 1,
                 ) from None
             return 0
 
@@ -189,7 +191,9 @@ def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
                     stage, attempts, countdown, describe_error(exc),
                 )  # fmt: skip
             metrics.messages_retried.labels(stage).inc()
-            raise self.retry(exc=exc, countdown=countdown, max_retries=retry_cap) from None
+            raise self.retry(
+                exc=retry_reason(exc), countdown=countdown, max_retries=retry_cap
+            ) from None
         sender = CelerySender(app)
         try:
             for next_stage, message in outgoing:
@@ -202,6 +206,27 @@ def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
         return len(outgoing)
 
     return process
+
+
+# The longest reason a retry carries back to the consumer.
+RETRY_REASON_CHARS = 1000
+
+
+class RetryReason(TransientError):
+    """Why a task is retried, in a few hundred bytes: what the pool process sends back to the
+    consumer in place of the exception itself."""
+
+
+def retry_reason(exc: BaseException) -> RetryReason:
+    """``exc`` as a :class:`RetryReason`: its type and message (``describe_error``) cut to
+    RETRY_REASON_CHARS.
+
+    Why: a retry's exception goes back to the consumer pickled, through the pipe the pool
+    process shares with it. A database error pickles its statement's parameters (a page
+    pair's HTML: tens of kilobytes), more than the pipe holds, so the process waited on the
+    write; a hard time limit's SIGKILL then cut the message in two and the consumer stopped
+    on the garbage (benchmarks/results/hosts.md). A reason this short is written at once."""
+    return RetryReason(describe_error(exc)[:RETRY_REASON_CHARS])
 
 
 def queue_wait(request: Any, started: float) -> float | None:

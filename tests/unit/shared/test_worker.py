@@ -147,3 +147,23 @@ def test_queue_wait_reads_the_publish_time_header() -> None:
     assert queue_wait(SimpleNamespace(headers=None), 100.0) is None
     assert queue_wait(SimpleNamespace(**{SENT_AT_HEADER: "soon"}), 100.0) is None
     assert queue_wait(SimpleNamespace(**{SENT_AT_HEADER: True}), 100.0) is None
+
+
+def test_a_retry_carries_a_short_reason_whatever_the_error_holds() -> None:
+    import pickle
+
+    import sqlalchemy.exc
+
+    from shared.worker import RETRY_REASON_CHARS, RetryReason, retry_reason
+
+    # a database error pickles its statement's parameters: here a megabyte of page text
+    error = sqlalchemy.exc.OperationalError(
+        "INSERT INTO pages (html) VALUES (%(html)s)", {"html": "x" * 1_000_000}, OSError("gone")
+    )
+    assert len(pickle.dumps(error)) > 1_000_000
+    reason = retry_reason(error)
+    assert isinstance(reason, RetryReason)
+    assert str(reason).startswith("OperationalError: ")
+    assert len(str(reason)) <= RETRY_REASON_CHARS
+    # far below a pipe's 64 KB and PIPE_BUF's 4 KB: written to the consumer at once
+    assert len(pickle.dumps(reason)) < 4096
