@@ -33,7 +33,7 @@ from kombu.exceptions import KombuError
 
 from shared.config import QueueSettings, get_settings
 from shared.errors import InvalidInput, TransientError
-from shared.metrics import stage_metrics
+from shared.metrics import StageMetrics, stage_metrics
 from shared.pipeline import SENT_AT_HEADER, CelerySender, Handler, describe_error, run_stage
 from shared.store import Store
 
@@ -240,7 +240,9 @@ def queue_wait(request: Any, started: float) -> float | None:
     return max(0.0, started - float(sent))
 
 
-def observe_queue_wait(metrics: Any, stage: str, task: str, request: Any, started: float) -> None:
+def observe_queue_wait(
+    metrics: StageMetrics, stage: str, task: str, request: Any, started: float
+) -> None:
     """Record the message's queue wait in ``paramine_queue_wait_seconds`` and log it with the
     task id (INFO, beside Celery's own received/succeeded lines)."""
     wait = queue_wait(request, started)
