@@ -30,6 +30,7 @@ Page matching, words, paraphrases, thesaurus, corpus:
     thesaurus_trend: noise of the Table-2 tendency (a section) -> thesaurus_livedoor.md
     thesaurus_speed: a full similarity recompute -> thesaurus_speed.md
     langid: language identification for flagging -> langid.md
+    langid_cache: the flag check's verdict cache on the albatec crawl -> langid_cache.md
     clean_corpus: the README's command on the albatec crawl -> clean_corpus.md
 The distributed pipeline (needs Redis and PostgreSQL):
     pipeline_load: gateway, workers, Redis, PostgreSQL under load -> pipeline_load.md

@@ -35,6 +35,7 @@ BENCHMARKS = (
     "thesaurus_livedoor",
     "thesaurus_speed",
     "langid",
+    "langid_cache",
     "clean_corpus",
 )
 

@@ -65,14 +65,36 @@ def guess(text: str) -> tuple[str, float]:
     return str(lang), float(probability)
 
 
-def declared_probability(text: str, declared: str) -> float:
-    """The probability the model gives ``declared``'s language group for ``text``."""
+# A site's boilerplate (menus, footers, cookie notices) stands on each of its pages: texts up
+# to CACHED_CHARS long keep their probability, CACHE_SIZE of them (a few MB at most);
+# measured in benchmarks/results/langid_cache.md.
+CACHED_CHARS = 400
+CACHE_SIZE = 8192
+
+
+def declared_probability(text: str, declared: str, *, cache: bool = True) -> float:
+    """The probability the model gives ``declared``'s language group for ``text`` (kept for
+    texts of up to CACHED_CHARS characters unless ``cache`` is false)."""
     group = language_group(declared)
+    if cache and len(text) <= CACHED_CHARS:
+        return _cached_group_probability(text, group)
+    return _group_probability(text, group)
+
+
+def clear_cache() -> None:
+    """Forget the probabilities :func:`declared_probability` kept."""
+    _cached_group_probability.cache_clear()
+
+
+def _group_probability(text: str, group: str) -> float:
     return sum(
         float(probability)
         for label, probability in _identifier().rank(text)
         if language_group(label) == group
     )
+
+
+_cached_group_probability = functools.lru_cache(maxsize=CACHE_SIZE)(_group_probability)
 
 
 def letters(text: str) -> int:
@@ -98,9 +120,11 @@ def wrong_language(
     declared: str,
     min_letters: int = MIN_LETTERS,
     max_prob: float = MAX_DECLARED_PROB,
+    *,
+    cache: bool = True,
 ) -> bool:
     """True only when ``text`` is confidently not in ``declared``: it has ``min_letters``
     letters or more, the model knows ``declared``, and gives it at most ``max_prob``."""
     if not has_letters(text, min_letters) or not known(declared):
         return False
-    return declared_probability(text, declared) <= max_prob
+    return declared_probability(text, declared, cache=cache) <= max_prob

@@ -49,3 +49,18 @@ def test_close_languages_share_a_group() -> None:
 @given(st.text(max_size=30), st.integers(-1, 12))
 def test_has_letters_agrees_with_counting_them(text: str, count: int) -> None:
     assert langid.has_letters(text, count) == (langid.letters(text) >= count)
+
+
+def test_the_cache_keeps_probabilities_not_verdicts_of_other_languages() -> None:
+    langid.clear_cache()
+    text = "Alle Rechte vorbehalten, auch die der Übersetzung in andere Sprachen."
+    fresh = langid.declared_probability(text, "de", cache=False)
+    assert langid.declared_probability(text, "de") == fresh  # first call fills the cache
+    assert langid.declared_probability(text, "de-AT") == fresh  # one group, one entry
+    assert langid.wrong_language(text, "en") == langid.wrong_language(text, "en", cache=False)
+    assert langid.declared_probability(text, "en") != fresh  # the group is part of the key
+    long_text = text * 10  # over CACHED_CHARS: computed every time, never kept
+    assert len(long_text) > langid.CACHED_CHARS
+    assert langid.declared_probability(long_text, "de") == langid.declared_probability(
+        long_text, "de", cache=False
+    )
