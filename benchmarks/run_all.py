@@ -20,6 +20,7 @@ BENCHMARKS = (
     "sentence_align_length",
     "sentence_align",
     "sentence_align_languages",
+    "sentence_align_whole_process",
     "bam_anchors",
     "sentence_align_ablation",
     "sentence_align_missing_block",
