@@ -13,6 +13,7 @@ repository root: ``.venv/bin/python -m benchmarks.langid_cache``.
 from __future__ import annotations
 
 import base64
+import functools
 import gzip
 import time
 from collections import Counter
@@ -43,11 +44,6 @@ def crawl_lines() -> list[tuple[str, str]]:
     return lines
 
 
-def uncached_wrong_language(text: str, declared: str) -> bool:
-    """``wrong_language`` computing every probability afresh (the cache bypassed)."""
-    return langid.wrong_language(text, declared, cache=False)
-
-
 def best_seconds(check: Callable[[str, str], bool], lines: list[tuple[str, str]]) -> float:
     best = float("inf")
     for _ in range(ROUNDS):
@@ -63,13 +59,13 @@ def main() -> None:
     lines = crawl_lines()
     langid.wrong_language("warm up the model once", "en")
     cached = [langid.wrong_language(text, lang) for text, lang in lines]
-    plain = [uncached_wrong_language(text, lang) for text, lang in lines]
+    plain = [langid.wrong_language(text, lang, cache=False) for text, lang in lines]
     assert cached == plain, "the cache changed a verdict"
     counts = Counter(lines)
     repeated = sum(count for count in counts.values() if count > 1)
     cacheable = sum(1 for text, _ in lines if len(text) <= langid.CACHED_CHARS)
     with_cache = best_seconds(langid.wrong_language, lines)
-    without = best_seconds(uncached_wrong_language, lines)
+    without = best_seconds(functools.partial(langid.wrong_language, cache=False), lines)
     publish(
         RESULT,
         [

@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
+import math
 import os
 import random
 import re
@@ -732,7 +733,7 @@ def summarise(result: RunResult) -> dict[str, Any]:
         waits.setdefault(s.phase + " lower", []).append(start - s.submitted)
         if idle and s.phase in ("load80", "paced80"):
             waits.setdefault("free", []).append(start - s.sent)
-            if hop == hop:  # not nan
+            if not math.isnan(hop):
                 waits.setdefault("free hop", []).append(hop)
     waits_upper, waits_lower = waits.get("load80", []), waits.get("load80 lower", [])
     b0 = result.phases["backlog"][0] if "backlog" in result.phases else float("nan")

@@ -55,6 +55,20 @@ def job_behind_completes(cluster: Cluster, job_id: str) -> None:
     wait_for_idle_queues(cluster)
 
 
+def push_then_job_behind(cluster: Cluster, items: list[bytes | str], job_id: str) -> None:
+    """Put ``items`` raw on tree_align's queue (as another program would), then check that a
+    JSON job queued behind them completes."""
+    queue = redis.Redis.from_url(cluster.env["PARAMINE_REDIS_URL"])
+    for item in items:
+        queue.lpush(queue_name("tree_align"), item)
+    job_behind_completes(cluster, job_id)
+
+
+def kept_bytes(letter: dict[str, Any]) -> bytes:
+    """The message bytes a consumer-written dead letter keeps."""
+    return base64.b64decode(json.loads(letter["payload"])["body_base64"])
+
+
 def test_a_pickled_message_is_refused_and_json_flows_on(cluster: Cluster, tmp_path: Path) -> None:
     metrics_url = cluster.worker_metrics["tree_align"]
     before = rejected_total(metrics_url)
@@ -76,7 +90,7 @@ def test_a_pickled_message_is_refused_and_json_flows_on(cluster: Cluster, tmp_pa
     assert "ContentDisallowed" in letter["reason"]
     kept = json.loads(letter["payload"])
     assert kept["content_type"] == "application/x-python-serialize"
-    assert b"touch" in base64.b64decode(kept["body_base64"])
+    assert b"touch" in kept_bytes(letter)
     assert kept_stage_message(kept) is None
     log = (cluster.logs / "tree_align.log").read_text(errors="replace")
     assert "tree_align dead-lettered a message it cannot run (invalid task message)" in log
@@ -108,14 +122,12 @@ def test_a_message_whose_body_cannot_be_decoded_is_dead_lettered_and_json_flows_
     # JSON whose bytes are not UTF-8: Celery's consumer logged such a message and acked it
     body = b'[[{"job_id": "undecodable \xff\xfe"}], {}, {"callbacks": null, "errbacks": null}]'
     envelope["body"] = base64.b64encode(body).decode("ascii")
-    redis.Redis.from_url(redis_url).lpush(queue_name("tree_align"), json.dumps(envelope))
-    job_behind_completes(cluster, "after-undecodable")
+    push_then_job_behind(cluster, [json.dumps(envelope)], "after-undecodable")
 
     letters = dead_letters_of(cluster, "DecodeError")
     assert len(letters) == 1, letters
-    kept = json.loads(letters[0]["payload"])
-    assert base64.b64decode(kept["body_base64"]) == body  # every byte kept
-    assert kept["content_type"] == "application/json"
+    assert kept_bytes(letters[0]) == body  # every byte kept
+    assert json.loads(letters[0]["payload"])["content_type"] == "application/json"
     assert "UnicodeDecodeError" in letters[0]["reason"]
     assert rejected_total(metrics_url) == before + 1
     log = (cluster.logs / "tree_align.log").read_text(errors="replace")
@@ -164,12 +176,10 @@ def test_a_message_without_a_task_header_is_dead_lettered_and_json_flows_on(
     redis_url = cluster.env["PARAMINE_REDIS_URL"]
     envelope = queued_envelope(redis_url, {"job_id": "no-task-header"}, "tree_align")
     del envelope["headers"]["task"]  # another client's message on the queue
-    redis.Redis.from_url(redis_url).lpush(queue_name("tree_align"), json.dumps(envelope))
-    job_behind_completes(cluster, "after-no-task-header")
+    push_then_job_behind(cluster, [json.dumps(envelope)], "after-no-task-header")
 
     (letter,) = dead_letters_of(cluster, "UnknownMessage")
-    kept = json.loads(letter["payload"])
-    assert json.loads(base64.b64decode(kept["body_base64"]))[0] == [{"job_id": "no-task-header"}]
+    assert json.loads(kept_bytes(letter))[0] == [{"job_id": "no-task-header"}]
     assert rejected_total(metrics_url) == before + 1
     log = (cluster.logs / "tree_align.log").read_text(errors="replace")
     assert "tree_align dead-lettered a message it cannot run (no task message)" in log
@@ -182,14 +192,10 @@ def test_a_queue_item_that_is_no_message_envelope_is_dead_lettered_and_json_flow
     # ("Unrecoverable error: JSONDecodeError"), the worker stopped consuming, the item was lost.
     metrics_url = cluster.worker_metrics["tree_align"]
     before = rejected_total(metrics_url)
-    redis_url = cluster.env["PARAMINE_REDIS_URL"]
-    items = [b"not an envelope \xff", b'{"job_id": "plain json"}']
-    for item in items:
-        redis.Redis.from_url(redis_url).lpush(queue_name("tree_align"), item)
-    job_behind_completes(cluster, "after-raw-items")
+    items: list[bytes | str] = [b"not an envelope \xff", b'{"job_id": "plain json"}']
+    push_then_job_behind(cluster, items, "after-raw-items")
 
-    letters = dead_letters_of(cluster, "NoEnvelope")
-    kept = [base64.b64decode(json.loads(letter["payload"])["body_base64"]) for letter in letters]
+    kept = [kept_bytes(letter) for letter in dead_letters_of(cluster, "NoEnvelope")]
     assert sorted(kept) == sorted(items)  # every byte kept
     assert rejected_total(metrics_url) == before + 2
     log = (cluster.logs / "tree_align.log").read_text(errors="replace")
