@@ -10,6 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from services.lexical.dictionary import BilingualDictionary
+from services.tree_align.adjacent import attach_adjacent
 from services.tree_align.chunk_union import ChunkComponent
 from services.tree_align.components import chunk_components
 from services.tree_align.decoder import (
@@ -40,10 +41,11 @@ CONFIDENT_COST = -10.0
 # is).
 MIN_TRAINING_WORDS = 200
 # The lexical pass stands only when its chunk pairs keep at least this share of the first
-# pass's length evidence (:func:`_length_evidence`); below, Model 1 was trained on too little
+# pass's length evidence (:func:`_output_evidence`); below, Model 1 was trained on too little
 # (a page whose confident pairs were one paragraph and an untranslated box) and the first
 # pass stands. Chosen on the training part of the page suite (0.5 to 0.9 swept;
-# benchmarks/results/tree_align_pages.md, tuning history).
+# benchmarks/results/tree_align_pages.md, tuning history). Both passes are measured as they
+# would be output: with their split paragraphs' other halves joined (``adjacent``).
 KEEP_EVIDENCE = 0.8
 # Retraining Model 1 on the second pass's pairs scored as no retraining on the dev pages, so
 # it stays off (benchmarks/results/tuning_history.md).
@@ -85,8 +87,10 @@ def align_two_pass(
     pages aligned again. Returns the last pass's alignment and model, or pass 1's when no
     dictionary is given and the confident pairs hold fewer than ``MIN_TRAINING_WORDS``
     source words, or when the last pass's chunk pairs keep less than ``KEEP_EVIDENCE`` of
-    pass 1's length evidence; with the alignment's chunk components when they were computed
-    on the way (None otherwise).
+    pass 1's length evidence (each pass's pairs with the unpaired halves of split paragraphs
+    next to them joined, as the output will have them: a Chinese paragraph whose English
+    translation is two blocks shows little length evidence paired with one of them); with
+    the alignment's chunk components when they were computed on the way (None otherwise).
     """
     # the length Pr_text of the leaves is the same in every pass: computed once
     original = model
@@ -99,11 +103,12 @@ def align_two_pass(
     max_span = alignment.max_span
     threshold = confident_cost
     first = alignment
+    chunks = (text_chunks(src), text_chunks(tgt))
     first_evidence = 0.0
     for _ in range(1 + refinements):
-        confident, evidence = _confident_pairs(src, tgt, alignment, model, threshold)
+        confident, components = _confident_pairs(src, tgt, alignment, model, threshold, chunks)
         if model is base:
-            first_evidence = evidence  # pass 1 scores its pairs with the length model
+            first_evidence = _output_evidence(chunks, components, base.text_model, base.text_model)
         if (
             dictionary is None  # with one, Model 1 knows the dictionary's words
             and sum(len(spaced(a).split()) for a, _ in confident) < MIN_TRAINING_WORDS
@@ -131,9 +136,9 @@ def align_two_pass(
             max_table_bytes=max_table_bytes,
         )
         threshold = refine_cost
-    chunks = (text_chunks(src), text_chunks(tgt))
     components = chunk_components(src, tgt, alignment, model, chunks=chunks)
-    if _length_evidence(chunks, components, base.text_model) > KEEP_EVIDENCE * first_evidence:
+    last_evidence = _output_evidence(chunks, components, model.text_model, base.text_model)
+    if last_evidence > KEEP_EVIDENCE * first_evidence:
         # the lexical pass lost most of the first pass's pairs: its Model 1 knows too little
         return TwoPass(first, original, None)
     return TwoPass(alignment, model, components)
@@ -155,19 +160,21 @@ class _LeafCosts:
         return costs
 
 
-def _length_evidence(
+def _output_evidence(
     chunks: tuple[list[TextChunk], list[TextChunk]],
     components: list[ChunkComponent],
+    text_model: TextModel,
     length: TextModel,
 ) -> float:
-    """Summed length Pr_text evidence (negative costs only) of chunk pairs: how much paired
-    text an alignment stands for, on one scale for every pass."""
+    """Summed length Pr_text evidence (negative costs only) of chunk pairs as they will be
+    output, each grown by its unpaired neighbours that ``text_model`` joins to it
+    (``adjacent.attach_adjacent``): how much paired text an alignment stands for, on one
+    scale for every pass."""
+    texts = ([chunk.text for chunk in chunks[0]], [chunk.text for chunk in chunks[1]])
+    runs = [(component.src_chunks, component.tgt_chunks) for component in components]
     pairs = [
-        (
-            " ".join(chunks[0][k].text for k in component.src_chunks),
-            " ".join(chunks[1][j].text for j in component.tgt_chunks),
-        )
-        for component in components
+        (" ".join(texts[0][k] for k in src_run), " ".join(texts[1][j] for j in tgt_run))
+        for src_run, tgt_run in attach_adjacent(texts, runs, text_model)
     ]
     if not pairs:
         return 0.0
@@ -176,20 +183,24 @@ def _length_evidence(
 
 
 def _confident_pairs(
-    src: TagTree, tgt: TagTree, alignment: TreeAlignment, model: TreeModel, threshold: float
-) -> tuple[list[tuple[str, str]], float]:
+    src: TagTree,
+    tgt: TagTree,
+    alignment: TreeAlignment,
+    model: TreeModel,
+    threshold: float,
+    chunks: tuple[list[TextChunk], list[TextChunk]],
+) -> tuple[list[tuple[str, str]], list[ChunkComponent]]:
     """Texts of the alignment's chunk pairs whose Pr_text cost is below ``threshold``, and
-    the summed evidence (negative costs) of all its pairs."""
-    chunks = (text_chunks(src), text_chunks(tgt))
+    the alignment's chunk components."""
+    components = chunk_components(src, tgt, alignment, model, chunks=chunks)
     pairs = [
         (
             " ".join(chunks[0][k].text for k in component.src_chunks),
             " ".join(chunks[1][j].text for j in component.tgt_chunks),
         )
-        for component in chunk_components(src, tgt, alignment, model, chunks=chunks)
+        for component in components
     ]
     if not pairs:
-        return [], 0.0
+        return [], components
     costs = np.diag(model.text_model.pair_costs([a for a, _ in pairs], [b for _, b in pairs]))
-    evidence = float(np.minimum(costs, 0.0).sum())
-    return [pair for k, pair in enumerate(pairs) if costs[k] < threshold], evidence
+    return [pair for k, pair in enumerate(pairs) if costs[k] < threshold], components

@@ -5,7 +5,9 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 
+from services.tree_align.align import align_page_texts
 from services.tree_align.calibrate import calibrated
 from services.tree_align.html_tree import block_tree, parse_html
 from services.tree_align.lexical import (
@@ -80,3 +82,32 @@ def test_a_dictionary_runs_the_lexical_pass_without_confident_pairs() -> None:
     paired = {(c.src_chunks, c.tgt_chunks) for c in seeded.components}
     # target chunk 0 is the box: the three paragraphs pair with target chunks 1-3
     assert paired == {((0,), (1,)), ((1,), (2,)), ((2,), (3,))}
+
+
+@pytest.mark.parametrize(("seed", "box_words"), [(13, 20), (5, 25)])
+def test_split_paragraphs_keep_the_lexical_pass_against_a_shifted_length_pass(
+    seed: int, box_words: int
+) -> None:
+    """Each target paragraph is two source blocks, and a one-sided box of unknown words opens
+    the source page. The length pass pairs the box with the first paragraph (a shift); the
+    lexical pass pairs each paragraph with one of its halves, which alone has little length
+    evidence. Measured as output (halves joined) the lexical pass keeps its evidence and
+    stands: every paragraph pairs with both its halves, the box with nothing."""
+    src, tgt = texts(seed, 6)
+    box = " ".join("qoq" + "abcdefghijklmn"[k % 14] for k in range(box_words))
+    src_html = f"<div class='box'><p>{box}</p></div>" + "".join(f"<p>{t}</p>" for t in src)
+    tgt_html = "".join(f"<p>{tgt[2 * k]} {tgt[2 * k + 1]}</p>" for k in range(3))
+    pairs = align_page_texts(
+        parse_html(f"<html><body>{src_html}</body></html>"),
+        parse_html(f"<html><body>{tgt_html}</body></html>"),
+        dictionary=dictionary(seed),
+    )
+    found = {(tuple(pair.src_text.split()), tuple(pair.tgt_text.split())) for pair in pairs}
+    expected = {
+        (
+            tuple(f"{src[2 * k]} {src[2 * k + 1]}".split()),
+            tuple(f"{tgt[2 * k]} {tgt[2 * k + 1]}".split()),
+        )
+        for k in range(3)
+    }
+    assert found == expected
