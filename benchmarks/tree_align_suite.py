@@ -408,9 +408,56 @@ def make_pair(
 PAGE_BEADS = {"de": 30, "zh": 30, "en": 6}  # beads per page pair, by source language of the set
 
 
+# The random-template part: for each seed, five families drawn by :func:`random_family`,
+# filled with the training texts (a development set with templates nobody wrote).
+RANDOM_SEEDS = (1, 2)
+
+
+def random_side(rng: random.Random) -> Side:
+    """One side's features drawn independently from the ranges the ten families use."""
+    low = rng.choice([0, 5, 10, 25, 40, 60])
+    return Side(
+        menu=(0, 0) if low == 0 else (low, low + rng.randint(3, 20)),
+        menu_order=rng.choice(["same", "shuffle", "reverse"]),
+        nested=rng.random() < 0.3,
+        footer=rng.choice(["list", "table", "none"]),
+        footer_links=(6, rng.randint(8, 40)),
+        sidebar=rng.choice(["none", "before", "after"]),
+        depth=rng.randint(1, 10),
+        heading=rng.choice(["h1", "div", "h2"]),
+        block=rng.choice(["p", "p", "li", "td", "div"]),
+        boxes=rng.choice([0.0, 0.0, 0.1, 0.3]),
+        cookie=rng.random() < 0.3,
+        newsletter=rng.random() < 0.3,
+        split=rng.choice([0.0, 0.0, 0.3]),
+        merge=rng.choice([0.0, 0.0, 0.2]),
+        teaser=rng.random() < 0.4,
+        untranslated=rng.random() < 0.2,
+        footer_first=rng.random() < 0.15,
+    )
+
+
+def random_families(seed: int, count: int = 5) -> tuple[Family, ...]:
+    """``count`` families of two independently drawn sides (:func:`random_side`)."""
+    rng = random.Random(seed)
+    return tuple(
+        Family(f"random {seed}.{k}", random_side(rng), random_side(rng)) for k in range(count)
+    )
+
+
 def suite(split: str, seed: int = 7) -> list[PagePair]:
-    """Every page pair of the training or validation part (deterministic for ``seed``)."""
-    families = TRAIN_FAMILIES if split == "train" else VALIDATION_FAMILIES
+    """Every page pair of the training, validation or random-template part ("train",
+    "validation", "random"; deterministic for ``seed``, the random part for its own seeds)."""
+    if split == "random":
+        return [
+            pair
+            for random_seed in RANDOM_SEEDS
+            for pair in _pairs("train", random_families(random_seed), random_seed)
+        ]
+    return _pairs(split, TRAIN_FAMILIES if split == "train" else VALIDATION_FAMILIES, seed)
+
+
+def _pairs(split: str, families: Sequence[Family], seed: int) -> list[PagePair]:
     pairs: list[PagePair] = []
     rng = random.Random(seed)
     sets = text_sets(split)
