@@ -115,10 +115,12 @@ def _keep_content(
     long = [[k for k, size in enumerate(sizes[side]) if size] for side in (0, 1)]
     texts = [[chunks[side][k].text for k in long[side]] for side in (0, 1)]
     flat = fallback.flat_pairs(texts[0], texts[1], length)
-    tree_costs = length.pair_costs(
-        [" ".join(chunks[0][k].text for k in component.src_chunks) for component in components],
-        [" ".join(chunks[1][k].text for k in component.tgt_chunks) for component in components],
+    tree_pairs = fallback.measured_pairs(
+        (sizes[0], sizes[1]),
+        ([chunk.text for chunk in chunks[0]], [chunk.text for chunk in chunks[1]]),
+        [(component.src_chunks, component.tgt_chunks) for component in components],
     )
+    tree_costs = length.pair_costs([a for a, _ in tree_pairs], [b for _, b in tree_pairs])
     tree_evidence = fallback.evidence([float(c) for c in np.diag(tree_costs)])
     flat_evidence = fallback.evidence([cost for _, _, cost in flat])
     if not fallback.flat_is_better(tree_evidence, flat_evidence):

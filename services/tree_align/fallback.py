@@ -6,9 +6,10 @@ translation. Then most of the pages' longer texts stay unpaired on both sides. F
 page pair (:func:`needs_check`), the longer texts of the two pages are also aligned flat, in
 document order, by :func:`flat_pairs` (the page's text without the tree, but chunk by chunk
 and scored by Pr_text), and the result with the more Pr_text evidence is kept: both are
-measured with the same length model, the sum of their pairs' negative costs (a likelihood
-ratio against unrelated text, so a pairing that explains more text scores lower). Decided
-from model scores, never from a gold standard.
+measured with the same length model over the same kind of texts (:func:`measured_pairs`),
+the sum of their pairs' negative costs (a likelihood ratio against unrelated text, so a
+pairing that explains more text scores lower). Decided from model scores, never from a
+gold standard.
 """
 
 from __future__ import annotations
@@ -104,6 +105,27 @@ def _flat_moves(costs: FloatArray, n: int, m: int) -> IntArray:
             moves[i, j, 0] = step_a
             moves[i, j, 1] = step_b
     return moves
+
+
+def measured_pairs(
+    sizes: tuple[Sequence[int], Sequence[int]],
+    texts: tuple[Sequence[str], Sequence[str]],
+    runs: Sequence[tuple[Sequence[int], Sequence[int]]],
+) -> list[tuple[str, str]]:
+    """The text pairs of chunk ``runs`` (chunk indices a side) as the flat pairs are
+    measured: of each side only the chunks of ``MIN_WORDS`` words or more (``sizes`` above
+    0), joined; runs without such a chunk on a side are left out. The length Pr_text gives
+    a pair of one-word menu labels about the evidence of a pair of paragraphs, so a tree
+    result of forty paired labels and no paired content outweighed the flat pairs of the
+    content, which hold no labels."""
+    measured = [
+        (
+            " ".join(texts[0][k] for k in src_run if sizes[0][k]),
+            " ".join(texts[1][k] for k in tgt_run if sizes[1][k]),
+        )
+        for src_run, tgt_run in runs
+    ]
+    return [(a, b) for a, b in measured if a and b]
 
 
 def evidence(costs: Sequence[float]) -> float:

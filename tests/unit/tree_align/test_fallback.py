@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pytest
@@ -17,10 +17,12 @@ from services.tree_align.fallback import (
     evidence,
     flat_is_better,
     flat_pairs,
+    measured_pairs,
     needs_check,
 )
 from services.tree_align.html_tree import block_tree, parse_html
 from services.tree_align.model import FloatArray, LengthTextModel, initial_model
+from services.tree_align.tag_tree import TagTree
 
 
 class TableModel:
@@ -123,3 +125,37 @@ def test_content_a_tree_alignment_drops_is_aligned_flat() -> None:
     assert [(pair.src_text, pair.tgt_text) for pair in pairs] == [
         (p, p.upper()) for p in paragraphs
     ]
+
+
+def test_measured_pairs_keep_only_the_longer_texts_of_each_run() -> None:
+    texts = (["Home", "a b c d", "e f g"], ["Start", "w x y z", "u v"])
+    sizes = ([0, 7, 5], [0, 7, 0])
+    runs = [((0,), (0,)), ((1, 0), (1,)), ((2,), (2,))]
+    # the label pair is left out, the label beside a paragraph too, a run with no longer
+    # text on one side as well
+    assert measured_pairs(sizes, texts, runs) == [("a b c d", "w x y z")]
+
+
+def test_paired_menu_labels_do_not_outweigh_unpaired_content() -> None:
+    """A tree result that paired sixty one-word menu labels and none of the three paragraphs
+    has about the length evidence of the paragraphs' flat pairs; measured over the texts the
+    flat pairs hold (no labels), the flat pairs win and the content is kept."""
+    words = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta"]
+    paragraphs = [" ".join(words[(k + i) % 8] for i in range(6 + 5 * k)) for k in range(3)]
+    labels = [f"item{k}" for k in range(60)]
+
+    def page(text: Callable[[str], str]) -> TagTree:
+        menu = "".join(f"<li><a>{text(label)}</a></li>" for label in labels)
+        body = "".join(f"<p>{text(p)}</p>" for p in paragraphs)
+        return block_tree(parse_html(f"<html><body><ul>{menu}</ul>{body}</body></html>"))
+
+    src, tgt = page(str), page(str.upper)
+    model = initial_model(sorted(set(src.label_names) | set(tgt.label_names)))
+    label_leaves = [
+        [i for i in tree.text_leaves() if tree.texts[i].strip().lower() in labels]
+        for tree in (src, tgt)
+    ]
+    pairs = np.array(list(zip(*label_leaves, strict=True)), dtype=np.int64)
+    menus_only = TreeAlignment(pairs, 0.0, src.size, tgt.size, 0.0, np.full(len(pairs), -1.0))
+    kept = text_pairs(src, tgt, menus_only, model, keep_content=True)
+    assert [(pair.src_text, pair.tgt_text) for pair in kept] == [(p, p.upper()) for p in paragraphs]
