@@ -26,6 +26,9 @@ from services.tree_align.model import TreeModel
 REPAIR_WINDOW = 2
 REPAIR_REACH = 2
 REPAIR_MARGIN = 0.0  # not tuned: any lower summed cost
+# Chunk sizes here are whitespace words, so Chinese and Japanese chunks (one "word" each) are
+# never re-paired; counted as the lexical Pr_text's tokens (``lexical.word_count``) they
+# were, for the worse (benchmarks/results/tree_align_pages.md, tuning history step 21).
 
 
 def repair_pairs(
