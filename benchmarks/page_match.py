@@ -113,10 +113,12 @@ DEVELOPMENT_RECORD = [
     "CC-CEDICT lacks.",
     "",
     "Crawl to sentence pairs: with the three templates (and titles that are the pages' "
-    "first sentences) the de-fr crawls give 0.82-0.86 and the en-zh ones 0.60-0.73, "
-    "although their page pairs are found (0.92-1.00); 0.56-0.72 before the tree path's "
-    "evidence guard measured split paragraphs joined (step 18 of that tuning history: "
-    "0.561 -> 0.597 on the portal crawl, 0.695 -> 0.678 on the table one). Before the "
+    "first sentences) the de-fr crawls give 0.82-0.86 and the en-zh ones 0.67-0.81, "
+    "although their page pairs are found (0.92-1.00). The en-zh figures were 0.56-0.72 "
+    "before two changes of 2026-11-27 (steps 18 and 22 of the tuning history of "
+    "benchmarks/results/tree_align_pages.md): the tree path's evidence guard measuring "
+    "split paragraphs joined (0.60-0.73), then the Chinese splitter keeping a closing "
+    "quote with the sentence it ends (0.67-0.81). Before the "
     "tree path used the dictionaries (tree_align issue, 2026-11-27) they gave 0.80-0.86 "
     "and 0.53-0.78: de-fr "
     "portal pages gained, three of the four en-zh crawls lost 2-5 points (recall: on these "

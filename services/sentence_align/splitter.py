@@ -1,9 +1,11 @@
 """Sentence splitting for Japanese/Chinese and European languages (docs/methods.md §2).
 
 Japanese and Chinese: a sentence ends after 。！？ (or their half-width forms ｡ ! ?) when
-no bracket 「」『』（）() is open. European languages: a rule-based splitter that ends a
-sentence at . ! ? (plus closing quotes/brackets) before whitespace and a capital, digit
-or opening quote, except after known abbreviations, initials and ordinal numbers.
+no bracket 「」『』（）() is open, with the closing quotes and brackets right after the
+terminator (“……。” is one sentence, as European closing quotes are). European languages:
+a rule-based splitter that ends a sentence at . ! ? (plus closing quotes/brackets) before
+whitespace and a capital, digit or opening quote, except after known abbreviations,
+initials and ordinal numbers.
 Line breaks are whitespace unless ``newline_is_boundary`` is set (the lines of a web page:
 ``<br>`` lines, ``<pre>``); then a line still continues the previous one when it starts with
 a lowercase word after a line of three words or more without final punctuation: pages
@@ -28,6 +30,9 @@ _CJK_TERMINATORS = frozenset("。！？｡!?")
 _CJK_OPEN = "「『（("
 _CJK_CLOSE = "」』）)"
 _CJK_COMMAS = frozenset("、，､")
+# Closing quotes and brackets that stay with the sentence a terminator ends.
+_CJK_TRAILING = "”’\"'」』）)"
+_CJK_TRAILING_SET = frozenset(_CJK_TRAILING)
 
 # Abbreviations that take a period but rarely end a sentence, per language (lowercase,
 # without the final period). Kept short on purpose: frequent forms only.
@@ -122,8 +127,15 @@ def _split_cjk(text: str) -> list[str]:
         elif char in _CJK_CLOSE:
             depth = max(0, depth - 1)
         elif char in _CJK_TERMINATORS and depth == 0 and not _inside_latin(text, index):
-            # Keep runs such as ！？ together with the sentence they end.
+            # Keep runs such as ！？ together with the sentence they end, and the closing
+            # quotes and brackets after them (。” ends the sentence after the quote, even
+            # with a space between: 。 ”).
             while index + 1 < len(text) and text[index + 1] in _CJK_TERMINATORS:
+                index += 1
+            while index + 1 < len(text) and (
+                text[index + 1] in _CJK_TRAILING
+                or (text[index + 1] == " " and text[index + 2 : index + 3] in _CJK_TRAILING_SET)
+            ):
                 index += 1
             sentences.append(text[start : index + 1])
             start = index + 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -28,6 +30,13 @@ from services.sentence_align.splitter import (
         ),
         ("（注。下記参照）以上です｡次", ["（注。下記参照）以上です｡", "次"]),
         ("这是一个句子。这是第二个！", ["这是一个句子。", "这是第二个！"]),
+        # A closing quote after the terminator stays with its sentence (MAC-Dev's gold cuts
+        # there too), also with a space before it; inside the quote a 。 still ends one.
+        (
+            "那男孩道：“呸，你不会摔交。 ”韦小宝道：“谁说不会？”跃起身来。",
+            ["那男孩道：“呸，你不会摔交。 ”", "韦小宝道：“谁说不会？”", "跃起身来。"],
+        ),
+        ("他想：“真笨。该走了。”说完就走。", ["他想：“真笨。", "该走了。”", "说完就走。"]),
     ],
 )
 def test_cjk_rules(text: str, expected: list[str]) -> None:
@@ -263,3 +272,20 @@ _LINE_PIECES = st.sampled_from(
 @given(st.lists(_LINE_PIECES, max_size=40).map("".join), st.booleans(), st.booleans())
 def test_page_lines_join_as_the_whole_text_oracle_does(text: str, cased: bool, cjk: bool) -> None:
     assert _page_lines(text, cased, cjk) == _page_lines_oracle(text, cased, cjk)
+
+
+@given(
+    st.lists(
+        st.sampled_from(["他说", "：“", "好", "。", "！", "？", "”", " ", "，", "走了"]),
+        max_size=30,
+    )
+)
+def test_no_chinese_sentence_starts_with_the_quote_that_closes_the_previous_one(
+    pieces: list[str],
+) -> None:
+    text = "".join(pieces)
+    sentences = split_sentences(text, "zh")
+    assert "".join(sentences).replace(" ", "") == text.replace(" ", "")
+    for previous, sentence in itertools.pairwise(sentences):
+        if previous.rstrip()[-1:] in "。！？":
+            assert not sentence.lstrip().startswith("”")
