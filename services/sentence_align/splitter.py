@@ -173,8 +173,8 @@ def _is_european_boundary(text: str, match: re.Match[str], lang: str) -> bool:
     word = token.lower()
     if word in _COMMON_ABBREVIATIONS or (lang == "de" and word.endswith("str")):
         return False  # "-str." is -straße in German street names ("Hauptstr. 5")
-    if len(token) == 1 and token.isalpha():
-        return False  # an initial: "J. Smith"
+    if len(token) == 1 and token.isalpha() and not (token == "I" and base_lang(lang) == "en"):
+        return False  # an initial: "J. Smith" (English "I." is the pronoun: "so was I. At")
     parts = token.split(".")
     if "." in token and all(len(part) <= 2 and not part.isdigit() for part in parts):
         return False  # "z.B.", "U.S."

@@ -289,3 +289,16 @@ def test_no_chinese_sentence_starts_with_the_quote_that_closes_the_previous_one(
     for previous, sentence in itertools.pairwise(sentences):
         if previous.rstrip()[-1:] in "。！？":
             assert not sentence.lstrip().startswith("”")
+
+
+def test_english_i_before_a_period_is_the_pronoun_not_an_initial() -> None:
+    text = "She was satisfied, and so was I. At those moments J. Smith left."
+    assert split_sentences(text, "en") == [
+        "She was satisfied, and so was I.",
+        "At those moments J. Smith left.",
+    ]
+    # elsewhere a lone capital before a period stays an initial
+    assert split_sentences("Es sprach I. Kant. Dann ging er.", "de") == [
+        "Es sprach I. Kant.",
+        "Dann ging er.",
+    ]
