@@ -2,10 +2,11 @@
 
 Japanese and Chinese: a sentence ends after 。！？ (or their half-width forms ｡ ! ?) when
 no bracket 「」『』（）() is open, with the closing quotes and brackets right after the
-terminator (“……。” is one sentence, as European closing quotes are). European languages:
-a rule-based splitter that ends a sentence at . ! ? (plus closing quotes/brackets) before
-whitespace and a capital, digit or opening quote, except after known abbreviations,
-initials and ordinal numbers.
+terminator (“……。” is one sentence, as European closing quotes are), and a closing
+quote after an ellipsis or a dash (……” ——”, an utterance broken off) ends one too.
+European languages: a rule-based splitter that ends a sentence at . ! ? (plus closing
+quotes/brackets) before whitespace and a capital, digit or opening quote, except after
+known abbreviations, initials and ordinal numbers.
 Line breaks are whitespace unless ``newline_is_boundary`` is set (the lines of a web page:
 ``<br>`` lines, ``<pre>``); then a line still continues the previous one when it starts with
 a lowercase word after a line of three words or more without final punctuation: pages
@@ -33,6 +34,10 @@ _CJK_COMMAS = frozenset("、，､")
 # Closing quotes and brackets that stay with the sentence a terminator ends.
 _CJK_TRAILING = "”’\"'」』）)"
 _CJK_TRAILING_SET = frozenset(_CJK_TRAILING)
+# A closing quote after an ellipsis or a dash ends the sentence too (……” ——”).
+_CJK_QUOTE_ENDS = frozenset("”’")
+_CJK_TRAILING_PAUSES = frozenset("…—⋯")
+_CJK_TERMINATORS_AND_TRAILING = _CJK_TERMINATORS | _CJK_TRAILING_SET | frozenset(["，", "、"])
 
 # Abbreviations that take a period but rarely end a sentence, per language (lowercase,
 # without the final period). Kept short on purpose: frequent forms only.
@@ -126,6 +131,16 @@ def _split_cjk(text: str) -> list[str]:
             depth += 1
         elif char in _CJK_CLOSE:
             depth = max(0, depth - 1)
+        elif (
+            char in _CJK_QUOTE_ENDS
+            and depth == 0
+            and index > 0
+            and text[index - 1] in _CJK_TRAILING_PAUSES
+            and text[index + 1 : index + 2] not in _CJK_TERMINATORS_AND_TRAILING
+        ):
+            # An utterance broken off (……” or ——”) ends its sentence at the quote.
+            sentences.append(text[start : index + 1])
+            start = index + 1
         elif char in _CJK_TERMINATORS and depth == 0 and not _inside_latin(text, index):
             # Keep runs such as ！？ together with the sentence they end, and the closing
             # quotes and brackets after them (。” ends the sentence after the quote, even

@@ -37,6 +37,11 @@ from services.sentence_align.splitter import (
             ["那男孩道：“呸，你不会摔交。 ”", "韦小宝道：“谁说不会？”", "跃起身来。"],
         ),
         ("他想：“真笨。该走了。”说完就走。", ["他想：“真笨。", "该走了。”", "说完就走。"]),
+        # an utterance broken off ends at its closing quote; a pause inside one does not
+        (
+            "她问道：“你为什么——”说到这里停了。“好……我走。”",
+            ["她问道：“你为什么——”", "说到这里停了。", "“好……我走。”"],
+        ),
     ],
 )
 def test_cjk_rules(text: str, expected: list[str]) -> None:
