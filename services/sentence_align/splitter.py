@@ -36,6 +36,10 @@ _CJK_TRAILING = "”’\"'」』）)"
 _CJK_TRAILING_SET = frozenset(_CJK_TRAILING)
 # A closing quote after an ellipsis or a dash ends the sentence too (……” ——”).
 _CJK_QUOTE_ENDS = frozenset("”’")
+# Chinese (traditional-style quoting included): only （） are brackets, 「」『』 are quotes.
+_ZH_OPEN = "（("
+_ZH_CLOSE = "）)"
+_ZH_QUOTE_ENDS = frozenset("”’」』")
 _CJK_TRAILING_PAUSES = frozenset("…—⋯")
 _CJK_TERMINATORS_AND_TRAILING = _CJK_TERMINATORS | _CJK_TRAILING_SET | frozenset(["，", "、"])
 
@@ -87,14 +91,14 @@ _LOWERCASE_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*[,;.!?]?")
 _UNCASED_LANGS = frozenset({"ka", "kat", "geo"})
 
 
-def _unclosed_brackets(text: str) -> set[int]:
+def _unclosed_brackets(text: str, opening: str = _CJK_OPEN, closing: str = _CJK_CLOSE) -> set[int]:
     """Positions of opening brackets that nothing closes: read as literal characters, else an
     unclosed 「 kept every later sentence of the block in one."""
     open_positions: list[int] = []
     for index, char in enumerate(text):
-        if char in _CJK_OPEN:
+        if char in opening:
             open_positions.append(index)
-        elif char in _CJK_CLOSE and open_positions:
+        elif char in closing and open_positions:
             open_positions.pop()
     return set(open_positions)
 
@@ -119,20 +123,25 @@ def _inside_latin(text: str, index: int) -> bool:
     return index > 0 and text[index - 1].isascii() and after != "" and not after.isspace()
 
 
-def _split_cjk(text: str) -> list[str]:
+def _split_cjk(text: str, chinese: bool = False) -> list[str]:
+    """Japanese (``chinese`` False): no boundary inside 「」『』（）; Chinese: 「」『』 are
+    quotation marks, as “” ‘’ are in simplified text (一個句子。」 ends the quoted sentence,
+    and a quote may hold several), only （） are brackets."""
+    opening, closing = (_ZH_OPEN, _ZH_CLOSE) if chinese else (_CJK_OPEN, _CJK_CLOSE)
+    quote_ends = _ZH_QUOTE_ENDS if chinese else _CJK_QUOTE_ENDS
     sentences: list[str] = []
-    literal = _unclosed_brackets(text)
+    literal = _unclosed_brackets(text, opening, closing)
     depth = 0
     start = 0
     index = 0
     while index < len(text):
         char = text[index]
-        if char in _CJK_OPEN and index not in literal:
+        if char in opening and index not in literal:
             depth += 1
-        elif char in _CJK_CLOSE:
+        elif char in closing:
             depth = max(0, depth - 1)
         elif (
-            char in _CJK_QUOTE_ENDS
+            char in quote_ends
             and depth == 0
             and index > 0
             and text[index - 1] in _CJK_TRAILING_PAUSES
@@ -317,6 +326,6 @@ def split_sentences(text: str, lang: str, *, newline_is_boundary: bool = False) 
             # A line break inside a chunk is layout, not a boundary: CJK text runs on without
             # spaces, European text gets a space.
             block = _LINE_BREAK.sub("" if cjk else " ", block)
-        pieces = _split_cjk(block) if cjk else _split_european(block, code)
+        pieces = _split_cjk(block, code == "zh") if cjk else _split_european(block, code)
         sentences.extend(piece.strip() for piece in pieces if piece.strip())
     return sentences

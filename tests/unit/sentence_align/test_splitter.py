@@ -49,6 +49,28 @@ def test_cjk_rules(text: str, expected: list[str]) -> None:
     assert split_sentences(text, lang) == expected
 
 
+def test_chinese_corner_brackets_are_quotes_as_in_traditional_text() -> None:
+    """Traditional Chinese quotes with 「」『』 where simplified text has “” ‘’: the same
+    boundaries (a quote may hold several sentences); Japanese keeps 「」 as brackets."""
+    simplified = "他说：“我们走吧。你呢？”她说：“好。”然后走了。"
+    traditional = "他說：「我們走吧。你呢？」她說：「好。」然後走了。"
+    assert split_sentences(simplified, "zh") == [
+        "他说：“我们走吧。",
+        "你呢？”",
+        "她说：“好。”",
+        "然后走了。",
+    ]
+    assert split_sentences(traditional, "zh-TW") == [
+        "他說：「我們走吧。",
+        "你呢？」",
+        "她說：「好。」",
+        "然後走了。",
+    ]
+    assert split_sentences("「そうですね。明日も？」と言った。", "ja") == [
+        "「そうですね。明日も？」と言った。"
+    ]
+
+
 def test_european_keeps_abbreviations_numbers_and_ordinals() -> None:
     text = "Dr. Müller kam am 3. Mai an. Es kostet 3.5 Euro, d.h. wenig! Z.B. hier. Ende"
     assert split_sentences(text, "de") == [
