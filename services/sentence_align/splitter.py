@@ -32,16 +32,16 @@ _CJK_OPEN = "「『（("
 _CJK_CLOSE = "」』）)"
 _CJK_COMMAS = frozenset("、，､")
 # Closing quotes and brackets that stay with the sentence a terminator ends.
-_CJK_TRAILING = "”’\"'」』）)"
-_CJK_TRAILING_SET = frozenset(_CJK_TRAILING)
-# A closing quote after an ellipsis or a dash ends the sentence too (……” ——”).
+_CJK_TRAILING = frozenset("”’\"'」』）)")
+# A closing quote after an ellipsis or a dash ends the sentence too (……” ——”), unless a
+# comma, a terminator or another closer follows it (the sentence goes on, or ends there).
 _CJK_QUOTE_ENDS = frozenset("”’")
+_CJK_PAUSES = frozenset("…—⋯")
+_QUOTE_GOES_ON = _CJK_TERMINATORS | _CJK_TRAILING | _CJK_COMMAS
 # Chinese (traditional-style quoting included): only （） are brackets, 「」『』 are quotes.
 _ZH_OPEN = "（("
 _ZH_CLOSE = "）)"
 _ZH_QUOTE_ENDS = frozenset("”’」』")
-_CJK_TRAILING_PAUSES = frozenset("…—⋯")
-_CJK_TERMINATORS_AND_TRAILING = _CJK_TERMINATORS | _CJK_TRAILING_SET | frozenset(["，", "、"])
 
 # Abbreviations that take a period but rarely end a sentence, per language (lowercase,
 # without the final period). Kept short on purpose: frequent forms only.
@@ -144,8 +144,8 @@ def _split_cjk(text: str, chinese: bool = False) -> list[str]:
             char in quote_ends
             and depth == 0
             and index > 0
-            and text[index - 1] in _CJK_TRAILING_PAUSES
-            and text[index + 1 : index + 2] not in _CJK_TERMINATORS_AND_TRAILING
+            and text[index - 1] in _CJK_PAUSES
+            and text[index + 1 : index + 2] not in _QUOTE_GOES_ON
         ):
             # An utterance broken off (……” or ——”) ends its sentence at the quote.
             sentences.append(text[start : index + 1])
@@ -158,7 +158,7 @@ def _split_cjk(text: str, chinese: bool = False) -> list[str]:
                 index += 1
             while index + 1 < len(text) and (
                 text[index + 1] in _CJK_TRAILING
-                or (text[index + 1] == " " and text[index + 2 : index + 3] in _CJK_TRAILING_SET)
+                or (text[index + 1] == " " and text[index + 2 : index + 3] in _CJK_TRAILING)
             ):
                 index += 1
             sentences.append(text[start : index + 1])
