@@ -10,6 +10,8 @@ Sentence alignment (``sentence_align``):
     sentence_align: length, lexicon, hybrid aligners; speed -> sentence_align.md
     sentence_align_pages: per-page-pair cost of the handler (a section) -> sentence_align.md
     sentence_align_languages: the default command per language pair -> sentence_align_languages.md
+    sentence_align_scripts: other scripts (Gujarati, Armenian, ...) on the Bible corpus, a
+        fetched repository, not the kit -> sentence_align_scripts.md
     sentence_align_whole_process: the default command vs galechurch as whole processes, one
         long document -> sentence_align_whole_process.md
     sentence_align_ablation: the hybrid's components outside dev -> sentence_align_ablation.md

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import fugashi
+import langcodes
 
 _JAPANESE_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
@@ -160,10 +161,20 @@ def tokenize_words(text: str) -> list[str]:
 _TWO_LETTER = {"jpn": "ja", "zho": "zh", "chi": "zh", "cmn": "zh", "kor": "ko", "tha": "th"}
 
 
+@functools.lru_cache(maxsize=1024)
 def base_lang(lang: str) -> str:
-    """The language of a tag: ``ja_JP``, ``ja-JP``, ``JA`` and ``jpn`` are all ``ja``."""
+    """The language of a tag: ``ja_JP``, ``ja-JP``, ``JA`` and ``jpn`` are all ``ja``; other
+    three-letter codes (ISO 639-2/3: ``deu``, ``ger``, ``hye``, ``ell``) their two-letter
+    code where one exists (langcodes), so that the language's rules apply to them too."""
     code = lang.replace("_", "-").split("-")[0].lower()
-    return _TWO_LETTER.get(code, code)
+    if code in _TWO_LETTER:
+        return _TWO_LETTER[code]
+    if len(code) == 3 and code.isalpha():
+        try:
+            return str(langcodes.standardize_tag(code)).split("-")[0]
+        except ValueError:  # not a language code: kept as it is
+            return code
+    return code
 
 
 def looks_japanese(text: str) -> bool:

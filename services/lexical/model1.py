@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import regex
 from numba import njit
 
 from shared.text import base_lang
@@ -31,6 +32,10 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+# Outside ASCII, a word holds its combining marks too: Python's \w leaves out the vowel
+# signs and viramas of Devanagari, Bengali, Tamil, Myanmar ... (categories Mn, Mc), so
+# "भारत" would be the tokens भ ा रत. The regex library knows the Unicode classes.
+_MARKED_TOKEN_RE = regex.compile(r"[\w\p{M}]+|[^\w\s\p{M}]")
 # Typographic quotes unified (str.replace per quote: str.translate with a dict table cost
 # about 20 microseconds a sentence, the largest part of tokenizing).
 _QUOTES = (("«", '"'), ("»", '"'), ("“", '"'), ("”", '"'), ("„", '"'), ("‘", "'"), ("’", "'"))
@@ -91,7 +96,9 @@ def tokenize(sentence: str, lang: str | None) -> list[str]:
         return [m.base or m.surface for m in analyse_japanese(text) if not m.surface.isspace()]
     if base == "zh":
         return [word for word in _segment_chinese(text) if not word.isspace()]
-    return _TOKEN_RE.findall(text)
+    if text.isascii():
+        return _TOKEN_RE.findall(text)
+    return _MARKED_TOKEN_RE.findall(text)
 
 
 @functools.lru_cache(maxsize=1)

@@ -17,6 +17,7 @@ from services.lexical.model1 import (
     _training_entries,
     cue_similarity,
     encode,
+    tokenize,
     train_model1,
 )
 
@@ -147,3 +148,18 @@ def test_both_grouping_paths_equal_np_unique(seed: int) -> None:
         pair_f, pair_e, inverse = group(keys_f, keys_e, n_f, n_e)
         assert np.array_equal(pair_f * n_e + pair_e, unique_keys)
         assert np.array_equal(inverse, expected_inverse.reshape(-1))
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        # vowel signs and viramas (Unicode marks) belong to their word
+        ("भारत एक विशाल देश है।", ["भारत", "एक", "विशाल", "देश", "है", "।"]),
+        ("ભારત દેશ છે.", ["ભારત", "દેશ", "છે", "."]),
+        ("ဒါက ပထမ စာကြောင်း", ["ဒါက", "ပထမ", "စာကြောင်း"]),
+        ("cafe\u0301 noir", ["cafe\u0301", "noir"]),  # a decomposed accent
+        ("Hello, world!", ["hello", ",", "world", "!"]),
+    ],
+)
+def test_words_keep_their_combining_marks(text: str, tokens: list[str]) -> None:
+    assert tokenize(text, None) == tokens

@@ -329,3 +329,35 @@ def test_english_i_before_a_period_is_the_pronoun_not_an_initial() -> None:
         "Es sprach I. Kant.",
         "Dann ging er.",
     ]
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "count"),
+    [
+        # the danda of Indic scripts
+        ("hi", "भारत एक विशाल देश है। यहाँ अनेक भाषाएँ बोली जाती हैं। क्या आप हिंदी बोलते हैं?", 3),
+        ("bn", "আমি বাংলায় কথা বলি। তুমি কেমন আছ?", 2),
+        ("mr", "हे पहिले वाक्य आहे॥ हे दुसरे वाक्य आहे।", 2),
+        # Arabic question mark, Urdu full stop
+        ("ar", "هذه جملة أولى. هذه جملة ثانية؟ نعم، هذه ثالثة!", 3),
+        ("fa", "این جمله اول است. آیا این دومی است؟ بله.", 3),
+        ("ur", "پاکستان ایک ملک ہے۔ یہاں بہت سی زبانیں بولی جاتی ہیں۔ کیا آپ اردو بولتے ہیں؟", 3),
+        # Armenian (its own full stop, and the ASCII colon typed for it), Ethiopic, Myanmar,
+        # Khmer, Greek question mark (U+037E and the ASCII semicolon)
+        ("hy", "Սա առաջին նախադասությունն է։ Սա երկրորդն է։", 2),
+        ("hy", "Նրա եղբօր անունը Յոբաղ է: Նա է յօրինել երգն ու քնարը:", 2),
+        ("hye", "Նրա եղբօր անունը Յոբաղ է: Նա է յօրինել երգն ու քնարը:", 2),
+        ("am", "ይህ የመጀመሪያው ዓረፍተ ነገር ነው። ይህ ሁለተኛው ነው፧ አዎ።", 3),
+        ("my", "ဒါက ပထမ စာကြောင်း ဖြစ်ပါတယ်။ ဒါက ဒုတိယ ဖြစ်ပါတယ်။", 2),
+        ("km", "នេះគឺជាប្រយោគទីមួយ។ នេះគឺជាប្រយោគទីពីរ។", 2),
+        ("el", "Αυτή είναι η πρώτη πρόταση. Είναι αυτή η δεύτερη; Ναι.", 3),
+        ("el", "Είναι αυτή η δεύτερη\u037e Ναι.", 2),
+        # the look-alikes stay punctuation elsewhere
+        ("en", "Note: this is one; so is this. Yes.", 2),
+        ("de", "Hinweis: Das ist einer; und das auch. Ja.", 2),
+    ],
+)
+def test_sentence_ends_of_other_scripts(lang: str, text: str, count: int) -> None:
+    sentences = split_sentences(text, lang)
+    assert len(sentences) == count, sentences
+    assert "".join("".join(sentences).split()) == "".join(text.split())  # nothing lost

@@ -68,7 +68,20 @@ def test_long_text_goes_to_mecab_in_pieces_that_lose_nothing() -> None:
 
 
 @pytest.mark.parametrize(
-    ("tag", "base"), [("jpn", "ja"), ("ja_JP", "ja"), ("ZHO", "zh"), ("en-GB", "en")]
+    ("tag", "base"),
+    [
+        ("jpn", "ja"),
+        ("ja_JP", "ja"),
+        ("ZHO", "zh"),
+        ("en-GB", "en"),
+        ("deu", "de"),
+        ("ger", "de"),
+        ("hye", "hy"),
+        ("ell", "el"),
+        ("hin", "hi"),
+        ("qqq", "qqq"),  # no language: kept
+        ("x1y", "x1y"),
+    ],
 )
 def test_three_letter_codes_are_their_two_letter_languages(tag: str, base: str) -> None:
     # "jpn" text was split as Japanese but joined with spaces and never reached the thesaurus
