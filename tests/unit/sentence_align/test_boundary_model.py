@@ -92,8 +92,11 @@ def test_debris_and_captions_become_cheap_deletions() -> None:
 
 
 def test_deletion_model_leaves_ocr_debris_out() -> None:
-    # 60 real dev 1-1 pairs (tuning data), five lines of OCR debris inserted on the French
-    # side: the deletion model learns from the length pass that debris is left out.
+    # 60 real dev 1-1 pairs (tuning data), ten lines of OCR debris inserted on the French
+    # side: the deletion model learns from the lexical pass, which leaves some debris out,
+    # that debris is left out, and the refinement leaves more out. (Five lines, one every
+    # twelve sentences, served until the 2-2 prior of 0.001: then the lexical pass left none
+    # out and the model had nothing to learn from.)
     from dataclasses import replace
 
     from benchmarks.sentence_align_presets import TEXTBERG_DEV_SETTINGS
@@ -108,12 +111,23 @@ def test_deletion_model_leaves_ocr_debris_out() -> None:
     gold = [b for b in parse_beads(lines("dev.defr")) if b.shape == (1, 1)][:60]
     de, fr = lines("dev.de"), lines("dev.fr")
     src = [de[bead.src[0]] for bead in gold]
-    debris = ["- _- ", "..... ", 'h * " ', "â ", "* , *^ "]
+    debris = [
+        "- _- ",
+        "..... ",
+        'h * " ',
+        "â ",
+        "* , *^ ",
+        "' ; .",
+        "~ _ -",
+        "= *",
+        "| ' |",
+        ". : .",
+    ]
     tgt: list[str] = []
     for k, bead in enumerate(gold):
         tgt.append(fr[bead.tgt[0]])
-        if k % 12 == 5:
-            tgt.append(debris[k // 12])
+        if k % 6 == 5:
+            tgt.append(debris[k // 6])
 
     def left_out(deletion_weight: float) -> int:
         settings = replace(TEXTBERG_DEV_SETTINGS, deletion_weight=deletion_weight)
@@ -121,5 +135,5 @@ def test_deletion_model_leaves_ocr_debris_out() -> None:
         return sum(1 for bead in beads if not bead.src and tgt[bead.tgt[0]] in debris)
 
     with_model, without = left_out(TEXTBERG_DEV_SETTINGS.deletion_weight), left_out(0.0)
-    assert with_model >= 4
+    assert with_model >= 6
     assert with_model > without

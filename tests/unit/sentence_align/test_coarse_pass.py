@@ -39,7 +39,9 @@ def links(beads: list[Bead]) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
     return [(bead.src, bead.tgt) for bead in beads]
 
 
-@pytest.mark.parametrize(("seed", "inserted"), [(1, 25), (1, 50), (4, 35), (3, 50), (0, 25)])
+@pytest.mark.parametrize(
+    ("seed", "inserted"), [(1, 25), (1, 50), (4, 35), (3, 50), (0, 25), (2, 25)]
+)
 def test_coarse_pass_finds_the_exhaustive_programs_alignment(
     seed: int, inserted: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -57,8 +59,9 @@ def test_band_alone_misses_the_optimum_here() -> None:
     # Cases above are ones the coarse pass is for: the band around the length path alone
     # ends on a clearly costlier path. (Which cases these are depends on the objective:
     # with the Text+Berg dev-chosen settings they were (1, 50), (4, 35), (3, 50); with the
-    # default since session 14, (1, 25), (1, 50), (4, 35).)
-    for seed, inserted in ((1, 25), (1, 50), (4, 35)):
+    # default since session 14, (1, 25), (1, 50), (4, 35); with the 2-2 prior of 0.001,
+    # (1, 50), (2, 25), (4, 35).)
+    for seed, inserted in ((1, 50), (2, 25), (4, 35)):
         src, tgt = document_with_insertion(seed, inserted)
         band_cost = cost(align_hybrid(src, tgt, settings=BAND_ONLY))
         assert band_cost > cost(align_hybrid(src, tgt, settings=WITH_COARSE)) + 20

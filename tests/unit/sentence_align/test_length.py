@@ -172,6 +172,20 @@ def test_obvious_split_is_found() -> None:
     assert [(b.src, b.tgt) for b in beads] == [((0,), (0,)), ((1,), (1, 2)), ((2,), (3,))]
 
 
+def test_two_pairs_missing_in_opposite_directions_stay_two_beads() -> None:
+    # Two translations each about two standard deviations off in length, one longer and one
+    # shorter, their sums equal: two 1-1 beads (as the gold of the Bible corpus and of most
+    # 2-2 beads the aligner made with Gale-Church's 2-2 prior of 0.011), not one 2-2 bead.
+    context = ["x" * 100] * 5
+    src = [*context, "A" * 100, "B" * 100, *context]
+    tgt = [*context, "a" * 152, "b" * 48, *context]
+    beads = align_with_widening_band(
+        cumulative_lengths(src), cumulative_lengths(tgt), LengthModel()
+    )
+    assert ((5,), (5,)) in [(b.src, b.tgt) for b in beads]
+    assert ((6,), (6,)) in [(b.src, b.tgt) for b in beads]
+
+
 def test_band_widening_never_does_worse_than_its_first_band() -> None:
     # The target lacks the first 8 source sentences and ends with 8 others: the best path
     # runs 8 sentences off the diagonal, so a band of 5 is too narrow at first.
