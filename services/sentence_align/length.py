@@ -19,19 +19,14 @@ import numpy as np
 from services.sentence_align import _banded_dp as dp
 from services.sentence_align.beads import BEAD_SHAPES, Bead, bead_shapes
 
-# Gale & Church 1993, Table 5 (1-3/3-1 "small"): probability of each bead shape, but 2-2
-# lower than the paper's 0.011: with it, most 2-2 beads the aligner output were two 1-1 beads
-# of the gold whose lengths missed in opposite directions (the refitted s2 is smaller than the
-# paper's). Chosen on the choosing parts of three sources at once
-# (benchmarks/results/tuning_history.md).
-PROBABILITY_2_2 = 0.001
+# Gale & Church 1993, Table 5 (1-3/3-1 "small"): probability of each bead shape.
 DEFAULT_SHAPE_PROBABILITY: dict[tuple[int, int], float] = {
     (1, 1): 0.89,
     (1, 0): 0.0099,
     (0, 1): 0.0099,
     (2, 1): 0.089,
     (1, 2): 0.089,
-    (2, 2): PROBABILITY_2_2,
+    (2, 2): 0.011,
     (3, 1): 0.002,
     (1, 3): 0.002,
 }
@@ -92,26 +87,45 @@ def sentence_length(sentence: str) -> int:
     return len("".join(sentence.split()))
 
 
+GALE_CHURCH_SHAPE_COST = LengthModel().shape_cost
+
+
+def shape_costs(two_two: float | None = None) -> tuple[float, ...]:
+    """-log Pr(shape) of ``BEAD_SHAPES``: Gale & Church's, with Pr(2-2) = ``two_two`` if
+    given (the hybrid aligner's default prices it lower: ``LexicalSettings``)."""
+    if two_two is None:
+        return GALE_CHURCH_SHAPE_COST
+    probability = {**DEFAULT_SHAPE_PROBABILITY, (2, 2): two_two}
+    return tuple(-math.log(probability[shape]) for shape in BEAD_SHAPES)
+
+
 def cumulative_lengths(sentences: Sequence[str]) -> dp.IntArray:
     """Cumulative character lengths with a leading 0 (bead length = difference)."""
     lengths = np.fromiter((sentence_length(s) for s in sentences), np.int64, len(sentences))
     return np.concatenate([np.zeros(1, np.int64), np.cumsum(lengths)])
 
 
-def initial_model(src_cum: dp.IntArray, tgt_cum: dp.IntArray) -> LengthModel:
-    """c from the ratio of total lengths; s2 = 6.8 c^1.5 (§2).
+def initial_model(
+    src_cum: dp.IntArray,
+    tgt_cum: dp.IntArray,
+    shape_cost: tuple[float, ...] = GALE_CHURCH_SHAPE_COST,
+) -> LengthModel:
+    """c from the ratio of total lengths; s2 = 6.8 c^1.5 (§2); the shape priors
+    ``shape_cost`` (``shape_costs``).
 
     The c^1.5 scaling keeps the model symmetric: swapping the sides turns c into 1/c and
     must turn s2 into s2 / c^3 (see ``length_cost``), which 6.8 c^1.5 does.
     """
     if src_cum[-1] == 0 or tgt_cum[-1] == 0:
-        return LengthModel()
-    return ratio_model(float(tgt_cum[-1]) / float(src_cum[-1]))
+        return LengthModel(shape_cost=shape_cost)
+    return ratio_model(float(tgt_cum[-1]) / float(src_cum[-1]), shape_cost)
 
 
-def ratio_model(ratio: float) -> LengthModel:
+def ratio_model(
+    ratio: float, shape_cost: tuple[float, ...] = GALE_CHURCH_SHAPE_COST
+) -> LengthModel:
     """The model of c = ``ratio`` before any fit: s2 = 6.8 c^1.5 (``initial_model``)."""
-    return LengthModel(ratio=ratio, variance=DEFAULT_VARIANCE * ratio**1.5)
+    return LengthModel(ratio=ratio, variance=DEFAULT_VARIANCE * ratio**1.5, shape_cost=shape_cost)
 
 
 def run_dp(
@@ -394,9 +408,13 @@ class FirstRun:
     rerun: Callable[[LengthModel], list[Bead]]
 
 
-def first_run(src_cum: dp.IntArray, tgt_cum: dp.IntArray) -> FirstRun:
+def first_run(
+    src_cum: dp.IntArray,
+    tgt_cum: dp.IntArray,
+    shape_cost: tuple[float, ...] = GALE_CHURCH_SHAPE_COST,
+) -> FirstRun:
     """First run of the Gale-Church pass: c from the total lengths (``initial_model``)."""
-    model = initial_model(src_cum, tgt_cum)
+    model = initial_model(src_cum, tgt_cum, shape_cost)
     first = align_with_widening_band(src_cum, tgt_cum, model)
     # The refitted pass searches near the first path only (the band still widens if needed).
     return FirstRun(first, model, lambda fitted: align_near_path(src_cum, tgt_cum, fitted, first))

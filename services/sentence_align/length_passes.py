@@ -53,6 +53,7 @@ def anchored_first_run(
     weight: float,
     margin: int,
     gap_extension: float | None = None,
+    shape_cost: tuple[float, ...] = length.GALE_CHURCH_SHAPE_COST,
 ) -> length.FirstRun:
     """First run of the length pass made robust to a block of sentences missing on one
     side (the anchored length pass), which moves the path far from the diagonal where
@@ -75,7 +76,7 @@ def anchored_first_run(
     n, m = len(src_cum) - 1, len(tgt_cum) - 1
     chain = anchor_chain(anchors)
     if len(chain) == 0:
-        return length.first_run(src_cum, tgt_cum)
+        return length.first_run(src_cum, tgt_cum, shape_cost)
     chain_cells = np.concatenate([[[0, 0]], chain + 1, [[n, m]]]).astype(np.int64)
 
     def first_band(width: int) -> tuple[dp.IntArray, dp.IntArray]:
@@ -99,10 +100,12 @@ def anchored_first_run(
         return length.widen_until_inside(band_at, align, width, m, ANCHORED_BAND_CELLS)
 
     if dp.band_cells(first_band(margin)) > ANCHORED_BAND_CELLS:
-        return length.first_run(src_cum, tgt_cum)
+        return length.first_run(src_cum, tgt_cum, shape_cost)
     ratio = _chain_ratio(src_cum, tgt_cum, chain_cells)
     first_model = (
-        length.initial_model(src_cum, tgt_cum) if ratio is None else length.ratio_model(ratio)
+        length.initial_model(src_cum, tgt_cum, shape_cost)
+        if ratio is None
+        else length.ratio_model(ratio, shape_cost)
     )
     first_model = replace(first_model, gap_extension=gap_extension)
     first = run(first_model, first_band, margin)
@@ -132,7 +135,10 @@ def full_band_window(window: tuple[int, int, int, int]) -> bool:
 
 
 def segmented_length_pass(
-    src_cum: dp.IntArray, tgt_cum: dp.IntArray, cuts: Sequence[tuple[int, int]]
+    src_cum: dp.IntArray,
+    tgt_cum: dp.IntArray,
+    cuts: Sequence[tuple[int, int]],
+    shape_cost: tuple[float, ...] = length.GALE_CHURCH_SHAPE_COST,
 ) -> tuple[list[Bead], length.LengthModel]:
     """Length pass inside fixed segments (cut points (i, j)) with one model for all of them:
     c from the total lengths, then c and s2 refitted on every segment's 1-1 beads."""
@@ -155,10 +161,15 @@ def segmented_length_pass(
                 beads += length.shift_beads(window, x0, y0)
         return beads
 
-    first_model = length.initial_model(src_cum, tgt_cum)
+    first_model = length.initial_model(src_cum, tgt_cum, shape_cost)
     first = run(first_model)
     fitted = length.fit_model(src_cum, tgt_cum, first, first_model)
     return (first, first_model) if fitted == first_model else (run(fitted), fitted)
+
+
+def shape_costs(settings: LexicalSettings) -> tuple[float, ...]:
+    """The length model's shape priors under ``settings`` (``two_two_probability``)."""
+    return length.shape_costs(settings.two_two_probability)
 
 
 def document_first_run(
@@ -180,9 +191,9 @@ def document_first_run(
     ):
         return anchored_first_run(
             src_cum, tgt_cum, anchor_tokens(src, tgt), settings.first_anchor_weight, margin,
-            settings.first_gap_extension,
+            settings.first_gap_extension, shape_costs(settings),
         )  # fmt: skip
-    return length.first_run(src_cum, tgt_cum)
+    return length.first_run(src_cum, tgt_cum, shape_costs(settings))
 
 
 def document_length_pass(
@@ -238,7 +249,7 @@ def corpus_length_pass(
         else:
             model = replace(run.model, ratio=fitted[0], variance=fitted[1])
             beads += length.shift_beads(length.finish(run, model)[0], x0, y0)
-    model = length.initial_model(src_cum, tgt_cum)
+    model = length.initial_model(src_cum, tgt_cum, shape_costs(settings))
     if fitted is not None:
         model = replace(model, ratio=fitted[0], variance=fitted[1])
     return beads, model

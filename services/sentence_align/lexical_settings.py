@@ -26,6 +26,9 @@ class LexicalSettings:
     # beyond a 1-1 bead (LengthModel.with_shapes).
     max_bead_size: int = 0
     sentence_cost: float = 2.3
+    # Pr(2-2) of the length model in both passes; None: Gale & Church's 0.011
+    # (``length.shape_costs``).
+    two_two_probability: float | None = None
     # With max_bead_size: 1-0 and 0-1 priced like one extra sentence of a 1-1 bead
     # (LengthModel.with_shapes) instead of Gale-Church's Pr = 0.0099.
     cheap_deletions: bool = False

@@ -14,6 +14,7 @@ from scipy.special import erfc
 from services.sentence_align import _banded_dp as dp
 from services.sentence_align import length as length_module
 from services.sentence_align.beads import BEAD_SHAPES, Bead, bead_shapes, check_coverage
+from services.sentence_align.hybrid import HYBRID_SETTINGS
 from services.sentence_align.length import (
     LengthModel,
     align_by_length,
@@ -23,6 +24,7 @@ from services.sentence_align.length import (
     cumulative_lengths,
     run_dp,
     sentence_length,
+    shape_costs,
     widen_until_inside,
 )
 
@@ -174,16 +176,21 @@ def test_obvious_split_is_found() -> None:
 
 def test_two_pairs_missing_in_opposite_directions_stay_two_beads() -> None:
     # Two translations each about two standard deviations off in length, one longer and one
-    # shorter, their sums equal: two 1-1 beads (as the gold of the Bible corpus and of most
-    # 2-2 beads the aligner made with Gale-Church's 2-2 prior of 0.011), not one 2-2 bead.
+    # shorter, their sums equal: with the hybrid aligner's 2-2 prior two 1-1 beads (as the
+    # gold of the Bible corpus and of most 2-2 beads the aligner made with Gale-Church's
+    # prior of 0.011), not one 2-2 bead.
     context = ["x" * 100] * 5
     src = [*context, "A" * 100, "B" * 100, *context]
     tgt = [*context, "a" * 152, "b" * 48, *context]
-    beads = align_with_widening_band(
-        cumulative_lengths(src), cumulative_lengths(tgt), LengthModel()
-    )
-    assert ((5,), (5,)) in [(b.src, b.tgt) for b in beads]
-    assert ((6,), (6,)) in [(b.src, b.tgt) for b in beads]
+
+    def pairs(model: LengthModel) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+        cums = cumulative_lengths(src), cumulative_lengths(tgt)
+        return [(b.src, b.tgt) for b in align_with_widening_band(*cums, model)]
+
+    hybrid = LengthModel(shape_cost=shape_costs(HYBRID_SETTINGS.two_two_probability))
+    assert ((5,), (5,)) in pairs(hybrid) and ((6,), (6,)) in pairs(hybrid)
+    # Gale & Church's prior (the length method's) makes them one 2-2 bead
+    assert ((5, 6), (5, 6)) in pairs(LengthModel())
 
 
 def test_band_widening_never_does_worse_than_its_first_band() -> None:
