@@ -4,7 +4,8 @@ Each page is stored (``repository``) until its counterpart arrives, in this job 
 one; in every site that gained or changed a page, the pages in no pair (and a changed page,
 whose old pair is superseded) are matched again (``matching.match_site``) under the site's
 lock, with at most CONTEXT_PAGES paired pages for the site's statistics, and the page pairs
-found for the first time are recorded in this message's job and sent to tree_align. A
+found for the first time are recorded in this message's job and sent to tree_align (a page
+pairs with one page of each other language: ``repository.supersede_same_language_pair``). A
 redelivered message finds its pages stored already and matches nothing anew, but sends the
 pairs this job found again (tree_align keys its work by the pair's content, so a second
 delivery changes nothing): a worker killed between commit and send loses no pair. A page

@@ -198,6 +198,28 @@ def supersede_pairs_of(conn: sa.Connection, site: str, urls: Sequence[str], now:
     return int(result.rowcount or 0)
 
 
+def supersede_same_language_pair(
+    conn: sa.Connection, site: str, match: PageMatch, now: float
+) -> int:
+    """Mark superseded the site's current pairs of ``match``'s pages with a page of the other
+    one's language (a page is in one pair per language of its partner: on a site in three
+    languages a page pairs with one page of each other language); how many."""
+    src_key, tgt_key = url_key(match.src_url), url_key(match.tgt_url)
+    table = page_matches
+    same_pair = sa.or_(
+        sa.and_(table.c.src_key == src_key, table.c.tgt_lang == match.tgt_lang),
+        sa.and_(table.c.tgt_key == src_key, table.c.src_lang == match.tgt_lang),
+        sa.and_(table.c.src_key == tgt_key, table.c.tgt_lang == match.src_lang),
+        sa.and_(table.c.tgt_key == tgt_key, table.c.src_lang == match.src_lang),
+    )
+    result = conn.execute(
+        table.update()
+        .where(table.c.site == site, table.c.superseded_at.is_(None), same_pair)
+        .values(superseded_at=now)
+    )
+    return int(result.rowcount or 0)
+
+
 def add_matches(
     conn: sa.Connection,
     site: str,
@@ -207,8 +229,8 @@ def add_matches(
     now: float,
 ) -> list[PageMatch]:
     """Record the page pairs a matching found: a pair already current is left as it is; a
-    new one supersedes the current pairs of its two pages (a page is in one pair at a time)
-    and is inserted. The new pairs, in URL order."""
+    new one supersedes the current pairs of its two pages in the same language pair
+    (``supersede_same_language_pair``) and is inserted. The new pairs, in URL order."""
     current = {
         (r.src_key, r.tgt_key, r.src_digest, r.tgt_digest)
         for r in conn.execute(
@@ -227,7 +249,7 @@ def add_matches(
     )
     for match in new:
         key = _match_key(match, digests)
-        supersede_pairs_of(conn, site, [match.src_url, match.tgt_url], now)
+        supersede_same_language_pair(conn, site, match, now)
         # a pair found, superseded and found again: the same row becomes current again
         conn.execute(
             sa.delete(page_matches).where(

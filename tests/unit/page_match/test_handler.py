@@ -24,6 +24,14 @@ GERMAN = (
 )
 
 
+FRENCH = (
+    "<html><body><nav><a href='/'>Accueil</a></nav><h1>Le pont sur le Rhin</h1>"
+    "<p>Le nouveau pont sur le Rhin a ouvert en 1998 après quatre ans de travaux.</p>"
+    "<p>Il porte 40 000 voitures par jour entre Bâle et la frontière allemande.</p>"
+    "</body></html>"
+)
+
+
 def _message(job_id: str, *pages: tuple[str, str]) -> CrawledPages:
     return CrawledPages(
         job_id=job_id, pages=[Page(url=url, lang="und", html=html) for url, html in pages]
@@ -54,6 +62,32 @@ def test_a_page_waits_for_its_translation_from_a_later_job(tmp_path: Path) -> No
     assert handle(_message("job-3", english), store) == []
     assert len(repository.current_matches(store.engine)) == 1
     assert repository.waiting_pages(store.engine) == 0
+
+
+def test_a_page_pairs_with_one_page_of_each_other_language(tmp_path: Path) -> None:
+    # A site in three languages: each page is in one pair per language of its partner (a
+    # page in one pair at all kept only the last of the three pairs found together).
+    store = Store(f"sqlite:///{tmp_path / 'store.db'}")
+    pages = [
+        ("https://bridge.example/en/rhine.html", ENGLISH),
+        ("https://bridge.example/de/rhine.html", GERMAN),
+        ("https://bridge.example/fr/rhine.html", FRENCH),
+    ]
+    sent = _sent(handle(_message("job-1", *pages), store))
+    pairs = {frozenset((src, tgt)) for _, src, tgt in sent}
+    urls = [url for url, _ in pages]
+    assert pairs == {frozenset((a, b)) for k, a in enumerate(urls) for b in urls[k + 1 :]}
+    current = repository.current_matches(store.engine)
+    assert {frozenset((m["src_lang"], m["tgt_lang"])) for m in current} == {
+        frozenset(("de", "en")),
+        frozenset(("en", "fr")),
+        frozenset(("de", "fr")),
+    }
+    # a changed German page re-matches: its two pairs are renewed, the en-fr pair stays
+    changed = (pages[1][0], GERMAN.replace("1998", "1999"))
+    renewed = _sent(handle(_message("job-2", changed), store))
+    assert len(renewed) == 2 and all(pages[1][0] in (src, tgt) for _, src, tgt in renewed)
+    assert len(repository.current_matches(store.engine)) == 3
 
 
 def test_a_changed_page_rematches_and_supersedes_its_old_pair(tmp_path: Path) -> None:
