@@ -155,10 +155,10 @@ def tokenize_words(text: str) -> list[str]:
     return _word_re().findall(unicodedata.normalize("NFC", text))
 
 
-# Three-letter codes (ISO 639-2/3) of the languages read apart (no spaces between words,
-# MeCab, character tokens), as their two-letter ones: "jpn" text was split as Japanese but
-# joined with spaces, tokenised into whole clauses and never sent to the thesaurus stage.
-_TWO_LETTER = {"jpn": "ja", "zho": "zh", "chi": "zh", "cmn": "zh", "kor": "ko", "tha": "th"}
+# Three-letter codes langcodes keeps as they are but that are read as a two-letter language:
+# Mandarin is Chinese ("jpn", "zho", "kor" ... langcodes maps itself; "jpn" text was once
+# split as Japanese but joined with spaces and never sent to the thesaurus stage).
+_TWO_LETTER = {"cmn": "zh"}
 
 
 @functools.lru_cache(maxsize=1024)

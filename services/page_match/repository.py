@@ -189,13 +189,8 @@ def supersede_pairs_of(conn: sa.Connection, site: str, urls: Sequence[str], now:
     keys = sorted({url_key(url) for url in urls})
     if not keys:
         return 0
-    result = conn.execute(
-        page_matches.update()
-        .where(page_matches.c.site == site, page_matches.c.superseded_at.is_(None))
-        .where(sa.or_(page_matches.c.src_key.in_(keys), page_matches.c.tgt_key.in_(keys)))
-        .values(superseded_at=now)
-    )
-    return int(result.rowcount or 0)
+    holding = sa.or_(page_matches.c.src_key.in_(keys), page_matches.c.tgt_key.in_(keys))
+    return _supersede(conn, site, holding, now)
 
 
 def supersede_same_language_pair(
@@ -212,9 +207,16 @@ def supersede_same_language_pair(
         sa.and_(table.c.src_key == tgt_key, table.c.tgt_lang == match.src_lang),
         sa.and_(table.c.tgt_key == tgt_key, table.c.src_lang == match.src_lang),
     )
+    return _supersede(conn, site, same_pair, now)
+
+
+def _supersede(
+    conn: sa.Connection, site: str, condition: sa.ColumnElement[bool], now: float
+) -> int:
+    """Mark the site's current pairs meeting ``condition`` superseded; how many."""
     result = conn.execute(
-        table.update()
-        .where(table.c.site == site, table.c.superseded_at.is_(None), same_pair)
+        page_matches.update()
+        .where(page_matches.c.site == site, page_matches.c.superseded_at.is_(None), condition)
         .values(superseded_at=now)
     )
     return int(result.rowcount or 0)

@@ -35,7 +35,7 @@ from services.sentence_align.length_passes import (
     document_length_pass,
     full_band_window,
     segmented_length_pass,
-    shape_costs,
+    settings_shape_costs,
     window_cums,
 )
 from services.sentence_align.lexical_settings import LexicalSettings
@@ -217,7 +217,7 @@ def align_two_pass(
         first, model = (
             corpus_length_pass(src, tgt, src_cum, tgt_cum, cuts, settings)
             if settings.first_anchor_weight
-            else segmented_length_pass(src_cum, tgt_cum, cuts, shape_costs(settings))
+            else segmented_length_pass(src_cum, tgt_cum, cuts, settings_shape_costs(settings))
         )
     src_side, tgt_side = model1.encode(src, src_lang), model1.encode(tgt, tgt_lang)
     cues = model1.cue_similarity(src_side.vocabulary, tgt_side.vocabulary)

@@ -167,7 +167,7 @@ def segmented_length_pass(
     return (first, first_model) if fitted == first_model else (run(fitted), fitted)
 
 
-def shape_costs(settings: LexicalSettings) -> tuple[float, ...]:
+def settings_shape_costs(settings: LexicalSettings) -> tuple[float, ...]:
     """The length model's shape priors under ``settings`` (``two_two_probability``)."""
     return length.shape_costs(settings.two_two_probability)
 
@@ -191,9 +191,9 @@ def document_first_run(
     ):
         return anchored_first_run(
             src_cum, tgt_cum, anchor_tokens(src, tgt), settings.first_anchor_weight, margin,
-            settings.first_gap_extension, shape_costs(settings),
+            settings.first_gap_extension, settings_shape_costs(settings),
         )  # fmt: skip
-    return length.first_run(src_cum, tgt_cum, shape_costs(settings))
+    return length.first_run(src_cum, tgt_cum, settings_shape_costs(settings))
 
 
 def document_length_pass(
@@ -249,7 +249,7 @@ def corpus_length_pass(
         else:
             model = replace(run.model, ratio=fitted[0], variance=fitted[1])
             beads += length.shift_beads(length.finish(run, model)[0], x0, y0)
-    model = length.initial_model(src_cum, tgt_cum, shape_costs(settings))
+    model = length.initial_model(src_cum, tgt_cum, settings_shape_costs(settings))
     if fitted is not None:
         model = replace(model, ratio=fitted[0], variance=fitted[1])
     return beads, model

@@ -87,8 +87,8 @@ _DAY_MONTH_LANGS = frozenset({"de", "cs", "sk", "pl", "fi", "da", "nb", "no", "h
 # the Myanmar section mark ။, the Khmer khan ។ ៕ and the Mongolian full stop ᠃. Two ASCII
 # look-alikes are terminators in one language only: Greek writes its question mark as ;
 # (U+037E, or the ASCII semicolon it is equivalent to), and Armenian text typed on a Latin
-# keyboard writes its full stop ։ as : (Armenian's colon is ․; in the Armenian Bible of
-# benchmarks/results/sentence_align_scripts.md 5,545 of 6,524 verses end with :).
+# keyboard writes its full stop ։ as : (Armenian's colon is ․; measured in
+# benchmarks/results/sentence_align_scripts.md).
 _OTHER_TERMINATORS = "\u0964\u0965\u061f\u06d4\u0589\u1362\u1367\u104b\u17d4\u17d5\u1803\u037e"
 _TERMINATORS = ".!?…" + _OTHER_TERMINATORS
 _BOUNDARY = r"(?<![{t}])([{t}]+)((?:[ \u00a0\u202f]?[\"'»”’“‘)\]]|[«‹›])*)(\s+)"

@@ -12,7 +12,7 @@ from services.sentence_align.length_passes import (
     corpus_length_pass,
     document_length_pass,
     segmented_length_pass,
-    shape_costs,
+    settings_shape_costs,
 )
 from services.sentence_align.lexical_settings import LexicalSettings
 
@@ -29,11 +29,11 @@ def test_every_length_pass_uses_the_settings_two_two_prior(settings: LexicalSett
         (None, length.GALE_CHURCH_SHAPE_COST),
     ):
         run = replace(settings, two_two_probability=two_two)
-        assert shape_costs(run) == expected
+        assert settings_shape_costs(run) == expected
         models = [
             document_length_pass(SRC, TGT, *cums, run)[1],
             corpus_length_pass(SRC, TGT, *cums, cuts, run)[1],
-            segmented_length_pass(*cums, cuts, shape_costs(run))[1],
+            segmented_length_pass(*cums, cuts, settings_shape_costs(run))[1],
         ]
         assert all(model.shape_cost == expected for model in models)
 
