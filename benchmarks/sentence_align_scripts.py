@@ -13,13 +13,13 @@ repository are Git LFS pointers there, so the languages are those whose files ar
     call, its verses as the units; a verse empty on either side is left out of both, so the
     gold is every verse 1-1), strict and lax F1 with the vecalign-style scorer of
     ``services.sentence_align.evaluate``. Gale-Church (the ``galechurch`` package) in the same
-    run. Beside the default, the tokenizer the lexical model had before 2026-11-28 (Python's
-    ``\\w``, which leaves out the vowel signs and viramas of Indic scripts, so a Gujarati word
-    became several tokens): a benchmark-only configuration, shown for the comparison.
+    run. The figures of the tokenizer the lexical model had before 2026-11-28 (Python's
+    ``\\w``, which left out the vowel signs and viramas of Indic scripts) are recorded in
+    ``benchmarks/results/tuning_history.md``; this run measures the product only.
 (b) Splitting: each chapter's verses joined with spaces and split by ``split_sentences``
     with the language's code; recall of the verse ends that end with punctuation (a verse end
-    the splitter cuts at), and sentences per verse. Beside the default, the splitter without
-    the language-specific look-alike terminators (Armenian ``:`` for ``։``).
+    the splitter cuts at), and sentences per verse (the recall before the language-specific
+    look-alike terminators, Armenian ``:`` for ``։``: ``tuning_history.md``).
 
 Run: ``.venv/bin/python -m benchmarks.sentence_align_scripts --bible
 /work/.mirror/christos-c+bible-corpus/repo`` (writes
@@ -30,19 +30,16 @@ from __future__ import annotations
 
 import argparse
 import platform
-import re
 import subprocess
 import time
 import unicodedata
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from benchmarks._report import publish
 from benchmarks.common import RESULTS
 from benchmarks.sentence_align_length import galechurch_aligner
-from services.lexical import model1
 from services.sentence_align import splitter
 from services.sentence_align.align import align_sentences
 from services.sentence_align.beads import Bead
@@ -111,28 +108,6 @@ def galechurch(src: Sequence[str], tgt: Sequence[str], src_lang: str, tgt_lang: 
     return galechurch_aligner(src, tgt)
 
 
-@contextmanager
-def former_tokenizer() -> Iterator[None]:
-    """The lexical model's tokenizer as it was: words of ``\\w`` characters only."""
-    kept = model1._MARKED_TOKEN_RE
-    model1._MARKED_TOKEN_RE = re.compile(r"\w+|[^\w\s]")  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        model1._MARKED_TOKEN_RE = kept
-
-
-@contextmanager
-def without_lookalikes() -> Iterator[None]:
-    """The splitter without the terminators of one language only (Armenian :, Greek ;)."""
-    kept = dict(splitter._LANGUAGE_BOUNDARY)
-    splitter._LANGUAGE_BOUNDARY.clear()
-    try:
-        yield
-    finally:
-        splitter._LANGUAGE_BOUNDARY.update(kept)
-
-
 def score(
     aligner: Aligner,
     docs: Sequence[tuple[list[str], list[str], list[Bead]]],
@@ -187,38 +162,30 @@ def main() -> None:
         "",
         "## Alignment (verses as units, one book a call)",
         "",
-        "| pair | books | verses | default F1 strict / lax | former tokenizer F1 strict / lax "
+        "| pair | books | verses | default F1 strict / lax "
         "| Gale-Church F1 strict / lax | default seconds |",
-        "|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|",
     ]
     for src, tgt in PAIRS:
         docs = documents(bibles[src], bibles[tgt])
         langs = (src, tgt)
         default, seconds = score(product, docs, langs)
-        with former_tokenizer():
-            former, _ = score(product, docs, langs)
         gale, _ = score(galechurch, docs, langs)
         lines.append(
             f"| {src}-{tgt} | {len(docs)} | {sum(len(g) for _, _, g in docs)} | "
             f"**{default.f1_strict:.3f}** / {default.f1_lax:.3f} | "
-            f"{former.f1_strict:.3f} / {former.f1_lax:.3f} | "
             f"{gale.f1_strict:.3f} / {gale.f1_lax:.3f} | {seconds:.1f} |"
         )
     lines += [
         "",
         "## Splitting (each chapter one text)",
         "",
-        "| language | punctuated verse ends | recall, default | sentences per verse, default "
-        "| recall, without one-language terminators |",
-        "|---|---|---|---|---|",
+        "| language | punctuated verse ends | recall, default | sentences per verse, default |",
+        "|---|---|---|---|",
     ]
     for lang in FILES:
         recall, per_verse, expected = verse_end_recall(bibles[lang], lang)
-        with without_lookalikes():
-            former_recall, _, _ = verse_end_recall(bibles[lang], lang)
-        lines.append(
-            f"| {lang} | {expected} | **{recall:.3f}** | {per_verse:.2f} | {former_recall:.3f} |"
-        )
+        lines.append(f"| {lang} | {expected} | **{recall:.3f}** | {per_verse:.2f} |")
     publish(RESULT, lines)
 
 
