@@ -8,6 +8,8 @@ read in place from the kit (``benchmarks.common.KIT``: ``../shared/data``); resu
 Sentence alignment (``sentence_align``):
     sentence_align_length: Gale-Church aligner vs galechurch, NLTK -> sentence_align_length.md
     sentence_align: length, lexicon, hybrid aligners; speed -> sentence_align.md
+        (its parts: sentence_align_rows, sentence_align_dev, sentence_align_report,
+        sentence_align_large)
     sentence_align_pages: per-page-pair cost of the handler (a section) -> sentence_align.md
     sentence_align_languages: the default command per language pair -> sentence_align_languages.md
     sentence_align_scripts: other scripts (Gujarati, Armenian, ...) on the Bible corpus, a
@@ -27,6 +29,7 @@ Tree alignment (``tree_align``):
         services/tree_align/
 Page matching, words, paraphrases, thesaurus, corpus:
     page_match: site crawls from the kit, the albatec crawl -> page_match.md
+        (its crawls: page_match_crawls)
     word_align: align-words vs eflomal on Edinburgh++, RTE2 -> word_align.md
     ending_paraphrases: planted sentence-ending paraphrases -> ending_paraphrases.md
     thesaurus_extraction: noun-を-verb extraction vs UD Japanese GSD -> thesaurus_extraction.md
@@ -38,6 +41,8 @@ Page matching, words, paraphrases, thesaurus, corpus:
     clean_corpus: the README's command on the albatec crawl -> clean_corpus.md
 The distributed pipeline (needs Redis and PostgreSQL):
     pipeline_load: gateway, workers, Redis, PostgreSQL under load -> pipeline_load.md
+        (its parts: pipeline_load_stack, pipeline_load_client, pipeline_load_profile,
+        pipeline_load_summary, pipeline_load_report)
     celery_floor: Celery's own cost per task -> celery_floor.md
     hosts_recovery: network partitions across hosts, the ``hosts`` tests' recovery times
         (network namespaces, root) -> hosts.md

@@ -163,7 +163,7 @@ def main() -> None:
     examples = []
     for unit in ("char", "word"):
         start = time.perf_counter()
-        table = mine_endings(pairs, unit=unit, top=10)  # type: ignore[arg-type]
+        table = mine_endings(pairs, unit=unit, top=10)
         seconds = time.perf_counter() - start
         found = [noun for noun in PLANTED if noun in table]
         cells_avg, cells_plain = [], []

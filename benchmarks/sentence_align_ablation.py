@@ -31,9 +31,9 @@ from dataclasses import dataclass, replace
 from benchmarks import bam_anchors
 from benchmarks._report import publish
 from benchmarks.common import RESULTS
-from benchmarks.sentence_align import signed_span
 from benchmarks.sentence_align_length import load
 from benchmarks.sentence_align_presets import PLAIN_FIRST_PASS_SETTINGS, TEXTBERG_DEV_SETTINGS
+from benchmarks.sentence_align_report import signed_span
 from services.sentence_align.beads import Bead
 from services.sentence_align.evaluate import bootstrap_difference, score_documents
 from services.sentence_align.hybrid import HYBRID_SETTINGS, align_hybrid

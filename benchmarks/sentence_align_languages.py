@@ -24,13 +24,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from benchmarks._report import publish
-from benchmarks.common import RESULTS
-from benchmarks.sentence_align_length import (
-    KIT,
-    TEXTBERG,
-    galechurch_aligner,
-    nltk_aligner,
-)
+from benchmarks.common import KIT, RESULTS
+from benchmarks.sentence_align_length import TEXTBERG, galechurch_aligner, nltk_aligner
 from services.lexical.dictionary import BilingualDictionary
 from services.lexical.registry import dictionary_for
 from services.sentence_align.align import align_corpus, align_sentences
@@ -41,7 +36,8 @@ from services.sentence_align.evaluate import (
     bootstrap_f1_strict,
     score_documents,
 )
-from services.sentence_align.hybrid import HYBRID_SETTINGS, LexicalSettings, align_hybrid
+from services.sentence_align.hybrid import HYBRID_SETTINGS, align_hybrid
+from services.sentence_align.lexical_settings import LexicalSettings
 
 RESULT = RESULTS / "sentence_align_languages.md"
 MAC = KIT / "mac-dev-zh-en-bertalign"

@@ -22,14 +22,10 @@ import numpy as np
 
 from benchmarks._report import publish
 from benchmarks.common import RESULTS
-from benchmarks.sentence_align import (
-    bead_pool,
-    concatenate_beads,
-    signed_span,
-    synthetic_document,
-)
+from benchmarks.sentence_align_large import bead_pool, concatenate_beads, synthetic_document
 from benchmarks.sentence_align_length import TEST, DocumentPair, load
 from benchmarks.sentence_align_presets import PLAIN_FIRST_PASS_SETTINGS
+from benchmarks.sentence_align_report import signed_span
 from services.sentence_align.align import align_corpus
 from services.sentence_align.beads import Bead
 from services.sentence_align.evaluate import bootstrap_difference, score_documents
@@ -38,11 +34,13 @@ from services.sentence_align.hybrid import HYBRID_SETTINGS, align_hybrid
 RESULT = RESULTS / "sentence_align_missing_block.md"
 SEED = 20240607
 # (source sentences, sentences cut, where the cut starts as a share of the beads)
-DEV_CASES = ((300, 0, 0.4), (300, 30, 0.4), (300, 100, 0.4), (460, 50, 0.4), (460, 150, 0.4))
+DEV_CASES: tuple[tuple[int, int, float], ...] = (
+    (300, 0, 0.4), (300, 30, 0.4), (300, 100, 0.4), (460, 50, 0.4), (460, 150, 0.4),
+)  # fmt: skip
 DEV_CASES += ((460, 250, 0.2),)
 TEST_CASES = ((980, 0, 0.4), (980, 100, 0.4), (980, 300, 0.4), (980, 600, 0.2))
 # Documents of over 4,000 sentences (both sides), whose plain length pass is chunked:
-# dev and test beads drawn with repetition (``sentence_align.synthetic_document``).
+# dev and test beads drawn with repetition (``sentence_align_large.synthetic_document``).
 LONG_CASES = ((2500, 0, 0.4), (2500, 300, 0.4), (2500, 1000, 0.3))
 
 

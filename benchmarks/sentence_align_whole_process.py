@@ -1,7 +1,7 @@
 """Whole-process time of the default sentence aligner against galechurch on one long document.
 
 Document: about 5,000 German sentences and their French translations, real Text+Berg gold
-beads (dev and test) sampled with a seed and concatenated (``benchmarks.sentence_align``'s
+beads (dev and test) sampled with a seed and concatenated (``benchmarks.sentence_align_large``'s
 synthetic document), one sentence a line. Each program runs as a whole process, start-up,
 imports and model or dictionary loading included, on one core: ``paramine align-sentences
 --presplit --src-lang de --tgt-lang fr`` (the default: hybrid, the installed FreeDict
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from benchmarks._report import publish
 from benchmarks.common import RESULTS
-from benchmarks.sentence_align import synthetic_document
+from benchmarks.sentence_align_large import synthetic_document
 from benchmarks.sentence_align_length import TEST, load
 
 RESULT = RESULTS / "sentence_align_whole_process.md"

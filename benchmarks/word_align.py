@@ -235,10 +235,10 @@ def edinburgh_section(test: Sequence[GoldAlignment]) -> tuple[list[str], dict[st
         "| ratio CPU |",
         "|---|---|---|---|---|---|---|",
     ]
-    for k, (e, p) in enumerate(zip(eflomal_runs, product_runs, strict=True), start=1):
+    for k, (e, run) in enumerate(zip(eflomal_runs, product_runs, strict=True), start=1):
         lines.append(
-            f"| {k} | {e.wall:.2f} s | {e.cpu:.2f} s | {p.wall:.2f} s | {p.cpu:.2f} s "
-            f"| {p.wall / e.wall:.2f} | {p.cpu / e.cpu:.2f} |"
+            f"| {k} | {e.wall:.2f} s | {e.cpu:.2f} s | {run.wall:.2f} s | {run.cpu:.2f} s "
+            f"| {run.wall / e.wall:.2f} | {run.cpu / e.cpu:.2f} |"
         )
     scores = word_scores(first_product, test)
     non_identical = word_scores(first_product, test, only_non_identical=True)

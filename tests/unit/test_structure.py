@@ -4,7 +4,9 @@
   and under ``TYPE_CHECKING`` count, as they only hide a cycle;
 - no module reaches another module's private name (``from x import _y``, ``x._y``); a private
   module (``_dp.py``) is imported only by the modules of its own package;
-- no product module is over 600 lines.
+- no product module is over 600 lines;
+- the benchmarks (``benchmarks/``) keep the same two rules: no module over 600 lines, no
+  private name of a product module or of another benchmark module.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("services", "shared")
+BENCHMARKS = ("benchmarks",)
 MAX_LINES = 600
 
 # Modules exempt from the rules: none (services.cli and shared.store were, until they became
@@ -28,17 +31,17 @@ def _module_name(path: Path) -> str:
 
 
 @cache
-def _sources() -> dict[str, str]:
+def _sources(packages: tuple[str, ...] = PACKAGES) -> dict[str, str]:
     return {
         _module_name(path): path.read_text(encoding="utf-8")
-        for package in PACKAGES
+        for package in packages
         for path in sorted((ROOT / package).rglob("*.py"))
     }
 
 
 @cache
-def _trees() -> dict[str, ast.Module]:
-    return {name: ast.parse(source) for name, source in _sources().items()}
+def _trees(packages: tuple[str, ...] = PACKAGES) -> dict[str, ast.Module]:
+    return {name: ast.parse(source) for name, source in _sources(packages).items()}
 
 
 def _is_package(module: str) -> bool:
@@ -171,6 +174,25 @@ def test_no_private_name_of_another_module() -> None:
 def test_no_product_module_over_600_lines() -> None:
     lengths = {name: source.count("\n") for name, source in _sources().items()}
     assert {n: k for n, k in lengths.items() if k > MAX_LINES and n not in ALLOWED} == {}
+
+
+def test_no_benchmark_module_over_600_lines() -> None:
+    lengths = {name: source.count("\n") for name, source in _sources(BENCHMARKS).items()}
+    assert {n: k for n, k in lengths.items() if k > MAX_LINES} == {}
+
+
+def test_no_benchmark_reaches_a_private_name() -> None:
+    """A benchmark measures the product through its public names (a benchmark-only variant
+    that swaps a private table is not the product) and shares helpers by public names."""
+    trees = _trees((*PACKAGES, *BENCHMARKS))
+    known = set(trees)
+    benchmarks = _trees(BENCHMARKS)
+    reached = {
+        name: found
+        for name, tree in benchmarks.items()
+        if (found := private_reaches(name, tree, known))
+    }
+    assert reached == {}
 
 
 def test_allowed_modules_exist() -> None:

@@ -3,15 +3,9 @@ its goals."""
 
 from __future__ import annotations
 
-from benchmarks.pipeline_load import (
-    _log_time,
-    found_free_process,
-    goals,
-    host_speed_line,
-    refused_line,
-    task_spans,
-    task_waits,
-)
+from benchmarks.pipeline_load_profile import host_speed_line
+from benchmarks.pipeline_load_report import goals, refused_line
+from benchmarks.pipeline_load_summary import found_free_process, log_time, task_spans, task_waits
 
 TASK = "Task paramine.tree_align.process"
 LOG = (
@@ -24,7 +18,7 @@ LOG = (
 
 def test_task_spans_in_delivery_order() -> None:
     spans = task_spans(LOG)
-    base = _log_time("2026-11-22 03:00:00,000")
+    base = log_time("2026-11-22 03:00:00,000")
     assert [(round(a - base, 3), round(b - base, 3)) for a, b in spans] == [
         (0.11, 0.15),  # succeeded at .150 after 0.04 s
         (0.2, 0.2),  # no success line: starts and ends when received

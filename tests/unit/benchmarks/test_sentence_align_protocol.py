@@ -10,18 +10,11 @@ from pathlib import Path
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from benchmarks.sentence_align import (
-    LARGE_GOAL,
-    LARGE_HEADING,
-    WITH_DICTIONARY,
-    _error_kind,
-    certainty_section,
-    confidence_section,
-    dev_chunks,
-    previous_large,
-    row_intervals,
-)
+from benchmarks.sentence_align_dev import dev_chunks, error_kind
+from benchmarks.sentence_align_large import LARGE_GOAL, LARGE_HEADING, previous_large
 from benchmarks.sentence_align_length import DocumentPair, Row
+from benchmarks.sentence_align_report import certainty_section, confidence_section, row_intervals
+from benchmarks.sentence_align_rows import WITH_DICTIONARY
 from services.sentence_align.beads import Bead
 from services.sentence_align.evaluate import score_documents
 
@@ -52,7 +45,7 @@ def test_merging_adjacent_gold_beads_is_a_merge(
     k = data.draw(st.integers(0, len(gold) - 2))
     merged = Bead(gold[k].src + gold[k + 1].src, gold[k].tgt + gold[k + 1].tgt)
     expected = "deletion" if not merged.src or not merged.tgt else "merge"
-    assert _error_kind(merged, gold_index(gold)) == expected
+    assert error_kind(merged, gold_index(gold)) == expected
 
 
 @settings(derandomize=True, max_examples=200)
@@ -64,7 +57,7 @@ def test_part_of_one_gold_bead_is_a_split(
     big = [g for g in gold if len(g.src) >= 1 and len(g.tgt) >= 2]
     assume(big)
     g = data.draw(st.sampled_from(big))
-    assert _error_kind(Bead(g.src, g.tgt[:1]), gold_index(gold)) == "split"
+    assert error_kind(Bead(g.src, g.tgt[:1]), gold_index(gold)) == "split"
 
 
 @settings(derandomize=True, max_examples=200)
@@ -76,7 +69,7 @@ def test_a_moved_boundary_is_a_shift(shapes: list[tuple[int, int]], data: st.Dat
     # The first bead takes the first target sentence of the next bead, which keeps others.
     assume(first.src and first.tgt and second.tgt and len(second.tgt) + len(second.src) >= 2)
     moved = Bead(first.src, first.tgt + second.tgt[:1])
-    assert _error_kind(moved, gold_index(gold)) == "shift"
+    assert error_kind(moved, gold_index(gold)) == "shift"
 
 
 @settings(derandomize=True, max_examples=100)

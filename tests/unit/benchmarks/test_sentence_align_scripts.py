@@ -35,4 +35,3 @@ def test_verse_end_recall_counts_cuts_at_punctuated_verse_ends() -> None:
         "Սա առաջինն է:",
         "Սա երկրորդն է:",
     ]
-

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchmarks.page_match import site_crawl, textberg_documents
+from benchmarks.page_match_crawls import site_crawl, textberg_documents
 from services.page_match import matching
 from services.page_match.features import PageFeatures, page_features
 from services.page_match.matching import (

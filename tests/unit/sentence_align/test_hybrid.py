@@ -85,7 +85,7 @@ def test_a_long_document_skips_a_missing_block_too() -> None:
     # 2,500 x 2,711 document from real dev and test beads (drawn with repetition) with 300
     # target sentences cut fell to strict F1 0.30 (0.87 uncut); the anchored pass now runs up
     # to its band limit (length_passes.ANCHORED_BAND_CELLS) and gives 0.87.
-    from benchmarks.sentence_align import synthetic_document
+    from benchmarks.sentence_align_large import synthetic_document
     from benchmarks.sentence_align_length import TEST, load
     from benchmarks.sentence_align_missing_block import cut_block
     from services.sentence_align.length import chunked
