@@ -9,7 +9,8 @@ templates and published under one of four URL schemes (language directories, a q
 parameter, opaque ids on both sides, translated slugs; how, in ``benchmarks.page_match_crawls``).
 About 20% of the pages lose their twin, the crawl order is shuffled and no page carries a
 language label. Training part (choices): Text+Berg dev, test0-2 and MAC 001-003; validation
-part (nothing chosen on it): Text+Berg test3-6 and MAC 004-006. Scores: page-pair precision, recall and F1, one-to-one (as WMT16), per scheme.
+part (nothing chosen on it): Text+Berg test3-6 and MAC 004-006. Scores: page-pair precision,
+recall and F1, one-to-one (as WMT16), per scheme.
 """
 
 from __future__ import annotations
