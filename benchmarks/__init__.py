@@ -30,6 +30,8 @@ Tree alignment (``tree_align``):
 Page matching, words, paraphrases, thesaurus, corpus:
     page_match: site crawls from the kit, the albatec crawl -> page_match.md
         (its crawls: page_match_crawls)
+    page_match_languages: a site in three languages, the third arriving later (the Bible
+        corpus, a fetched repository) -> page_match_languages.md
     word_align: align-words vs eflomal on Edinburgh++, RTE2 -> word_align.md
     ending_paraphrases: planted sentence-ending paraphrases -> ending_paraphrases.md
     thesaurus_extraction: noun-を-verb extraction vs UD Japanese GSD -> thesaurus_extraction.md

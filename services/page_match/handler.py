@@ -3,9 +3,12 @@
 Each page is stored (``repository``) until its counterpart arrives, in this job or any later
 one; in every site that gained or changed a page, the pages in no pair (and a changed page,
 whose old pair is superseded) are matched again (``matching.match_site``) under the site's
-lock, with at most CONTEXT_PAGES paired pages for the site's statistics, and the page pairs
-found for the first time are recorded in this message's job and sent to tree_align (a page
-pairs with one page of each other language: ``repository.supersede_same_language_pair``). A
+lock, with the pairs of at most CONTEXT_PAGES paired pages: they give the site's statistics,
+and their pairs found by content compete again (a page paired before its twin arrived gets
+it; a third language arriving later pairs with them), while pairs found by URL stand. The
+page pairs found for the first time are recorded in this message's job and sent to
+tree_align (a new pair supersedes its pages' pairs in the same language pair: a page pairs
+with one page of each other language, ``repository.supersede_same_language_pair``). A
 redelivered message finds its pages stored already and matches nothing anew, but sends the
 pairs this job found again (tree_align keys its work by the pair's content, so a second
 delivery changes nothing): a worker killed between commit and send loses no pair. A page
@@ -72,15 +75,18 @@ def handle(message: CrawledPages, store: Store) -> list[Outgoing]:
                 ]
                 repository.supersede_pairs_of(conn, site, renewed, now)
                 # the site's open pages are matched; a bounded sample of its paired pages
-                # gives the statistics only, so a message's work does not grow with the site
+                # gives the statistics, so a message's work does not grow with the site
                 open_pages = repository.open_site_pages(conn, site)
                 context = repository.paired_site_pages(conn, site, CONTEXT_PAGES)
+                context += repository.partner_pages(conn, site, context)
                 stored = open_pages + context
                 digests = {page.features.url: page.features.digest for page in stored}
-                found = match_site(
-                    [page.features for page in stored],
-                    paired=frozenset(page.features.url for page in context),
+                # pairs found by URL stand; pairs found by content compete again with the
+                # newcomers (a page paired early, when its twin had not arrived, gets it)
+                partners = repository.partner_languages(
+                    conn, site, [page.features.url for page in context], found_by="url"
                 )
+                found = match_site([page.features for page in stored], partners=partners)
                 new = repository.add_matches(conn, site, found, digests, message.job_id, now)
                 for match in new:
                     metrics.pages_matched.labels(match.by).inc()

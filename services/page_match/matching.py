@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -107,14 +107,19 @@ def match_site(
     threshold: float = THRESHOLD,
     *,
     lexicon_weight: int = LEXICON_WEIGHT,
-    paired: frozenset[str] = frozenset(),
+    partners: Mapping[str, frozenset[str]] | None = None,
 ) -> list[PageMatch]:
     """Page pairs of one site: by URL, then by content per language pair, one-to-one.
 
-    ``paired``: URLs of pages already in a pair, given for the site's statistics (IDF
-    weights, boilerplate, the length ratio, the URL rule's learned parameters): they are not
-    matched by content, and a URL pair of two of them is not returned (it is known); a URL
-    pair of one of them with an open page is (a URL twin outranks a content pair)."""
+    ``partners``: for pages whose pairs stand (the stage passes those found by URL), the
+    languages of their partners (URL -> languages). Such a page counts for the site's
+    statistics (IDF weights, boilerplate, the length ratio, the URL rule's learned
+    parameters) and is not matched by content in a language pair it has a partner in; in the
+    others it is matched like an open page (on a site in three languages, a page paired with
+    its German twin still pairs with its French one when that arrives later). A URL pair of
+    two pages that each have a partner in the other's language is not returned (it is
+    known); any other URL pair is (a URL twin outranks a content pair)."""
+    known = partners or {}
     by_lang: dict[str, list[PageFeatures]] = defaultdict(list)
     seen: set[tuple[str, str]] = set()
     for page in sorted(pages, key=lambda p: p.url):
@@ -130,16 +135,21 @@ def match_site(
     # a page its URL pairs with a twin is not matched by content in another language pair:
     # its URL scheme is known, and a twin missing in that language is missing from the crawl
     taken = {url for found in url_pairs.values() for m in found for url in (m.src_url, m.tgt_url)}
-    taken |= paired
     for first, second in language_pairs:
         found = url_pairs[(first, second)]
-        matches += [m for m in found if not (m.src_url in paired and m.tgt_url in paired)]
+        matches += [
+            m
+            for m in found
+            if not (second in known.get(m.src_url, ()) and first in known.get(m.tgt_url, ()))
+        ]
         ratio = _length_ratio(found, by_lang[first], by_lang[second])
+        partnered = {p.url for p in by_lang[first] if second in known.get(p.url, ())}
+        partnered |= {p.url for p in by_lang[second] if first in known.get(p.url, ())}
         matches += _content_pairs(
             by_lang[first],
             by_lang[second],
             found,
-            taken,
+            taken | partnered,
             ratio,
             boilerplate,
             threshold,
@@ -230,8 +240,9 @@ def _content_pairs(
     lexicon_weight: int,
 ) -> list[PageMatch]:
     """Content pairs among the pages the URL rule left unpaired (``taken``: the URLs it
-    paired in any language pair; IDF weights and the lexicon count every page of the two
-    languages). A page without text is matched by URL only: it has no content to compare."""
+    paired in any language pair, and those with a partner in this one; IDF weights and the
+    lexicon count every page of the two languages). A page without text is matched by URL
+    only: it has no content to compare."""
     free_left = [i for i, p in enumerate(left) if p.url not in taken and p.text_length > 0]
     free_right = {j for j, p in enumerate(right) if p.url not in taken and p.text_length > 0}
     if not free_left or not free_right:

@@ -4,9 +4,10 @@ page pairs found among them.
 A page is keyed by its URL (a hash of it: URLs run to 4,096 characters). Storing it again with
 the same text, links and images (its ``digest``) changes nothing; with another digest it
 replaces the stored page, its pair is superseded and it is matched again. Matching reads the
-site's open pages (in no current pair) and a bounded sample of its paired ones
-(:func:`paired_site_pages`), never the whole site. A page pair is marked superseded (never
-deleted) when one of its pages changes or is paired anew, so what was sent on stays explained.
+site's open pages (in no current pair) and a bounded sample of its paired ones with their
+partners (:func:`paired_site_pages`, :func:`partner_pages`), never the whole site. A page
+pair is marked superseded (never deleted) when one of its pages changes or is paired anew, so
+what was sent on stays explained.
 
 Matching a site reads and writes under a lock on the site (PostgreSQL advisory lock; SQLite
 writes one at a time anyway), so two page_match workers never match one site at once.
@@ -176,6 +177,66 @@ def paired_site_pages(conn: sa.Connection, site: str, limit: int) -> list[Stored
     in_pair = crawled_pages.c.url_key.in_(sa.select(_current_pair_keys(site).c.key))
     latest = (crawled_pages.c.received_at.desc(), crawled_pages.c.url_key)
     return _stored_pages(conn, _site_select(site, in_pair).order_by(*latest).limit(limit))
+
+
+def partner_languages(
+    conn: sa.Connection, site: str, urls: Sequence[str], found_by: str | None = None
+) -> dict[str, frozenset[str]]:
+    """For each of these URLs in a current pair of the site (found by ``found_by``, if
+    given: "url" or "content"), its partners' languages."""
+    return {
+        url: frozenset(lang for lang, _ in found)
+        for url, found in _current_partners(conn, site, urls, found_by).items()
+    }
+
+
+def partner_pages(conn: sa.Connection, site: str, pages: Sequence[StoredPage]) -> list[StoredPage]:
+    """The current partners of these pages that are not among them (a pair's two pages are
+    read together, so a matching can weigh the pair against a newcomer)."""
+    urls = {page.features.url for page in pages}
+    partners = _current_partners(conn, site, sorted(urls))
+    missing = sorted(
+        {url_key(other) for found in partners.values() for _, other in found}
+        - {url_key(url) for url in urls}
+    )
+    if not missing:
+        return []
+    return _stored_pages(
+        conn,
+        _site_select(site, crawled_pages.c.url_key.in_(missing)).order_by(crawled_pages.c.url_key),
+    )
+
+
+def _current_partners(
+    conn: sa.Connection, site: str, urls: Sequence[str], found_by: str | None = None
+) -> dict[str, set[tuple[str, str]]]:
+    # URL -> (partner's language, partner's URL) of its current pairs
+    keys = {url_key(url): url for url in urls}
+    if not keys:
+        return {}
+    table = page_matches
+    condition = sa.and_(
+        table.c.site == site,
+        table.c.superseded_at.is_(None),
+        sa.or_(table.c.src_key.in_(sorted(keys)), table.c.tgt_key.in_(sorted(keys))),
+    )
+    if found_by is not None:
+        condition = sa.and_(condition, table.c.found_by == found_by)
+    rows = conn.execute(
+        sa.select(
+            table.c.src_key, table.c.tgt_key, table.c.src_lang, table.c.tgt_lang,
+            table.c.src_url, table.c.tgt_url,
+        ).where(condition)
+    )  # fmt: skip
+    found: dict[str, set[tuple[str, str]]] = {}
+    for row in rows:
+        for key, lang, url in (
+            (row.src_key, row.tgt_lang, row.tgt_url),
+            (row.tgt_key, row.src_lang, row.src_url),
+        ):
+            if key in keys:
+                found.setdefault(keys[key], set()).add((lang, url))
+    return found
 
 
 def _site_select(site: str, condition: sa.ColumnElement[bool]) -> sa.Select[Any]:

@@ -16,7 +16,7 @@ from shared.schemas import CrawledPages, Page
 from shared.store import Store
 from tests.integration.conftest import Cluster
 from tests.integration.test_pipeline import wait_for_job
-from tests.unit.page_match.test_handler import ENGLISH, GERMAN
+from tests.unit.page_match.test_handler import ENGLISH, GERMAN, check_third_language_arriving_later
 
 pytestmark = pytest.mark.integration
 
@@ -54,3 +54,13 @@ def _stored(store: Store, site: str) -> list[repository.StoredPage]:
     repository.ensure_schema(store.engine)
     with store.engine.connect() as conn:
         return repository.site_pages(conn, site)
+
+
+def test_a_third_language_arriving_later_pairs_with_paired_pages_on_postgresql(
+    postgres_url: str,
+) -> None:
+    """The handler's partner-language query and the site lock on PostgreSQL (the unit test
+    runs the same flow on SQLite)."""
+    check_third_language_arriving_later(
+        Store(postgres_url), host=f"bridge-{uuid.uuid4().hex[:8]}.example"
+    )

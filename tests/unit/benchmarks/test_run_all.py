@@ -12,8 +12,9 @@ BENCH_DIR = Path(__file__).resolve().parents[3] / "benchmarks"
 # load tests (``make load``: the pipeline and Celery's own per-task cost, both need Redis) and
 # the output digests (a check of a refactoring, not a benchmark), structure_speed (a one-off
 # comparison with the code before issue 38's restructuring) and the recovery across hosts
-# (``make hosts-bench``: network namespaces, root), and sentence_align_scripts (its data, the
-# Bible corpus, is not in the kit: a repository brought by the search tool's fetch).
+# (``make hosts-bench``: network namespaces, root), and sentence_align_scripts and
+# page_match_languages (their data, the Bible corpus, is not in the kit: a repository
+# brought by the search tool's fetch).
 # Modules without a ``__main__`` block are helpers of others.
 NOT_RUN = {
     "run_all",
@@ -24,6 +25,7 @@ NOT_RUN = {
     "structure_speed",
     "hosts_recovery",
     "sentence_align_scripts",
+    "page_match_languages",
 }
 
 

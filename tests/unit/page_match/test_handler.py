@@ -90,6 +90,64 @@ def test_a_page_pairs_with_one_page_of_each_other_language(tmp_path: Path) -> No
     assert len(repository.current_matches(store.engine)) == 3
 
 
+def test_a_third_language_arriving_later_pairs_by_content_with_paired_pages(
+    tmp_path: Path,
+) -> None:
+    check_third_language_arriving_later(Store(f"sqlite:///{tmp_path / 'store.db'}"))
+
+
+def check_third_language_arriving_later(store: Store, host: str = "bridge.example") -> None:
+    """Opaque URLs: no URL rule. The English and German pages pair in the first job; the
+    French page of a later job pairs with both (a paired page stays open for the languages
+    it has no partner in), and the en-de pair stands (also run on PostgreSQL)."""
+    english = (f"https://{host}/p/83412.html", ENGLISH)
+    german = (f"https://{host}/p/19077.html", GERMAN)
+    french = (f"https://{host}/p/55120.html", FRENCH)
+    assert len(_sent(handle(_message(f"{host}-1", english, german), store))) == 1
+    sent = _sent(handle(_message(f"{host}-2", french), store))
+    assert {frozenset((src, tgt)) for _, src, tgt in sent} == {
+        frozenset((french[0], english[0])),
+        frozenset((french[0], german[0])),
+    }
+    current = repository.current_matches(store.engine, host)
+    assert {frozenset((m["src_url"], m["tgt_url"])) for m in current} == {
+        frozenset((english[0], german[0])),
+        frozenset((french[0], english[0])),
+        frozenset((french[0], german[0])),
+    }
+    # pages are not matched again in the language pairs they have partners in: a copy of
+    # the English page at another URL finds no German or French page to pair with
+    copy = (f"https://{host}/p/70001.html", ENGLISH.replace("Home", "Start page"))
+    assert handle(_message(f"{host}-3", copy), store) == []
+    assert len(repository.current_matches(store.engine, host)) == 3
+
+
+OTHER_GERMAN = (
+    "<html><body><nav><a href='/'>Start</a></nav><h1>Der Hafen von Kiel</h1>"
+    "<p>Der alte Hafen von Kiel wurde 1871 nach zwei Jahren Planung umgebaut.</p>"
+    "<p>Er nimmt jede Woche 300 Schiffe zwischen Oslo und der Ostsee auf.</p></body></html>"
+)
+
+
+def test_a_content_pair_gives_way_to_a_better_twin_that_arrives_later(tmp_path: Path) -> None:
+    # Alone together, the English page and an unrelated German page of the same shape pair
+    # by content (nothing better is there); the English page's real translation arrives in a
+    # later job and takes its place; the unrelated page waits again.
+    store = Store(f"sqlite:///{tmp_path / 'store.db'}")
+    english = ("https://bridge.example/p/83412.html", ENGLISH)
+    unrelated = ("https://bridge.example/p/31337.html", OTHER_GERMAN)
+    twin = ("https://bridge.example/p/19077.html", GERMAN)
+    assert len(_sent(handle(_message("job-1", english, unrelated), store))) == 1
+    sent = _sent(handle(_message("job-2", twin), store))
+    assert [frozenset((src, tgt)) for _, src, tgt in sent] == [frozenset((english[0], twin[0]))]
+    (current,) = repository.current_matches(store.engine)
+    assert {current["src_url"], current["tgt_url"]} == {english[0], twin[0]}
+    with store.engine.connect() as conn:
+        assert [p.features.url for p in repository.open_site_pages(conn, "bridge.example")] == [
+            unrelated[0]
+        ]
+
+
 def test_a_changed_page_rematches_and_supersedes_its_old_pair(tmp_path: Path) -> None:
     store = Store(f"sqlite:///{tmp_path / 'store.db'}")
     english = ("https://bridge.example/en/rhine.html", ENGLISH)
@@ -138,7 +196,8 @@ def test_a_message_matches_the_open_pages_with_a_bounded_sample_of_paired_ones(
     twin = ("https://big.example/en/late.html", ENGLISH.replace("1998", "2001"))
     sent = _sent(handle(_message("job-3", twin), store))
     assert sent == [("job-3", late[0], twin[0])]
-    assert seen == [1 + 5, 2 + 5]  # the open pages and 5 paired ones, not the site's 26
+    # the open pages, 5 paired ones and their partners (a pair is read whole), not the site's 26
+    assert seen == [1 + 5 + 5, 2 + 5 + 5]
     assert len(repository.current_matches(store.engine)) == 13  # earlier pairs stand
     with store.engine.connect() as conn:
         assert len(repository.open_site_pages(conn, "big.example")) == 0
