@@ -150,6 +150,17 @@ def _word_re() -> re.Pattern[str]:
     return re.compile(rf"{word}+(?:[-'’]{word}+)*|(?:(?!{word})[^\s])")
 
 
+def is_word(token: str) -> bool:
+    """Whether a token is letters only, as ``str.isalpha`` but with the combining marks of
+    abugidas (a Gujarati or Hindi vowel sign, a Thai tone mark) counted with their letters:
+    ``"ઈસુએ".isalpha()`` is False. It starts with a letter."""
+    return (
+        bool(token)
+        and token[0].isalpha()
+        and all(char.isalpha() or unicodedata.category(char).startswith("M") for char in token)
+    )
+
+
 def tokenize_words(text: str) -> list[str]:
     """Unicode word/punctuation tokens for space-separated languages (text read as NFC)."""
     return _word_re().findall(unicodedata.normalize("NFC", text))

@@ -47,6 +47,7 @@ from pathlib import Path
 import Stemmer
 
 from shared.errors import InvalidInput
+from shared.text import is_word
 
 # ISO 639-1 -> (FreeDict's ISO 639-3 code, Snowball stemmer name or None).
 LANGUAGES: dict[str, tuple[str, str | None]] = {
@@ -168,12 +169,12 @@ class BilingualDictionary:
         tgt_min = 1 if self.tgt_lang in UNSEGMENTED else min_length
         by_stem: dict[str, list[int]] = {}
         for e, token in enumerate(tgt_vocabulary):
-            if len(token) >= tgt_min and token.isalpha():
+            if len(token) >= tgt_min and is_word(token):
                 by_stem.setdefault(stem(token, self.tgt_lang), []).append(e)
         translations = self.translations
         cues: dict[tuple[int, int], float] = {}
         for f, token in enumerate(src_vocabulary):
-            if len(token) < src_min or not token.isalpha():
+            if len(token) < src_min or not is_word(token):
                 continue
             for e_stem in translations.get(stem(token, self.src_lang), ()):
                 for e in by_stem.get(e_stem, ()):

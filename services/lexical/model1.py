@@ -26,7 +26,7 @@ import numpy.typing as npt
 import regex
 from numba import njit
 
-from shared.text import base_lang
+from shared.text import base_lang, is_word
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -159,7 +159,7 @@ def cue_similarity(
     by_prefix: dict[str, list[int]] = {}
     for k, token in enumerate(tgt_vocabulary):
         folded = _fold(token)
-        if len(folded) >= COGNATE_PREFIX and folded.isalpha():
+        if len(folded) >= COGNATE_PREFIX and is_word(folded):
             by_prefix.setdefault(folded[:COGNATE_PREFIX], []).append(k)
     cues: dict[tuple[int, int], float] = {}
     for f, token in enumerate(src_vocabulary):
@@ -167,7 +167,7 @@ def cue_similarity(
         if e is not None:
             cues[(f, e)] = 1.0
         folded = _fold(token)
-        if len(folded) >= COGNATE_PREFIX and folded.isalpha():
+        if len(folded) >= COGNATE_PREFIX and is_word(folded):
             for e in by_prefix.get(folded[:COGNATE_PREFIX], ()):
                 cues.setdefault((f, e), 0.5)
     return cues

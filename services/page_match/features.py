@@ -25,6 +25,7 @@ from services.lexical.model1 import tokenize
 from services.tree_align.html_tree import ParseLimits, parse_document, parse_html, text_chunks
 from shared.errors import InvalidInput
 from shared.langid import guess, language_group, letters
+from shared.text import is_word
 
 # At least this many letters and this probability for the identified language to overrule a
 # declared one (the wrong-language flag of shared.langid uses the same letter floor).
@@ -193,13 +194,13 @@ def anchor_tokens(text: str, lang: str) -> list[str]:
 
 def content_words(text: str, lang: str) -> list[str]:
     """Distinct word stems of the text, as the dictionary registry reads them (Snowball stems;
-    jieba's words for Chinese, UniDic base forms for Japanese); words of letters only, of
-    three letters or more in languages that space their words."""
+    jieba's words for Chinese, UniDic base forms for Japanese); words of letters (and their
+    combining marks) only, of three letters or more in languages that space their words."""
     shortest = 1 if lang in UNSEGMENTED else 3
     words = (
         stem(token, lang)
         for token in tokenize(text, lang)
-        if len(token) >= shortest and token.isalpha()
+        if len(token) >= shortest and is_word(token)
     )
     return list(dict.fromkeys(words))
 

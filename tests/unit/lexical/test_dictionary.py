@@ -114,6 +114,16 @@ def test_cues_match_inflected_forms_by_stem() -> None:
     assert dictionary.cues(src, tgt, 0.25, 20) == {}
 
 
+def test_cues_pair_words_with_vowel_signs() -> None:
+    # Hindi "किताब" (book) is letters and vowel signs: str.isalpha said it was no word
+    dictionary = BilingualDictionary(
+        "hi", "en", frozenset({(stem("किताब", "hi"), stem("book", "en"))})
+    )
+    assert dictionary.cues(["मैंने", "किताब", "खरीदी"], ["i", "bought", "book"], 0.25, 4) == {
+        (1, 2): 0.25
+    }
+
+
 def test_dictionary_pairs_words_that_neither_identity_nor_cognates_can() -> None:
     # "Berg"/"montagne" and "Gipfel"/"sommet" share no letters: without a dictionary the
     # sentence pair below has no lexical evidence.

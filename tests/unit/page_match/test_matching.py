@@ -250,3 +250,12 @@ def test_a_marker_on_one_side_and_a_sites_own_language_code_pair_by_url() -> Non
         ("https://b.example/index.php?id=7&clang=2", "https://b.example/index.php?id=7&clang=1"),
         ("https://b.example/index.php?id=8&clang=2", "https://b.example/index.php?id=8&clang=1"),
     }
+
+
+def test_pages_in_an_abugida_have_content_words() -> None:
+    # Gujarati words carry vowel signs (marks, not letters): the dictionary's translation
+    # evidence read no word of such a page
+    from services.page_match.features import content_words
+
+    assert content_words("ઈસુએ તેઓને કહ્યું કે તમે જાઓ", "gu") == ["ઈસુએ", "તેઓને", "કહ્યું", "તમે", "જાઓ"]
+    assert content_words("मैंने किताब खरीदी", "hi") == ["मैंने", "किताब", "खरीदी"]

@@ -7,7 +7,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from shared.text import analyse_japanese, japanese_nouns, normalise_japanese, tokenize_words
+from shared.text import (
+    analyse_japanese,
+    is_word,
+    japanese_nouns,
+    normalise_japanese,
+    tokenize_words,
+)
 
 TEXTS = (
     "強い冬型の気圧配置の影響で、東北地方では12日、各地で大雪となった。" * 20,
@@ -45,6 +51,14 @@ def test_words_keep_their_combining_marks() -> None:
     assert tokenize_words("मैंने किताब खरीदी।") == ["मैंने", "किताब", "खरीदी", "।"]
     decomposed = unicodedata.normalize("NFD", "Grüße aus Köln, well-known!")
     assert tokenize_words(decomposed) == ["Grüße", "aus", "Köln", ",", "well-known", "!"]
+
+
+def test_a_word_of_an_abugida_is_a_word_with_its_vowel_signs() -> None:
+    # str.isalpha is False for "ઈસુએ" (its vowel signs are marks, not letters)
+    for word in ("ઈસુએ", "किताब", "ภาษาไทย", "Köln", unicodedata.normalize("NFD", "Köln")):
+        assert is_word(word), word
+    for token in ("", "12", "well-known", "a1", "\u0941x", "'s"):
+        assert not is_word(token), token
 
 
 def test_numbers_and_the_counters_after_them_are_no_content_nouns() -> None:
