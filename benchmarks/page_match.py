@@ -131,14 +131,14 @@ DEVELOPMENT_RECORD = [
     "benchmarks/results/tuning_history.md) the de-fr crawls give 0.83-0.88, the en-zh ones "
     "0.68-0.82.",
     "",
-    "Albatec, all three language pairs: F1 1.000 until 2026-11-27, 0.982 in the runs of "
-    "2026-11-28's first session on a new machine (the code of the 1.000 run, commit "
-    "92c301e, gave 0.982 there too), 1.000 again on the next session's machine, where the "
-    "code before that session's page_match changes (604d136) gives 1.000 as well: the "
-    "figure follows the machine's package versions, not the code. The one pair that "
-    "differed: the site's German home page exists twice (`/` and `/1-0-Startseite.html`, "
-    "the same page), and the English home page was paired with `/` instead of the URL the "
-    "kit's table lists.",
+    "Albatec, all three language pairs: F1 1.000 or 0.982 by the run until 2026-11-28, "
+    "taken at first for the machine's package versions: it followed PYTHONHASHSEED. Sums of "
+    "IDF weights over sets of strings ran in the sets' hash-seeded order, and the float "
+    "rounding broke a near-tie between the site's two copies of its German home page (`/` "
+    "and `/1-0-Startseite.html`, the same page). Summed in a fixed order since (exact "
+    "`math.fsum`, sorted accumulation; a test runs `paramine match-pages` on the crawl "
+    "under two hash seeds): 0.982 on every run, the English home page paired with `/` "
+    "rather than the copy the kit's table lists.",
 ]
 
 

@@ -12,6 +12,10 @@ from typing import Any
 
 import fugashi
 import langcodes
+import regex
+
+_LETTER = regex.compile(r"\p{L}")
+_LATIN_LETTER = regex.compile(r"\p{Latin}")
 
 _JAPANESE_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
@@ -186,6 +190,13 @@ def base_lang(lang: str) -> str:
         except ValueError:  # not a language code: kept as it is
             return code
     return code
+
+
+def mostly_latin(text: str) -> bool:
+    """Whether most of the text's letters are Latin-script letters (read off the text, not
+    its language code: Serbian is written in both scripts); a text without letters is."""
+    letters = len(_LETTER.findall(text))
+    return not letters or 2 * len(_LATIN_LETTER.findall(text)) >= letters
 
 
 def looks_japanese(text: str) -> bool:

@@ -25,7 +25,7 @@ from services.lexical.model1 import tokenize
 from services.tree_align.html_tree import ParseLimits, parse_document, parse_html, text_chunks
 from shared.errors import InvalidInput
 from shared.langid import guess, language_group, letters
-from shared.text import is_word
+from shared.text import is_word, mostly_latin
 
 # At least this many letters and this probability for the identified language to overrule a
 # declared one (the wrong-language flag of shared.langid uses the same letter floor).
@@ -130,7 +130,7 @@ def page_features(
         declared=declared,
         blocks=blocks,
         text_length=sum(length for _, length, _ in blocks),
-        anchors=frozenset(anchor_tokens(own, lang)[:MAX_ANCHORS] + url_numbers(url)),
+        anchors=frozenset(anchor_tokens(own)[:MAX_ANCHORS] + url_numbers(url)),
         links=links,
         images=images,
         words=frozenset(content_words(own, lang)[:MAX_WORDS]),
@@ -178,13 +178,13 @@ def url_numbers(url: str) -> list[str]:
     return [f"url#{int(number)}" for number in _URL_NUMBER.findall(f"{parts.path}?{parts.query}")]
 
 
-def anchor_tokens(text: str, lang: str) -> list[str]:
+def anchor_tokens(text: str) -> list[str]:
     """Tokens a translation keeps: numbers (normalised: 1.000 ~ 1,000 ~ 1000), capitalised
-    Latin-script names, and on a page whose language is written in another script every
-    Latin-script word (names, brands, codes in Chinese or Japanese text)."""
+    Latin-script names, and on a page whose letters are mostly of another script every
+    Latin-script word (names, brands, codes in Chinese, Gujarati or Serbian Cyrillic text)."""
     normalised = unicodedata.normalize("NFKC", text)
     tokens = ["#" + re.sub(r"[.,]", "", number) for number in _NUMBER.findall(normalised)]
-    if _latin_script(lang):
+    if mostly_latin(normalised):
         tokens += [word.lower() for word in _CAPITALISED.findall(normalised) if len(word) > 2]
     else:
         tokens += [word.lower() for word in _LATIN_WORD.findall(normalised)]
@@ -203,10 +203,6 @@ def content_words(text: str, lang: str) -> list[str]:
         if len(token) >= shortest and is_word(token)
     )
     return list(dict.fromkeys(words))
-
-
-def _latin_script(lang: str) -> bool:
-    return lang not in {"zh", "ja", "ko", "ru", "uk", "bg", "el", "ar", "he", "fa", "th", "hi"}
 
 
 def _length(text: str) -> int:

@@ -418,7 +418,7 @@ class Lexicon:
         translations (rare words only, as for anchors)."""
         weight: dict[int, float] = defaultdict(float)
         limit = max(50, len(self.right_pages) // 20)
-        for word in self.left_translated[i]:
+        for word in sorted(self.left_translated[i]):  # sorted: sums in a fixed order
             postings = self.right_index.get(word, ())
             if 0 < len(postings) <= limit:
                 for j in postings:
@@ -432,10 +432,13 @@ def _weighted_share(
     translations: dict[str, tuple[str, ...]],
     idf: dict[str, float],
 ) -> float | None:
-    total = sum(idf.get(w, 0.0) for w in known)
+    # fsum over sets: exact, so the result does not follow the sets' (hash-seeded) order
+    total = math.fsum(idf.get(w, 0.0) for w in known)
     if total <= 0:
         return None
-    found = sum(idf.get(w, 0.0) for w in known if any(t in other_words for t in translations[w]))
+    found = math.fsum(
+        idf.get(w, 0.0) for w in known if any(t in other_words for t in translations[w])
+    )
     return found / total
 
 
@@ -477,7 +480,7 @@ def _candidates(
 ) -> list[int]:
     """At most CANDIDATES pages: those sharing the rarest anchors, then length neighbours."""
     weight: dict[int, float] = defaultdict(float)
-    for item in _anchor_set(page):
+    for item in sorted(_anchor_set(page)):  # sorted: sums in a fixed order
         postings = index.get(item, ())
         if 0 < len(postings) <= max(50, len(right) // 20):
             for j in postings:
@@ -508,12 +511,14 @@ def anchor_similarity(a: PageFeatures, b: PageFeatures, idf: dict[str, float]) -
     None when either page has no anchor of weight: nothing to compare, no evidence either
     way."""
     left, right = _anchor_set(a), _anchor_set(b)
+    # fsum over sets: exact, so the result does not follow the sets' (hash-seeded) order
     smaller = min(
-        sum(idf.get(item, 0.0) for item in left), sum(idf.get(item, 0.0) for item in right)
+        math.fsum(idf.get(item, 0.0) for item in left),
+        math.fsum(idf.get(item, 0.0) for item in right),
     )
     if smaller <= 0:
         return None
-    return min(1.0, sum(idf.get(item, 0.0) for item in left & right) / smaller)
+    return min(1.0, math.fsum(idf.get(item, 0.0) for item in left & right) / smaller)
 
 
 def length_similarity(a: PageFeatures, b: PageFeatures, ratio: LengthRatio) -> float:

@@ -259,3 +259,15 @@ def test_pages_in_an_abugida_have_content_words() -> None:
 
     assert content_words("ઈસુએ તેઓને કહ્યું કે તમે જાઓ", "gu") == ["ઈસુએ", "તેઓને", "કહ્યું", "તમે", "જાઓ"]
     assert content_words("मैंने किताब खरीदी", "hi") == ["मैंने", "किताब", "खरीदी"]
+
+
+def test_latin_words_are_anchors_on_pages_of_another_script() -> None:
+    # read off the page's letters, not a list of language codes: Gujarati (and Serbian in
+    # Cyrillic) was taken for a Latin-script language, so "iphone" was no anchor there
+    from services.page_match.features import anchor_tokens
+
+    assert "iphone" in anchor_tokens("નવો iphone 2024 માં બજારમાં આવ્યો અને લોકોને ગમ્યો")
+    assert "iphone" in anchor_tokens("Нови iphone стиже у продавнице широм земље")
+    assert "iphone" in anchor_tokens("新的iphone今天在全国各地上市了")
+    latin = anchor_tokens("Novi iphone stiže u prodavnice, kaže Apple")
+    assert "iphone" not in latin and "apple" in latin
