@@ -55,6 +55,7 @@ class StageMetrics:
     in_flight: Gauge
     worker_ready: Gauge
     pages_matched: Counter
+    page_pairs_superseded: Counter
     pages_waiting: Gauge
 
     @classmethod
@@ -122,6 +123,13 @@ class StageMetrics:
                 "paramine_pages_matched",
                 "Page pairs page_match found, by how (url, content)",
                 ["by"],
+                registry=registry,
+            ),
+            page_pairs_superseded=Counter(
+                "paramine_page_pairs_superseded",
+                "Page pairs page_match replaced (why: changed, one of its pages changed; "
+                "better, a better pair of one of its pages in the same languages)",
+                ["why"],
                 registry=registry,
             ),
             pages_waiting=Gauge(

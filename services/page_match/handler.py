@@ -73,7 +73,8 @@ def handle(message: CrawledPages, store: Store) -> list[Outgoing]:
                 renewed = [
                     features.url for (features, _), c in zip(items, changed, strict=True) if c
                 ]
-                repository.supersede_pairs_of(conn, site, renewed, now)
+                changed_pairs = repository.supersede_pairs_of(conn, site, renewed, now)
+                metrics.page_pairs_superseded.labels("changed").inc(changed_pairs)
                 # the site's open pages are matched; a bounded sample of its paired pages
                 # gives the statistics, so a message's work does not grow with the site
                 open_pages = repository.open_site_pages(conn, site)
@@ -87,7 +88,10 @@ def handle(message: CrawledPages, store: Store) -> list[Outgoing]:
                     conn, site, [page.features.url for page in context], found_by="url"
                 )
                 found = match_site([page.features for page in stored], partners=partners)
-                new = repository.add_matches(conn, site, found, digests, message.job_id, now)
+                new, replaced = repository.add_matches(
+                    conn, site, found, digests, message.job_id, now
+                )
+                metrics.page_pairs_superseded.labels("better").inc(replaced)
                 for match in new:
                     metrics.pages_matched.labels(match.by).inc()
             pairs += _job_pairs(conn, site, message.job_id)

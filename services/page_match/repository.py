@@ -290,10 +290,11 @@ def add_matches(
     digests: dict[str, str],
     job_id: str,
     now: float,
-) -> list[PageMatch]:
+) -> tuple[list[PageMatch], int]:
     """Record the page pairs a matching found: a pair already current is left as it is; a
     new one supersedes the current pairs of its two pages in the same language pair
-    (``supersede_same_language_pair``) and is inserted. The new pairs, in URL order."""
+    (``supersede_same_language_pair``) and is inserted. The new pairs, in URL order, and how
+    many current pairs they superseded."""
     current = {
         (r.src_key, r.tgt_key, r.src_digest, r.tgt_digest)
         for r in conn.execute(
@@ -310,9 +311,10 @@ def add_matches(
         (m for key, m in wanted.items() if key not in current),
         key=lambda m: (m.src_url, m.tgt_url),
     )
+    superseded = 0
     for match in new:
         key = _match_key(match, digests)
-        supersede_same_language_pair(conn, site, match, now)
+        superseded += supersede_same_language_pair(conn, site, match, now)
         # a pair found, superseded and found again: the same row becomes current again
         conn.execute(
             sa.delete(page_matches).where(
@@ -341,7 +343,7 @@ def add_matches(
                 superseded_at=None,
             )
         )
-    return new
+    return new, superseded
 
 
 def current_matches(engine: sa.Engine, site: str | None = None) -> list[dict[str, Any]]:

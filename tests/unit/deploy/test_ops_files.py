@@ -46,6 +46,7 @@ def defined_metric_names() -> set[str]:
     metrics.queue_wait.labels("s").observe(0.01)
     metrics.in_flight.labels("s").set(1)
     metrics.pages_matched.labels("url").inc()
+    metrics.page_pairs_superseded.labels("better").inc()
     metrics.pages_waiting.labels("any").set(1)
     names = {sample.name for family in registry.collect() for sample in family.samples}
     return names | {QUEUE_DEPTH, "up"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from prometheus_client import REGISTRY
 
 from services.page_match import repository
 from services.page_match.handler import handle
@@ -44,6 +45,11 @@ def _sent(outgoing: list[tuple[str, object]]) -> list[tuple[str, str, str]]:
         assert stage == "tree_align" and isinstance(message, PagePair)
         result.append((message.job_id, message.src.url, message.tgt.url))
     return result
+
+
+def _superseded(why: str) -> float:
+    value = REGISTRY.get_sample_value("paramine_page_pairs_superseded_total", {"why": why})
+    return value or 0.0
 
 
 def test_a_page_waits_for_its_translation_from_a_later_job(tmp_path: Path) -> None:
@@ -138,7 +144,9 @@ def test_a_content_pair_gives_way_to_a_better_twin_that_arrives_later(tmp_path: 
     unrelated = ("https://bridge.example/p/31337.html", OTHER_GERMAN)
     twin = ("https://bridge.example/p/19077.html", GERMAN)
     assert len(_sent(handle(_message("job-1", english, unrelated), store))) == 1
+    before = _superseded("better")
     sent = _sent(handle(_message("job-2", twin), store))
+    assert _superseded("better") == before + 1  # operators see the replaced pair
     assert [frozenset((src, tgt)) for _, src, tgt in sent] == [frozenset((english[0], twin[0]))]
     (current,) = repository.current_matches(store.engine)
     assert {current["src_url"], current["tgt_url"]} == {english[0], twin[0]}
@@ -155,8 +163,10 @@ def test_a_changed_page_rematches_and_supersedes_its_old_pair(tmp_path: Path) ->
     handle(_message("job-1", english, german), store)
     (first,) = repository.current_matches(store.engine)
     changed = (german[0], GERMAN.replace("1998", "1999"))
+    before = _superseded("changed")
     sent = _sent(handle(_message("job-2", changed), store))
     assert sent == [("job-2", german[0], english[0])]
+    assert _superseded("changed") == before + 1
     (current,) = repository.current_matches(store.engine)
     assert current["job_id"] == "job-2" and current["src_digest"] != first["src_digest"]
 
