@@ -34,22 +34,22 @@ if TYPE_CHECKING:
 HYBRID_SETTINGS = LexicalSettings(
     epsilon=0.1,
     both_directions=True,
-    lexical_weight=0.3,  # best dev F1 with every bead shape up to max_bead_size
+    lexical_weight=0.3,  # chosen on dev with every bead shape up to max_bead_size
     cue_weight=5.0,
     deletion_length_weight=0.5,
     cheap_deletions=False,  # off: harmful on the paraphrase documents (ablation)
-    margin=4,  # 2-4 alike on dev; 3 missed the optimum of a coarse-pass test document
-    max_bead_size=6,  # every x-y shape with x + y <= 6: higher dev F1 than the 8 Gale-Church shapes
+    margin=4,  # chosen on dev, checked on a coarse-pass test document
+    max_bead_size=6,  # every x-y shape with x + y <= 6, not only the 8 Gale-Church shapes
     sentence_cost=2.8,  # helped on the choosing parts of de-fr and zh-en (languages results)
     # 2-2 beads at Pr 0.001, not Gale & Church's 0.011: with s2 refitted to the text, two 1-1
-    # pairs that miss in opposite directions became a 2-2 bead, mostly wrong; chosen on the
-    # choosing parts of de-fr, zh-en and the Bible corpus (tuning_history.md, 2026-11-28)
+    # pairs that miss in opposite directions became a 2-2 bead; chosen on the choosing parts
+    # of de-fr, zh-en and the Bible corpus (tuning_history.md, 2026-11-28)
     two_two_probability=0.001,
-    refinements=1,  # one refinement round; a second gained little for ~30% more time
+    refinements=1,  # one refinement round (a second: tuning_history.md)
     refinement_margin=2,
     refinement_share=0.5,  # the refinement's Model 1 on the cheapest half of the 1-1 beads
     refinement_diagonal=0.0,  # off: harmful on the paraphrase documents (ablation)
-    coarse_cells=100_000,  # windows up to ~300 x 300: the band alone missed the optimum
+    coarse_cells=100_000,  # windows up to ~300 x 300 also get the coarse exhaustive pass
     boundary_weight=0.0,  # off: not significant on dev, no gain on the paraphrase documents
     boundary_from=0,
     deletion_weight=0.0,  # off: harmful on the paraphrase documents (ablation)

@@ -16,7 +16,7 @@ class LexicalSettings:
     lexical_weight: float
     length_weight: float = 1.0
     deletion_length_weight: float = 1.0  # weight of the length cost of 1-0 and 0-1 beads
-    margin: int = 4  # sentences either side of the first path searched in pass 2 (dev: 4 = 6)
+    margin: int = 4  # sentences either side of the first path searched in pass 2
     confident_share: float = 0.8  # cheapest share of 1-1 beads that trains Model 1
     max_training_beads: int = 5000
     window: int = 2000  # sentences between anchors

@@ -30,8 +30,7 @@ from services.tree_align.model import FloatArray, TextModel, TreeModel
 from services.tree_align.tag_tree import TagTree
 
 # Pass 2's Model 1 trains on pass 1's chunk pairs whose Pr_text cost is below
-# CONFIDENT_COST (-5 to -20 scored alike on the dev pages, 0 let look-alike one-sided boxes
-# train it; benchmarks/results/tuning_history.md).
+# CONFIDENT_COST (chosen on the dev pages: benchmarks/results/tuning_history.md).
 CONFIDENT_COST = -10.0
 # Fewer confident training words than this and no bilingual dictionary: Model 1 would know
 # too few words to tell a translation from unrelated text, and pass 1 stands (a
@@ -43,12 +42,12 @@ MIN_TRAINING_WORDS = 200
 # The lexical pass stands only when its chunk pairs keep at least this share of the first
 # pass's length evidence (:func:`_output_evidence`); below, Model 1 was trained on too little
 # (a page whose confident pairs were one paragraph and an untranslated box) and the first
-# pass stands. Chosen on the training part of the page suite (0.5 to 0.9 swept;
-# benchmarks/results/tree_align_pages.md, tuning history). Both passes are measured as they
+# pass stands. Chosen on the training part of the page suite
+# (benchmarks/results/tree_align_pages.md, tuning history). Both passes are measured as they
 # would be output: with their split paragraphs' other halves joined (``adjacent``).
 KEEP_EVIDENCE = 0.8
-# Retraining Model 1 on the second pass's pairs scored as no retraining on the dev pages, so
-# it stays off (benchmarks/results/tuning_history.md).
+# Retraining Model 1 on the second pass's pairs stays off (measured on the dev pages:
+# benchmarks/results/tuning_history.md).
 DEFAULT_REFINEMENTS = 0
 REFINE_CONFIDENT_COST = 0.0
 
