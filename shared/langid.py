@@ -14,6 +14,8 @@ import functools
 import unicodedata
 from typing import Any
 
+import regex
+
 # Chosen on the dev part of benchmarks/langid.py (benchmarks/results/langid.md).
 MIN_LETTERS = 10
 MAX_DECLARED_PROB = 0.001
@@ -100,6 +102,17 @@ _cached_group_probability = functools.lru_cache(maxsize=CACHE_SIZE)(_group_proba
 def letters(text: str) -> int:
     """How many letters ``text`` holds (digits, punctuation and spaces are not evidence)."""
     return sum(1 for char in text if unicodedata.category(char).startswith("L"))
+
+
+_LATIN_LETTER = regex.compile(r"\p{Latin}")
+
+
+def mostly_latin(text: str) -> bool:
+    """Whether most of the text's letters (``letters``) are Latin-script letters: read off
+    the text, not its language code (Serbian is written in both scripts); a text without
+    letters is."""
+    count = letters(text)
+    return not count or 2 * len(_LATIN_LETTER.findall(text)) >= count
 
 
 def has_letters(text: str, count: int) -> bool:

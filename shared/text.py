@@ -14,8 +14,8 @@ import fugashi
 import langcodes
 import regex
 
-_LETTER = regex.compile(r"\p{L}")
-_LATIN_LETTER = regex.compile(r"\p{Latin}")
+# A word of letters and the combining marks that belong to them (``is_word``).
+_LETTER_WORD = regex.compile(r"\p{L}[\p{L}\p{M}]*")
 
 _JAPANESE_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
@@ -158,11 +158,7 @@ def is_word(token: str) -> bool:
     """Whether a token is letters only, as ``str.isalpha`` but with the combining marks of
     abugidas (a Gujarati or Hindi vowel sign, a Thai tone mark) counted with their letters:
     ``"ઈસુએ".isalpha()`` is False. It starts with a letter."""
-    return (
-        bool(token)
-        and token[0].isalpha()
-        and all(char.isalpha() or unicodedata.category(char).startswith("M") for char in token)
-    )
+    return _LETTER_WORD.fullmatch(token) is not None
 
 
 def tokenize_words(text: str) -> list[str]:
@@ -190,13 +186,6 @@ def base_lang(lang: str) -> str:
         except ValueError:  # not a language code: kept as it is
             return code
     return code
-
-
-def mostly_latin(text: str) -> bool:
-    """Whether most of the text's letters are Latin-script letters (read off the text, not
-    its language code: Serbian is written in both scripts); a text without letters is."""
-    letters = len(_LETTER.findall(text))
-    return not letters or 2 * len(_LATIN_LETTER.findall(text)) >= letters
 
 
 def looks_japanese(text: str) -> bool:

@@ -24,8 +24,8 @@ from services.lexical.dictionary import UNSEGMENTED, stem
 from services.lexical.model1 import tokenize
 from services.tree_align.html_tree import ParseLimits, parse_document, parse_html, text_chunks
 from shared.errors import InvalidInput
-from shared.langid import guess, language_group, letters
-from shared.text import is_word, mostly_latin
+from shared.langid import guess, language_group, letters, mostly_latin
+from shared.text import is_word
 
 # At least this many letters and this probability for the identified language to overrule a
 # declared one (the wrong-language flag of shared.langid uses the same letter floor).

@@ -432,14 +432,17 @@ def _weighted_share(
     translations: dict[str, tuple[str, ...]],
     idf: dict[str, float],
 ) -> float | None:
-    # fsum over sets: exact, so the result does not follow the sets' (hash-seeded) order
-    total = math.fsum(idf.get(w, 0.0) for w in known)
+    total = _idf_weight(known, idf)
     if total <= 0:
         return None
-    found = math.fsum(
-        idf.get(w, 0.0) for w in known if any(t in other_words for t in translations[w])
-    )
+    found = _idf_weight((w for w in known if any(t in other_words for t in translations[w])), idf)
     return found / total
+
+
+def _idf_weight(items: Iterable[str], idf: dict[str, float]) -> float:
+    """The summed IDF weight of the items, exactly (``math.fsum``): a sum over a set in the
+    set's (hash-seeded) order rounded differently from run to run and flipped near-ties."""
+    return math.fsum(idf.get(item, 0.0) for item in items)
 
 
 def best_assignment(matrix: np.ndarray) -> list[tuple[int, int]]:
@@ -511,14 +514,10 @@ def anchor_similarity(a: PageFeatures, b: PageFeatures, idf: dict[str, float]) -
     None when either page has no anchor of weight: nothing to compare, no evidence either
     way."""
     left, right = _anchor_set(a), _anchor_set(b)
-    # fsum over sets: exact, so the result does not follow the sets' (hash-seeded) order
-    smaller = min(
-        math.fsum(idf.get(item, 0.0) for item in left),
-        math.fsum(idf.get(item, 0.0) for item in right),
-    )
+    smaller = min(_idf_weight(left, idf), _idf_weight(right, idf))
     if smaller <= 0:
         return None
-    return min(1.0, math.fsum(idf.get(item, 0.0) for item in left & right) / smaller)
+    return min(1.0, _idf_weight(left & right, idf) / smaller)
 
 
 def length_similarity(a: PageFeatures, b: PageFeatures, ratio: LengthRatio) -> float:
