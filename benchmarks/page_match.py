@@ -186,14 +186,16 @@ def streamed_pairs(pages: Sequence[CrawledPage]) -> set[tuple[str, str]]:
 
 
 def crawl_to_sentence_pairs(
-    pages: Sequence[CrawledPage], beads: Sequence[tuple[str, str]]
+    pages: Sequence[CrawledPage], beads: Sequence[tuple[str, str]], site_pairs: int | None = None
 ) -> tuple[float, float, float, int]:
     """The crawl as single pages through ``paramine process`` (every stage, its default
     settings, a fresh SQLite store), the exported sentence pairs scored against the gold
     beads of the crawl's page pairs: a predicted pair is correct when both its sides equal one
     bead's (spaces ignored); it counts in precision when either side equals a bead's side (a
     content sentence paired with anything else is wrong; two menu or title lines count
-    neither way). Precision, recall, F1, exported pairs."""
+    neither way). ``site_pairs``: that setting instead of the default (0: sentence_align
+    learns nothing from the site's earlier page pairs). Precision, recall, F1, exported
+    pairs."""
     with tempfile.TemporaryDirectory() as folder:
         crawl = Path(folder) / "crawl.jsonl"
         crawl.write_text(
@@ -201,6 +203,8 @@ def crawl_to_sentence_pairs(
         )
         env = {**os.environ, "PARAMINE_DATABASE_URL": f"sqlite:///{folder}/store.db"}
         env.pop("PARAMINE_REDIS_URL", None)
+        if site_pairs is not None:
+            env["PARAMINE_SITE_PAIRS"] = str(site_pairs)
         command = [str(PARAMINE), "process", str(crawl), "--out", f"{folder}/out", "-q"]
         subprocess.run(command, env=env, check=False, capture_output=True)
         lines = Path(f"{folder}/out/sentence_pairs.jsonl").read_text("utf-8").splitlines()
@@ -332,7 +336,7 @@ def main() -> None:
     sweep: dict[float, list[tuple[set[tuple[str, str]], set[tuple[str, str]]]]] = {}
     weights: dict[int, list[tuple[set[tuple[str, str]], set[tuple[str, str]]]]] = {}
     crawls: list[
-        tuple[str, str, list[CrawledPage], list[tuple[str, str]], set[tuple[str, str]]]
+        tuple[str, str, str, list[CrawledPage], list[tuple[str, str]], set[tuple[str, str]]]
     ] = []
     for number, (part, pair, documents) in enumerate(suites()):
         for k, scheme in enumerate(SCHEMES):
@@ -340,8 +344,7 @@ def main() -> None:
             beads: list[tuple[str, str]] = []
             template = TEMPLATES[(number + k) % len(TEMPLATES)]
             pages, gold = site_crawl(documents, scheme, host, rng, beads, template)
-            if part == "validation":
-                crawls.append((pair, f"{scheme}, {template}", pages, beads, gold))
+            crawls.append((part, pair, f"{scheme}, {template}", pages, beads, gold))
             features, found, seconds = run_site(pages)
             if part == "training":
                 for value in SWEEP:
@@ -393,22 +396,35 @@ def main() -> None:
         lines.append(f"| {weight} | {precision:.3f} | {recall:.3f} | {f1:.3f} |")
     lines += [
         "",
-        "## Crawl to sentence pairs (validation part, `paramine process` on the single pages)",
+        "## Crawl to sentence pairs (`paramine process` on the single pages)",
         "",
-        "Each validation site's crawl as one `.jsonl` of `{url, html}` pages through `paramine "
+        "Each site's crawl as one `.jsonl` of `{url, html}` pages through `paramine "
         "process` with default settings (page_match, tree_align, sentence_align; a fresh "
         "SQLite store), the exported sentence pairs scored against the gold beads of the "
-        "crawl's page pairs (docstring of `crawl_to_sentence_pairs`).",
+        "crawl's page pairs (docstring of `crawl_to_sentence_pairs`). Last column: the same "
+        "with `PARAMINE_SITE_PAIRS=0` (sentence_align then learns nothing from the site's "
+        "earlier page pairs; the default passes up to 500 of their sentence pairs to each "
+        "page pair's length model and Model 1, `services/sentence_align/handler.py`).",
         "",
-        "| pair | scheme, template | gold beads | exported pairs | P | R | F1 |",
-        "|---|---|---|---|---|---|---|",
+        "| part | pair | scheme, template | gold beads | exported pairs | P | R | F1 "
+        "| F1 without site pairs |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    for pair, scheme, pages, beads, _ in crawls:
+    pooled: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    for part, pair, scheme, pages, beads, _ in crawls:
         precision, recall, f1, exported = crawl_to_sentence_pairs(pages, beads)
+        alone = crawl_to_sentence_pairs(pages, beads, site_pairs=0)[2]
+        pooled.setdefault((part, pair), []).append((f1, alone))
         lines.append(
-            f"| {pair} | {scheme} | {len(beads)} | {exported} | {precision:.3f} | {recall:.3f} "
-            f"| {f1:.3f} |"
+            f"| {part} | {pair} | {scheme} | {len(beads)} | {exported} | {precision:.3f} "
+            f"| {recall:.3f} | {f1:.3f} | {alone:.3f} |"
         )
+    lines += ["", "Mean F1 over the sites (default / without site pairs):", ""]
+    lines += [
+        f"- {part} {pair}: {sum(f for f, _ in runs) / len(runs):.3f} / "
+        f"{sum(a for _, a in runs) / len(runs):.3f}"
+        for (part, pair), runs in pooled.items()
+    ]
     lines += [
         "",
         f"## Streamed (validation part, the page_match stage, {STREAM_BATCH} pages a message)",
@@ -423,7 +439,7 @@ def main() -> None:
         "| pair | scheme, template | P | R | F1 | all at once F1 |",
         "|---|---|---|---|---|---|",
     ]
-    for pair, scheme, pages, _, gold in crawls:
+    for _, pair, scheme, pages, _, gold in (c for c in crawls if c[0] == "validation"):
         precision, recall, f1 = score(streamed_pairs(pages), gold)
         at_once = score(run_site(pages)[1], gold)[2]
         lines.append(

@@ -41,7 +41,8 @@ class StageMetrics:
     counterpart (``age``: ``any``, or ``over_7_days``). ``queue_wait`` is a message's time
     from its publish to its task's start (the publisher's and the worker's wall clocks: on
     two hosts their skew counts too); the time a stage's messages wait is what tells an
-    operator to add workers.
+    operator to add workers. ``site_pairs_used`` counts the site's earlier sentence pairs
+    sentence_align learned from (``Settings.site_pairs``).
     """
 
     messages_in: Counter
@@ -57,6 +58,7 @@ class StageMetrics:
     pages_matched: Counter
     page_pairs_superseded: Counter
     pages_waiting: Gauge
+    site_pairs_used: Counter
 
     @classmethod
     def create(cls, registry: CollectorRegistry = REGISTRY) -> StageMetrics:
@@ -138,6 +140,12 @@ class StageMetrics:
                 ["age"],
                 registry=registry,
                 multiprocess_mode="mostrecent",
+            ),
+            site_pairs_used=Counter(
+                "paramine_site_pairs_used",
+                "Stored sentence pairs of the same site that sentence_align added to page "
+                "pairs' text for their length model and Model 1",
+                registry=registry,
             ),
         )
 

@@ -155,6 +155,11 @@ class BilingualDictionary:
             table.setdefault(f_stem, []).append(e_stem)
         return {f_stem: tuple(sorted(e_stems)) for f_stem, e_stems in table.items()}
 
+    @functools.cached_property
+    def translation_sets(self) -> dict[str, frozenset[str]]:
+        """``translations`` as sets."""
+        return {f_stem: frozenset(e_stems) for f_stem, e_stems in self.translations.items()}
+
     def cues(
         self,
         src_vocabulary: Sequence[str],
@@ -169,17 +174,32 @@ class BilingualDictionary:
         tgt_min = 1 if self.tgt_lang in UNSEGMENTED else min_length
         by_stem: dict[str, list[int]] = {}
         for e, token in enumerate(tgt_vocabulary):
-            if len(token) >= tgt_min and is_word(token):
-                by_stem.setdefault(stem(token, self.tgt_lang), []).append(e)
-        translations = self.translations
+            e_stem = _cue_stem(token, self.tgt_lang, tgt_min)
+            if e_stem is not None:
+                by_stem.setdefault(e_stem, []).append(e)
+        translations = self.translation_sets
+        present = frozenset(by_stem)
         cues: dict[tuple[int, int], float] = {}
         for f, token in enumerate(src_vocabulary):
-            if len(token) < src_min or not is_word(token):
+            f_stem = _cue_stem(token, self.src_lang, src_min)
+            if f_stem is None or f_stem not in translations:
                 continue
-            for e_stem in translations.get(stem(token, self.src_lang), ()):
-                for e in by_stem.get(e_stem, ()):
+            # (intersected first: a Chinese character has dozens of English translations)
+            for e_stem in sorted(translations[f_stem] & present):
+                for e in by_stem[e_stem]:
                     cues[(f, e)] = strength
         return cues
+
+
+# The same words come back with every page pair of a site (sentence_align adds the site's
+# earlier sentence pairs to each page pair's text): their stems are remembered.
+@functools.lru_cache(maxsize=100_000)
+def _cue_stem(token: str, lang: str, min_length: int) -> str | None:
+    """The stem a vocabulary word is looked up by; None for a token that takes no cue (shorter
+    than ``min_length`` or not a word)."""
+    if len(token) < min_length or not is_word(token):
+        return None
+    return stem(token, lang)
 
 
 def _one_word(text: str) -> str | None:

@@ -82,6 +82,28 @@ def tokenize(sentence: str, lang: str | None) -> list[str]:
     """Lower-cased word and punctuation tokens. Japanese: UniDic morphemes, each as its
     dictionary form (so that inflected verbs meet their dictionary headword); Chinese: jieba's
     words; both after NFKC and with CJK punctuation written as ASCII."""
+    return list(_tokens(sentence, lang))
+
+
+# Sentences come back: a site's earlier sentence pairs join each of its page pairs' Model 1
+# training (sentence_align's handler), and segmenting Chinese and Japanese is the dearest part
+# of encoding them. Sentences up to CACHED_LENGTH characters are remembered (20,000 of them:
+# at most about 40 MB).
+CACHED_LENGTH = 500
+
+
+def _tokens(sentence: str, lang: str | None) -> Sequence[str]:
+    if len(sentence) <= CACHED_LENGTH:
+        return _cached_tokens(sentence, lang)
+    return _tokenize(sentence, lang)
+
+
+@functools.lru_cache(maxsize=20_000)
+def _cached_tokens(sentence: str, lang: str | None) -> tuple[str, ...]:
+    return tuple(_tokenize(sentence, lang))
+
+
+def _tokenize(sentence: str, lang: str | None) -> list[str]:
     base = base_lang(lang or "")
     text = sentence.lower()
     if not text.isascii():
@@ -133,7 +155,7 @@ def encode(sentences: Sequence[str], lang: str | None) -> EncodedSide:
     ids: list[int] = []
     start = [0]
     for sentence in sentences:
-        for token in tokenize(sentence, lang)[:MAX_SENTENCE_TOKENS]:
+        for token in _tokens(sentence, lang)[:MAX_SENTENCE_TOKENS]:
             ids.append(index.setdefault(token, len(index)))
         start.append(len(ids))
     id_array = np.asarray(ids, dtype=np.int64)
@@ -150,6 +172,16 @@ def _fold(token: str) -> str:
     return "".join(char for char in decomposed if not unicodedata.combining(char))
 
 
+@functools.lru_cache(maxsize=100_000)
+def _cognate_prefix(token: str) -> str | None:
+    """The accent-folded first COGNATE_PREFIX letters of a word at least that long, else None
+    (remembered: a site's words come back with each of its page pairs)."""
+    folded = _fold(token)
+    if len(folded) >= COGNATE_PREFIX and is_word(folded):
+        return folded[:COGNATE_PREFIX]
+    return None
+
+
 def cue_similarity(
     src_vocabulary: Sequence[str], tgt_vocabulary: Sequence[str]
 ) -> dict[tuple[int, int], float]:
@@ -158,17 +190,17 @@ def cue_similarity(
     by_token = {token: k for k, token in enumerate(tgt_vocabulary)}
     by_prefix: dict[str, list[int]] = {}
     for k, token in enumerate(tgt_vocabulary):
-        folded = _fold(token)
-        if len(folded) >= COGNATE_PREFIX and is_word(folded):
-            by_prefix.setdefault(folded[:COGNATE_PREFIX], []).append(k)
+        prefix = _cognate_prefix(token)
+        if prefix is not None:
+            by_prefix.setdefault(prefix, []).append(k)
     cues: dict[tuple[int, int], float] = {}
     for f, token in enumerate(src_vocabulary):
         e = by_token.get(token)
         if e is not None:
             cues[(f, e)] = 1.0
-        folded = _fold(token)
-        if len(folded) >= COGNATE_PREFIX and is_word(folded):
-            for e in by_prefix.get(folded[:COGNATE_PREFIX], ()):
+        prefix = _cognate_prefix(token)
+        if prefix is not None:
+            for e in by_prefix.get(prefix, ()):
                 cues.setdefault((f, e), 0.5)
     return cues
 

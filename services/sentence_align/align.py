@@ -99,6 +99,7 @@ def align_segments(
     src_lang: str | None = None,
     tgt_lang: str | None = None,
     dictionary: BilingualDictionary | None = None,
+    extra: Sequence[tuple[str, str]] = (),
 ) -> list[list[Bead]]:
     """Align several already paired segments (e.g. the text chunks of one page pair).
 
@@ -107,7 +108,20 @@ def align_segments(
     segments together (more text than one chunk, and one model set-up instead of one per
     chunk; "hybrid" without its refinement round, ``hybrid.SEGMENT_SETTINGS``); "length" and
     "anchors" align each segment on its own. ``dictionary`` as in ``align_sentences``.
+
+    ``extra``: sentence pairs aligned before (the same site's earlier page pairs, as the
+    sentence_align stage passes them): each joins the estimation as one more segment of one
+    sentence a side, so the length model and Model 1 learn from it, but nothing of it is
+    output. Moore (2002) trains Model 1 on the whole corpus being aligned; one page pair is
+    a small corpus and a site a larger one (benchmarks/results/page_match.md). Used by
+    "lexicon" and "hybrid" only, and not when a segment has an empty side.
     """
+    if extra and method in ("lexicon", "hybrid") and all(src and tgt for src, tgt in segments):
+        pooled = [*segments, *(([src], [tgt]) for src, tgt in extra)]
+        aligned = _align_pooled(
+            pooled, method, src_lang, tgt_lang, refine=False, dictionary=dictionary
+        )
+        return aligned[: len(segments)]
     return _align_pooled(segments, method, src_lang, tgt_lang, refine=False, dictionary=dictionary)
 
 

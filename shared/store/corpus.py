@@ -114,6 +114,43 @@ class CorpusRepository(StoreBase):
             last = page[-1]
             after = (last["pair_id"], last["position"], last["id"])
 
+    def site_pairs(
+        self,
+        site: str,
+        langs: tuple[str, str],
+        *,
+        limit: int,
+        min_score: float,
+        exclude_pair_id: str = "",
+    ) -> list[tuple[str, str]]:
+        """The ``limit`` latest one-sentence-a-side pairs of ``site`` in the two languages
+        (stored either way round, returned as ``langs`` orders them) that scored at least
+        ``min_score`` and carry no flag, leaving out the page pair ``exclude_pair_id``'s own:
+        the text sentence_align learns a site's words from."""
+        table = sentence_pairs
+        first, second = langs
+        statement = (
+            sa.select(table.c.src_lang, table.c.src_text, table.c.tgt_text)
+            .where(
+                table.c.site == site,
+                sa.or_(
+                    sa.and_(table.c.src_lang == first, table.c.tgt_lang == second),
+                    sa.and_(table.c.src_lang == second, table.c.tgt_lang == first),
+                ),
+                table.c.score >= min_score,
+                table.c.flag == "",
+                table.c.pair_id != exclude_pair_id,
+                # "[i]:[j]": one sentence a side (format_bead; article pairs are "article:...")
+                table.c.bead.like("[%]:[%]"),
+                table.c.bead.not_like("%,%"),
+            )
+            .order_by(table.c.created_at.desc(), table.c.id)
+            .limit(limit)
+        )
+        with self.guard(), self.begin() as conn:
+            rows = conn.execute(statement).all()
+        return [(src, tgt) if src_lang == first else (tgt, src) for src_lang, src, tgt in rows]
+
     def node_pairs(self, pair_id: str) -> list[dict[str, Any]]:
         """A page pair's aligned text chunks in chunk order (empty if none were stored)."""
         statement = (

@@ -14,6 +14,7 @@ from shared.store import SentencePairQuery, Store
 from shared.store_migrate import migrate
 from tests.integration.conftest import fresh_database
 from tests.unit.shared.test_pair_query import row
+from tests.unit.shared.test_store_corpus import fill_site_rows
 from tests.unit.shared.test_store_migrate import OLD_STORE
 
 pytestmark = pytest.mark.integration
@@ -54,6 +55,20 @@ def test_listings_match_sqlite(query: SentencePairQuery, tmp_path: Path) -> None
         _fill(pg)
         assert _listing(pg, query) == _listing(lite, query)
         assert pg.flag_counts(query) == lite.flag_counts(query)
+        pg.engine.dispose()
+
+
+def test_site_pairs_match_sqlite() -> None:
+    lite = Store("sqlite://")
+    fill_site_rows(lite)
+    with fresh_database() as url:
+        pg = Store(url)
+        fill_site_rows(pg)
+        for langs in (("en", "de"), ("de", "en"), ("en", "fr")):
+            for exclude in ("", "pp6"):
+                ask = {"limit": 3, "min_score": 0.9, "exclude_pair_id": exclude}
+                expected = lite.site_pairs("e.org", langs, **ask)
+                assert pg.site_pairs("e.org", langs, **ask) == expected
         pg.engine.dispose()
 
 

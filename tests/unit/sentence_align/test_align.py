@@ -96,6 +96,36 @@ def test_segment_with_an_empty_side_is_all_deletions() -> None:
     assert aligned == [[Bead((0,), (0,), aligned[0][0].cost)], [Bead((0,), ())]]
 
 
+SITE_WORDS = {"kalo": "brum", "meni": "stad", "pore": "vint", "suli": "gake", "tamo": "hert"}
+EARLIER = [  # a site's earlier sentence pairs: each source word has one translation
+    (" ".join(words) + ".", " ".join(SITE_WORDS[w] for w in words) + ".")
+    for words in (["kalo", "meni", "pore"], ["suli", "tamo", "kalo"], ["meni", "suli", "tamo"],
+                  ["pore", "kalo", "suli"], ["tamo", "pore", "meni"])
+    for _ in range(4)
+]  # fmt: skip
+PAGE = [(["kalo meni pore suli tamo.", "tamo pore."], ["fip zog lum ratu quen.", "hert vint."])]
+
+
+@pytest.mark.parametrize("method", ["lexicon", "hybrid"])
+def test_extra_pairs_teach_model1_and_are_not_output(method: str) -> None:
+    alone = align_segments(PAGE, method=method, src_lang="xx", tgt_lang="yy")
+    taught = align_segments(PAGE, method=method, src_lang="xx", tgt_lang="yy", extra=EARLIER)
+    assert len(taught) == 1
+    check_coverage(taught[0], 2, 2)
+    # From the page alone both 1-1 pairs look alike; taught by the site, Model 1 knows that
+    # "tamo pore." is "hert vint." and that "fip zog lum ratu quen." translates nothing
+    cost = [{(b.src, b.tgt): b.cost for b in beads[0]} for beads in (alone, taught)]
+    unrelated, translated = ((0,), (0,)), ((1,), (1,))
+    assert cost[1][unrelated] > cost[0][unrelated] + 5
+    assert cost[1][translated] < cost[0][translated] - 2
+
+
+def test_extra_pairs_leave_the_length_method_alone() -> None:
+    assert align_segments(PAGE, method="length", extra=EARLIER) == align_segments(
+        PAGE, method="length"
+    )
+
+
 def test_length_segments_equal_separate_calls() -> None:
     segments = [(["Der Berg ist hoch.", "Ja."], ["La montagne est haute."]), (["Gut."], ["Bon."])]
     expected = [align_sentences(src, tgt, method="length") for src, tgt in segments]

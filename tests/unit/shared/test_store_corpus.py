@@ -83,6 +83,52 @@ def test_replaying_with_other_settings_supersedes_and_the_same_settings_change_n
     assert stored() == []
 
 
+# (pair_id, site, langs, texts, bead, score, flag), stored in this order
+SITE_ROWS = [
+    ("pp1", "e.org", ("en", "de"), ("E1", "D1"), "[0]:[0]", 0.95, ""),
+    ("pp1", "e.org", ("en", "de"), ("E2 E3", "D2"), "[1, 2]:[1]", 0.99, ""),  # two sentences
+    ("pp2", "e.org", ("de", "en"), ("D4", "E4"), "[0]:[0]", 0.92, ""),  # the other way round
+    ("pp2", "e.org", ("en", "de"), ("E5", "D5"), "[1]:[1]", 0.5, ""),  # scored too low
+    ("pp3", "e.org", ("en", "de"), ("E6", "E6"), "[0]:[0]", 0.99, "untranslated"),
+    ("pp4", "other.org", ("en", "de"), ("E7", "D7"), "[0]:[0]", 0.99, ""),  # another site
+    ("pp5", "e.org", ("en", "fr"), ("E8", "F8"), "[0]:[0]", 0.99, ""),  # other languages
+    ("pp6", "e.org", ("en", "de"), ("E9", "D9"), "[0]:[0]", 0.99, ""),  # the asking pair's own
+    ("pp7", "e.org", ("en", "de"), ("E10", "D10"), "article:0.5", 0.99, ""),  # not a bead
+]
+
+
+def fill_site_rows(store: Store) -> None:
+    for n, (pair_id, site, langs, texts, bead, score, flag) in enumerate(SITE_ROWS):
+        row = {
+            "id": f"sp-{n}", "pair_id": pair_id, "kind": "translation",
+            "src_url": f"https://{site}/{langs[0]}/{n}", "tgt_url": f"https://{site}/{langs[1]}/{n}",
+            "site": site, "src_lang": langs[0], "tgt_lang": langs[1], "src_text": texts[0],
+            "tgt_text": texts[1], "score": score, "bead": bead, "chunk": 0, "position": 0,
+            "flag": flag,
+        }  # fmt: skip
+        store.add_sentence_pairs([row], pair_id=pair_id, stage="s")
+
+
+def test_site_pairs_are_the_sites_latest_confident_one_to_one_pairs() -> None:
+    store = Store("sqlite://")
+    fill_site_rows(store)
+    ask = {"limit": 10, "min_score": 0.9, "exclude_pair_id": "pp6"}
+    # newest first, each as the asking pair's languages order it
+    assert store.site_pairs("e.org", ("en", "de"), **ask) == [("E4", "D4"), ("E1", "D1")]
+    assert store.site_pairs("e.org", ("de", "en"), **ask) == [("D4", "E4"), ("D1", "E1")]
+    assert store.site_pairs("e.org", ("en", "de"), **{**ask, "limit": 1}) == [("E4", "D4")]
+    assert store.site_pairs("e.org", ("en", "de"), **{**ask, "exclude_pair_id": ""})[0] == (
+        "E9",
+        "D9",
+    )
+    assert store.site_pairs("e.org", ("en", "de"), **{**ask, "min_score": 0.0}) == [
+        ("E5", "D5"),
+        ("E4", "D4"),
+        ("E1", "D1"),
+    ]
+    assert store.site_pairs("nowhere.org", ("en", "de"), **ask) == []
+
+
 def test_the_default_store_is_one_place_and_the_variable_wins(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,0 +1,106 @@
+"""The sentence_align stage learns a site's words from its earlier page pairs: the handler
+passes the site's stored sentence pairs to the aligner (``site_pairs``), and only those."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from prometheus_client import REGISTRY
+
+from services.lexical.registry import dictionary_for
+from services.sentence_align.align import align_segments
+from services.sentence_align.beads import parse_bead
+from services.sentence_align.handler import SITE_PAIR_MIN_SCORE, handle, sentence_pairs
+from shared.config import get_settings
+from shared.schemas import ChunkPairs, PairContext, TextChunkPair
+from shared.store import SentencePairQuery, Store
+
+PAGES = [
+    (
+        "Der Gipfel ist hoch. Wir stiegen 1956 auf. Es schneite in Zürich.",
+        "Le sommet est haut. Nous sommes montés en 1956. Il neigeait à Zürich.",
+    ),
+    (
+        "Die Hütte war voll. Am Morgen schneite es wieder.",
+        "La cabane était pleine. Le matin, il neigeait de nouveau.",
+    ),
+]
+
+
+def _message(pair_id: str, host: str, texts: tuple[str, str], method: str = "hybrid") -> ChunkPairs:
+    context = PairContext(
+        pair_id=pair_id, job_id="j1", kind="translation", src_url=f"https://{host}/de/{pair_id}",
+        tgt_url=f"https://{host}/fr/{pair_id}", src_lang="de", tgt_lang="fr",
+    )  # fmt: skip
+    chunk = TextChunkPair(src_text=texts[0], tgt_text=texts[1])
+    return ChunkPairs(context=context, chunks=[chunk], method=method)
+
+
+def _used() -> float:
+    return REGISTRY.get_sample_value("paramine_site_pairs_used_total") or 0.0
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    yield Store(f"sqlite:///{tmp_path / 'store.db'}")
+    get_settings.cache_clear()
+
+
+def _learnable(store: Store, pair_id: str) -> int:
+    """The stored pairs of ``pair_id`` a later page pair of its site learns from."""
+    rows = store.list_sentence_pairs(SentencePairQuery(duplicates=True, flagged=True))
+    return sum(
+        1
+        for row in rows
+        if row["pair_id"] == pair_id
+        and row["score"] >= SITE_PAIR_MIN_SCORE
+        and not row["flag"]
+        and len(parse_bead(row["bead"]).src) == len(parse_bead(row["bead"]).tgt) == 1
+    )
+
+
+def test_a_page_pair_learns_from_the_earlier_pairs_of_its_site_only(store: Store) -> None:
+    before = _used()
+    handle(_message("pp1", "alps.example", PAGES[0]), store)
+    assert _used() == before  # the site's first page pair: nothing to learn from
+    earlier = _learnable(store, "pp1")
+    assert earlier >= 2
+    handle(_message("pp2", "alps.example", PAGES[1]), store)
+    assert _used() == before + earlier
+    handle(_message("pp3", "other.example", PAGES[1]), store)
+    assert _used() == before + earlier  # another site's pairs are not its own
+    handle(_message("pp2", "alps.example", PAGES[1]), store)  # a replay: not its own pairs
+    assert _used() == before + 2 * earlier
+
+
+def test_the_site_pairs_reach_the_aligner(store: Store) -> None:
+    earlier = [
+        ("Der Gipfel ist hoch.", "Le sommet est haut."),
+        ("Es war kalt.", "Il faisait froid."),
+    ]
+    message = _message("pp2", "alps.example", PAGES[1])
+    segments = [(["Die Hütte war voll.", "Am Morgen schneite es wieder."],
+                 ["La cabane était pleine.", "Le matin, il neigeait de nouveau."])]  # fmt: skip
+    (beads,) = align_segments(
+        segments, src_lang="de", tgt_lang="fr", dictionary=dictionary_for("de", "fr"), extra=earlier
+    )
+    expected = [(bead.src, bead.tgt, bead.confidence) for bead in beads if bead.src and bead.tgt]
+    got = [
+        (parse_bead(pair.bead).src, parse_bead(pair.bead).tgt, pair.score)
+        for pair in sentence_pairs(message, extra=earlier)
+    ]
+    assert got == expected
+
+
+@pytest.mark.parametrize(("setting", "method"), [("0", "hybrid"), ("500", "length")])
+def test_no_site_pairs_when_turned_off_or_without_model1(
+    store: Store, monkeypatch: pytest.MonkeyPatch, setting: str, method: str
+) -> None:
+    monkeypatch.setenv("PARAMINE_SITE_PAIRS", setting)
+    get_settings.cache_clear()
+    handle(_message("pp1", "alps.example", PAGES[0], method), store)
+    before = _used()
+    handle(_message("pp2", "alps.example", PAGES[1], method), store)
+    assert _used() == before
