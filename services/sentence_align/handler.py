@@ -179,13 +179,12 @@ def handle(message: ChunkPairs | ArticleBatch, store: Store) -> list[Outgoing]:
 
 
 def site_pairs(message: ChunkPairs, store: Store) -> list[tuple[str, str]]:
-    """The site's latest stored sentence pairs in the page pair's two languages (one
-    sentence a side, score at least :data:`SITE_PAIR_MIN_SCORE`, at most
+    """The site's latest stored sentence pairs in the page pair's two languages (filed under
+    either page's host; one sentence a side, score at least :data:`SITE_PAIR_MIN_SCORE`, at most
     ``Settings.site_pairs``), for its length model and Model 1. A page pair is a few dozen
     sentences; its site's earlier pages share its names and vocabulary (Moore 2002 trains on
-    the whole corpus being aligned): on the page_match benchmark's crawls this raised
-    sentence-pair F1 by 1 (German-French) and 7 (Chinese-English) points
-    (benchmarks/results/page_match.md). None for monolingual pairs, for methods without
+    the whole corpus being aligned; measured on the page_match benchmark's crawls,
+    benchmarks/results/page_match.md). None for monolingual pairs, for methods without
     Model 1, and when the setting is 0."""
     context = message.context
     limit = get_settings().site_pairs
@@ -196,7 +195,7 @@ def site_pairs(message: ChunkPairs, store: Store) -> list[tuple[str, str]]:
     ):
         return []
     pairs = store.site_pairs(
-        site_of(context.src_url),
+        (site_of(context.src_url), site_of(context.tgt_url)),
         (context.src_lang, context.tgt_lang),
         limit=limit,
         min_score=SITE_PAIR_MIN_SCORE,

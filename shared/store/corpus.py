@@ -116,23 +116,25 @@ class CorpusRepository(StoreBase):
 
     def site_pairs(
         self,
-        site: str,
+        sites: Sequence[str],
         langs: tuple[str, str],
         *,
         limit: int,
         min_score: float,
         exclude_pair_id: str = "",
     ) -> list[tuple[str, str]]:
-        """The ``limit`` latest one-sentence-a-side pairs of ``site`` in the two languages
-        (stored either way round, returned as ``langs`` orders them) that scored at least
-        ``min_score`` and carry no flag, leaving out the page pair ``exclude_pair_id``'s own:
-        the text sentence_align learns a site's words from."""
+        """The ``limit`` latest one-sentence-a-side pairs of the ``sites`` (host names: a
+        site with a host per language, ``en.`` and ``de.``, files each pair under its
+        source page's) in the two languages (stored either way round, returned as ``langs``
+        orders them) that scored at least ``min_score`` and carry no flag, leaving out the
+        page pair ``exclude_pair_id``'s own: the text sentence_align learns a site's words
+        from."""
         table = sentence_pairs
         first, second = langs
         statement = (
             sa.select(table.c.src_lang, table.c.src_text, table.c.tgt_text)
             .where(
-                table.c.site == site,
+                table.c.site.in_(sorted(set(sites))),
                 sa.or_(
                     sa.and_(table.c.src_lang == first, table.c.tgt_lang == second),
                     sa.and_(table.c.src_lang == second, table.c.tgt_lang == first),

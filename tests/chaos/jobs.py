@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from shared.celery_app import make_celery
-from shared.config import Settings
+from shared.config import Settings, get_settings
 from shared.ingest import Job, send_job
 from shared.metrics import stage_metrics
 from shared.pipeline import CelerySender, LocalRunner
@@ -52,14 +53,19 @@ def submit(cluster: ChaosCluster, job_id: str, pairs: list[dict[str, Any]]) -> l
 
 
 def embedded_rows(job_id: str, messages: list[PagePair], tmp_path: Path) -> set[Row]:
-    """The same input through the in-process runner into SQLite: what the store must hold."""
+    """The same input through the in-process runner into SQLite: what the store must hold
+    (with the cluster's settings: no learning from the site's earlier pairs, ``cluster_env``)."""
     from services.registry import all_handlers
 
     store = Store(f"sqlite:///{tmp_path / f'{job_id}.db'}")
     store.record_job(job_id, [(m.pair_id, m.src.url, m.tgt.url) for m in messages], "embedded")
-    LocalRunner(all_handlers(), store, stage_metrics()).run(
-        "tree_align", (m.model_dump(mode="json") for m in messages)
-    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PARAMINE_SITE_PAIRS", "0")
+        get_settings.cache_clear()
+        LocalRunner(all_handlers(), store, stage_metrics()).run(
+            "tree_align", (m.model_dump(mode="json") for m in messages)
+        )
+    get_settings.cache_clear()
     rows = rows_of(store, job_id)
     store.engine.dispose()
     return rows

@@ -13,6 +13,8 @@ from shared.errors import ConfigurationError
 from shared.store import SentencePairQuery, Store
 from shared.store_migrate import migrate
 from tests.integration.conftest import fresh_database
+from tests.unit.sentence_align.test_handler_site import PAGES as SITE_PAGES
+from tests.unit.sentence_align.test_handler_site import learnable, site_message, site_pairs_used
 from tests.unit.shared.test_pair_query import row
 from tests.unit.shared.test_store_corpus import fill_site_rows
 from tests.unit.shared.test_store_migrate import OLD_STORE
@@ -67,9 +69,22 @@ def test_site_pairs_match_sqlite() -> None:
         for langs in (("en", "de"), ("de", "en"), ("en", "fr")):
             for exclude in ("", "pp6"):
                 ask = {"limit": 3, "min_score": 0.9, "exclude_pair_id": exclude}
-                expected = lite.site_pairs("e.org", langs, **ask)
-                assert pg.site_pairs("e.org", langs, **ask) == expected
+                expected = lite.site_pairs(["e.org", "other.org"], langs, **ask)
+                assert pg.site_pairs(["e.org", "other.org"], langs, **ask) == expected
         pg.engine.dispose()
+
+
+def test_the_sentence_align_stage_learns_from_its_sites_pairs_on_postgresql() -> None:
+    from services.sentence_align.handler import handle
+
+    with fresh_database() as url:
+        store = Store(url)
+        handle(site_message("pp1", "alps.example", SITE_PAGES[0]), store)
+        earlier = learnable(store, "pp1")
+        before = site_pairs_used()
+        handle(site_message("pp2", "alps.example", SITE_PAGES[1]), store)
+        assert earlier >= 2 and site_pairs_used() == before + earlier
+        store.engine.dispose()
 
 
 def test_a_replay_supersedes_on_postgresql() -> None:

@@ -29,7 +29,9 @@ PAGES = [
 ]
 
 
-def _message(pair_id: str, host: str, texts: tuple[str, str], method: str = "hybrid") -> ChunkPairs:
+def site_message(
+    pair_id: str, host: str, texts: tuple[str, str], method: str = "hybrid"
+) -> ChunkPairs:
     context = PairContext(
         pair_id=pair_id, job_id="j1", kind="translation", src_url=f"https://{host}/de/{pair_id}",
         tgt_url=f"https://{host}/fr/{pair_id}", src_lang="de", tgt_lang="fr",
@@ -38,7 +40,7 @@ def _message(pair_id: str, host: str, texts: tuple[str, str], method: str = "hyb
     return ChunkPairs(context=context, chunks=[chunk], method=method)
 
 
-def _used() -> float:
+def site_pairs_used() -> float:
     return REGISTRY.get_sample_value("paramine_site_pairs_used_total") or 0.0
 
 
@@ -48,7 +50,7 @@ def store(tmp_path: Path) -> Iterator[Store]:
     get_settings.cache_clear()
 
 
-def _learnable(store: Store, pair_id: str) -> int:
+def learnable(store: Store, pair_id: str) -> int:
     """The stored pairs of ``pair_id`` a later page pair of its site learns from."""
     rows = store.list_sentence_pairs(SentencePairQuery(duplicates=True, flagged=True))
     return sum(
@@ -62,17 +64,33 @@ def _learnable(store: Store, pair_id: str) -> int:
 
 
 def test_a_page_pair_learns_from_the_earlier_pairs_of_its_site_only(store: Store) -> None:
-    before = _used()
-    handle(_message("pp1", "alps.example", PAGES[0]), store)
-    assert _used() == before  # the site's first page pair: nothing to learn from
-    earlier = _learnable(store, "pp1")
+    before = site_pairs_used()
+    handle(site_message("pp1", "alps.example", PAGES[0]), store)
+    assert site_pairs_used() == before  # the site's first page pair: nothing to learn from
+    earlier = learnable(store, "pp1")
     assert earlier >= 2
-    handle(_message("pp2", "alps.example", PAGES[1]), store)
-    assert _used() == before + earlier
-    handle(_message("pp3", "other.example", PAGES[1]), store)
-    assert _used() == before + earlier  # another site's pairs are not its own
-    handle(_message("pp2", "alps.example", PAGES[1]), store)  # a replay: not its own pairs
-    assert _used() == before + 2 * earlier
+    handle(site_message("pp2", "alps.example", PAGES[1]), store)
+    assert site_pairs_used() == before + earlier
+    handle(site_message("pp3", "other.example", PAGES[1]), store)
+    assert site_pairs_used() == before + earlier  # another site's pairs are not its own
+    handle(site_message("pp2", "alps.example", PAGES[1]), store)  # a replay: not its own pairs
+    assert site_pairs_used() == before + 2 * earlier
+
+
+def test_a_site_with_a_host_per_language_is_one_site_either_way_round(store: Store) -> None:
+    german, french = "https://de.alps.example/gipfel", "https://fr.alps.example/sommet"
+    first = site_message("pp1", "unused", PAGES[0])
+    first_context = first.context.model_copy(update={"src_url": german, "tgt_url": french})
+    handle(first.model_copy(update={"context": first_context}), store)  # de.alps.example's
+    earlier = learnable(store, "pp1")
+    before = site_pairs_used()
+    context = first_context.model_copy(
+        update={"pair_id": "pp2", "src_url": french, "tgt_url": german, "src_lang": "fr",
+                "tgt_lang": "de"}
+    )  # fmt: skip
+    chunk = TextChunkPair(src_text=PAGES[1][1], tgt_text=PAGES[1][0])
+    handle(ChunkPairs(context=context, chunks=[chunk]), store)
+    assert site_pairs_used() == before + earlier
 
 
 def test_the_site_pairs_reach_the_aligner(store: Store) -> None:
@@ -80,7 +98,7 @@ def test_the_site_pairs_reach_the_aligner(store: Store) -> None:
         ("Der Gipfel ist hoch.", "Le sommet est haut."),
         ("Es war kalt.", "Il faisait froid."),
     ]
-    message = _message("pp2", "alps.example", PAGES[1])
+    message = site_message("pp2", "alps.example", PAGES[1])
     segments = [(["Die Hütte war voll.", "Am Morgen schneite es wieder."],
                  ["La cabane était pleine.", "Le matin, il neigeait de nouveau."])]  # fmt: skip
     (beads,) = align_segments(
@@ -100,7 +118,7 @@ def test_no_site_pairs_when_turned_off_or_without_model1(
 ) -> None:
     monkeypatch.setenv("PARAMINE_SITE_PAIRS", setting)
     get_settings.cache_clear()
-    handle(_message("pp1", "alps.example", PAGES[0], method), store)
-    before = _used()
-    handle(_message("pp2", "alps.example", PAGES[1], method), store)
-    assert _used() == before
+    handle(site_message("pp1", "alps.example", PAGES[0], method), store)
+    before = site_pairs_used()
+    handle(site_message("pp2", "alps.example", PAGES[1], method), store)
+    assert site_pairs_used() == before
