@@ -1,7 +1,8 @@
 """Bring a store written by an older paramine up to date (``paramine migrate-store``):
 sentence_pairs gains its dedup key, flag and provenance columns, every stored pair its key
 and flag (computed as the pipeline now does when it stores a pair) and the provenance
-``unrecorded`` (nothing says what produced it). Idempotent: a current store is left as it is.
+``unrecorded`` (nothing says what produced it), and the indexes it lacks. Idempotent: a
+current store is left as it is.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ class Migration:
 
     added_columns: tuple[str, ...]
     pairs_updated: int
+    added_indexes: tuple[str, ...] = ()
 
 
 def migrate(engine: Engine) -> Migration:
@@ -45,7 +47,13 @@ def migrate(engine: Engine) -> Migration:
     updated = 0
     if "dedup_key" in missing or "flag" in missing:
         updated = _fill_keys_and_flags(engine, provenance=any(n in missing for n in PROVENANCE))
-    return Migration(tuple(missing), updated)
+    present = {index["name"] for index in sa.inspect(engine).get_indexes(sentence_pairs.name)}
+    added = sorted(str(index.name) for index in sentence_pairs.indexes if index.name not in present)
+    with engine.begin() as conn:
+        for index in sentence_pairs.indexes:
+            if index.name in added:
+                index.create(conn)
+    return Migration(tuple(missing), updated, tuple(added))
 
 
 def _fill_keys_and_flags(engine: Engine, *, provenance: bool) -> int:

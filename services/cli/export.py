@@ -214,7 +214,8 @@ def _moses_written(corpus: MosesCorpus) -> str:
 
 def migrate_store() -> None:
     """Bring a store written by an older paramine up to date (PARAMINE_DATABASE_URL): the
-    sentence pairs' dedup keys, flags and provenance columns. A current store is unchanged."""
+    sentence pairs' dedup keys, flags and provenance columns, and missing indexes. A current
+    store is unchanged."""
     from shared.config import get_settings
     from shared.store import Store, display_url
     from shared.store_migrate import migrate
@@ -226,7 +227,9 @@ def migrate_store() -> None:
             f"{escape(display_url(url))}: added {', '.join(done.added_columns)}; "
             f"{done.pairs_updated} sentence pairs keyed and flagged"
         )
-    else:
+    if done.added_indexes:
+        console.print(f"{escape(display_url(url))}: added {', '.join(done.added_indexes)}")
+    if not done.added_columns and not done.added_indexes:
         console.print(f"{escape(display_url(url))} is up to date")
 
 

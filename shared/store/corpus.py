@@ -131,27 +131,38 @@ class CorpusRepository(StoreBase):
         from."""
         table = sentence_pairs
         first, second = langs
-        statement = (
-            sa.select(table.c.src_lang, table.c.src_text, table.c.tgt_text)
-            .where(
-                table.c.site.in_(sorted(set(sites))),
-                sa.or_(
-                    sa.and_(table.c.src_lang == first, table.c.tgt_lang == second),
-                    sa.and_(table.c.src_lang == second, table.c.tgt_lang == first),
-                ),
-                table.c.score >= min_score,
-                table.c.flag == "",
-                table.c.pair_id != exclude_pair_id,
-                # "[i]:[j]": one sentence a side (format_bead; article pairs are "article:...")
-                table.c.bead.like("[%]:[%]"),
-                table.c.bead.not_like("%,%"),
-            )
-            .order_by(table.c.created_at.desc(), table.c.id)
-            .limit(limit)
-        )
+        found: list[tuple[float, str, str, str, str]] = []
         with self.guard(), self.begin() as conn:
-            rows = conn.execute(statement).all()
-        return [(src, tgt) if src_lang == first else (tgt, src) for src_lang, src, tgt in rows]
+            # one ordered scan of the (site, created_at) index per host, merged below
+            for site in sorted(set(sites)):
+                statement = (
+                    sa.select(
+                        table.c.created_at, table.c.id, table.c.src_lang, table.c.src_text,
+                        table.c.tgt_text,
+                    )
+                    .where(
+                        table.c.site == site,
+                        sa.or_(
+                            sa.and_(table.c.src_lang == first, table.c.tgt_lang == second),
+                            sa.and_(table.c.src_lang == second, table.c.tgt_lang == first),
+                        ),
+                        table.c.score >= min_score,
+                        table.c.flag == "",
+                        table.c.pair_id != exclude_pair_id,
+                        # "[i]:[j]": one sentence a side (format_bead; article pairs are
+                        # "article:...")
+                        table.c.bead.like("[%]:[%]"),
+                        table.c.bead.not_like("%,%"),
+                    )
+                    .order_by(table.c.created_at.desc(), table.c.id)
+                    .limit(limit)
+                )  # fmt: skip
+                found += [tuple(row) for row in conn.execute(statement)]
+        found.sort(key=lambda row: (-row[0], row[1]))
+        return [
+            (src, tgt) if src_lang == first else (tgt, src)
+            for _, _, src_lang, src, tgt in found[:limit]
+        ]
 
     def node_pairs(self, pair_id: str) -> list[dict[str, Any]]:
         """A page pair's aligned text chunks in chunk order (empty if none were stored)."""

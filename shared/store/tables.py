@@ -85,6 +85,9 @@ sentence_pairs = sa.Table(
     sa.Column("flag", sa.String(32), nullable=False, server_default=""),
     # Provenance (shared/provenance.py): what produced the pair.
     *PROVENANCE_COLUMNS,
+    # A site's latest pairs (what sentence_align learns from: Store.site_pairs) without
+    # sorting every pair of the site (`paramine migrate-store` adds it to an older store).
+    sa.Index("ix_sentence_pairs_site_created", "site", "created_at"),
 )
 
 # The tree alignment's aligned text chunks of one page pair (what sentence_align worked

@@ -54,6 +54,8 @@ def test_an_old_store_is_refused_with_the_command_then_migrated(old_store: str) 
     assert any(index.name == "ix_sentence_pairs_dedup_key" for index in sentence_pairs.indexes)
     indexes = sa.inspect(store.engine).get_indexes("sentence_pairs")
     assert any(index["column_names"] == ["dedup_key"] for index in indexes)
+    assert "added ix_sentence_pairs_site_created" in " ".join(migrated.output.split())
+    assert any(index["column_names"] == ["site", "created_at"] for index in indexes)
 
     exported = CliRunner().invoke(app, ["export", "--format", "jsonl"])
     assert exported.exit_code == 0 and exported.stdout.count("\n") > 0
