@@ -79,8 +79,9 @@ class Settings(BaseSettings):
     # Seconds the gateway keeps trying to queue an accepted request's messages while Redis is
     # unreachable before it answers 503 with Retry-After (the workers' forwarding waits 60 s).
     gateway_publish_patience: float = Field(default=10.0, gt=0)
-    # sentence_align: at most this many of the site's latest sentence pairs (one sentence a
-    # side, score >= 0.9) join a page pair's text for its length model and Model 1 (0: off)
+    # sentence_align: at most this many of the site's latest distinct sentence pairs (one
+    # sentence a side, score >= 0.9) join a page pair's text for its length model and
+    # Model 1 (0: off)
     site_pairs: int = Field(default=500, ge=0)
     # seconds between recomputes of the similarity matrices and the phrase table snapshot
     recompute_interval: float = Field(default=3_600.0, gt=0)

@@ -179,9 +179,10 @@ def handle(message: ChunkPairs | ArticleBatch, store: Store) -> list[Outgoing]:
 
 
 def site_pairs(message: ChunkPairs, store: Store) -> list[tuple[str, str]]:
-    """The site's latest stored sentence pairs in the page pair's two languages (filed under
-    either page's host; one sentence a side, score at least :data:`SITE_PAIR_MIN_SCORE`, at most
-    ``Settings.site_pairs``), for its length model and Model 1. A page pair is a few dozen
+    """The site's latest distinct stored sentence pairs in the page pair's two languages
+    (filed under either page's host; one sentence a side, score at least
+    :data:`SITE_PAIR_MIN_SCORE`, at most ``Settings.site_pairs``), for its length model and
+    Model 1. A page pair is a few dozen
     sentences; its site's earlier pages share its names and vocabulary (Moore 2002 trains on
     the whole corpus being aligned; measured on the page_match benchmark's crawls,
     benchmarks/results/page_match.md). None for monolingual pairs, for methods without

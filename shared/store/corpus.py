@@ -17,6 +17,10 @@ from shared.store.inserts import insert_ignoring_conflicts
 from shared.store.rows import NodePairRow, SentencePairRow, row_dict
 from shared.store.tables import PROVENANCE, job_pairs, node_pairs, pair_progress, sentence_pairs
 
+# Rows of a host read for a site's latest distinct pairs, in multiples of how many are wanted
+# (``CorpusRepository.site_pairs``: repeated menu and footer lines count once).
+SITE_SCAN = 4
+
 
 def _superseded(pair_id: str, rows: Sequence[dict[str, Any]]) -> sa.Delete:
     """The stored rows of ``pair_id`` that ``rows`` (all of its new rows) replace."""
@@ -123,22 +127,24 @@ class CorpusRepository(StoreBase):
         min_score: float,
         exclude_pair_id: str = "",
     ) -> list[tuple[str, str]]:
-        """The ``limit`` latest one-sentence-a-side pairs of the ``sites`` (host names: a
-        site with a host per language, ``en.`` and ``de.``, files each pair under its
+        """The ``limit`` latest distinct one-sentence-a-side pairs of the ``sites`` (host
+        names: a site with a host per language, ``en.`` and ``de.``, files each pair under its
         source page's) in the two languages (stored either way round, returned as ``langs``
         orders them) that scored at least ``min_score`` and carry no flag, leaving out the
         page pair ``exclude_pair_id``'s own: the text sentence_align learns a site's words
-        from."""
+        from. Distinct: a pair stored again (a menu or footer line of every page, a page
+        seen twice) counts once, at its latest; the newest ``SITE_SCAN`` times ``limit``
+        rows of each host are read for them."""
         table = sentence_pairs
         first, second = langs
-        found: list[tuple[float, str, str, str, str]] = []
+        found: list[tuple[float, str, str, str, str, str]] = []
         with self.guard(), self.begin() as conn:
             # one ordered scan of the (site, created_at) index per host, merged below
             for site in sorted(set(sites)):
                 statement = (
                     sa.select(
-                        table.c.created_at, table.c.id, table.c.src_lang, table.c.src_text,
-                        table.c.tgt_text,
+                        table.c.created_at, table.c.id, table.c.dedup_key, table.c.src_lang,
+                        table.c.src_text, table.c.tgt_text,
                     )
                     .where(
                         table.c.site == site,
@@ -155,14 +161,20 @@ class CorpusRepository(StoreBase):
                         table.c.bead.not_like("%,%"),
                     )
                     .order_by(table.c.created_at.desc(), table.c.id)
-                    .limit(limit)
+                    .limit(SITE_SCAN * limit)
                 )  # fmt: skip
                 found += [tuple(row) for row in conn.execute(statement)]
         found.sort(key=lambda row: (-row[0], row[1]))
-        return [
-            (src, tgt) if src_lang == first else (tgt, src)
-            for _, _, src_lang, src, tgt in found[:limit]
-        ]
+        seen: set[str] = set()
+        pairs: list[tuple[str, str]] = []
+        for _, _, key, src_lang, src, tgt in found:
+            if key in seen:
+                continue
+            seen.add(key)
+            pairs.append((src, tgt) if src_lang == first else (tgt, src))
+            if len(pairs) == limit:
+                break
+        return pairs
 
     def node_pairs(self, pair_id: str) -> list[dict[str, Any]]:
         """A page pair's aligned text chunks in chunk order (empty if none were stored)."""

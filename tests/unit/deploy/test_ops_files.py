@@ -48,6 +48,7 @@ def defined_metric_names() -> set[str]:
     metrics.pages_matched.labels("url").inc()
     metrics.page_pairs_superseded.labels("better").inc()
     metrics.pages_waiting.labels("any").set(1)
+    metrics.site_pairs_used.inc()
     names = {sample.name for family in registry.collect() for sample in family.samples}
     return names | {QUEUE_DEPTH, "up"}
 
