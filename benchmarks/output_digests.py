@@ -20,7 +20,8 @@ and hashed with SHA-256.
     python -m benchmarks.output_digests --check FILE         # compare with FILE; exit 1 if not
                                                              # identical
 
-The digests of the branch point are kept in ``benchmarks/results/output_digests.json``.
+Digests are kept in ``benchmarks/results/output_digests.json``; the commit that writes them
+says which code they are of.
 """
 
 from __future__ import annotations
