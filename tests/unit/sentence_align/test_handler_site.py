@@ -45,7 +45,9 @@ def site_pairs_used() -> float:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
+    monkeypatch.delenv("PARAMINE_SITE_PAIRS", raising=False)  # the default
+    get_settings.cache_clear()
     yield Store(f"sqlite:///{tmp_path / 'store.db'}")
     get_settings.cache_clear()
 
