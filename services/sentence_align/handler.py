@@ -32,8 +32,12 @@ if TYPE_CHECKING:
     from services.sentence_align.beads import Bead
 
 _NO_SPACE_LANGS = {"ja", "zh", "th"}
-# Sentence pairs of the site learned from (``site_pairs``): beads of posterior 0.9 or more.
+# Sentence pairs of the site learned from (``site_pairs``): beads of posterior 0.9 or more,
+# sides of prose-sentence length (an unsplit paragraph stored as one sentence would be
+# segmented again with every page pair of its site; Model 1 remembers the tokens of
+# sentences up to the same length, model1.CACHED_LENGTH).
 SITE_PAIR_MIN_SCORE = 0.9
+SITE_PAIR_MAX_LENGTH = 500
 
 
 def sentence_separator(lang: str) -> str:
@@ -201,6 +205,7 @@ def site_pairs(message: ChunkPairs, store: Store) -> list[tuple[str, str]]:
         limit=limit,
         min_score=SITE_PAIR_MIN_SCORE,
         exclude_pair_id=context.pair_id,
+        max_length=SITE_PAIR_MAX_LENGTH,
     )
     stage_metrics().site_pairs_used.inc(len(pairs))
     return pairs

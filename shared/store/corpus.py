@@ -126,6 +126,7 @@ class CorpusRepository(StoreBase):
         limit: int,
         min_score: float,
         exclude_pair_id: str = "",
+        max_length: int | None = None,
     ) -> list[tuple[str, str]]:
         """The ``limit`` latest distinct one-sentence-a-side pairs of the ``sites`` (host
         names: a site with a host per language, ``en.`` and ``de.``, files each pair under its
@@ -134,7 +135,8 @@ class CorpusRepository(StoreBase):
         page pair ``exclude_pair_id``'s own: the text sentence_align learns a site's words
         from. Distinct: a pair stored again (a menu or footer line of every page, a page
         seen twice) counts once, at its latest; the newest ``SITE_SCAN`` times ``limit``
-        rows of each host are read for them."""
+        rows of each host are read for them. ``max_length``: pairs with a longer side (in
+        characters) are left out."""
         table = sentence_pairs
         first, second = langs
         found: list[tuple[float, str, str, str, str, str]] = []
@@ -159,6 +161,14 @@ class CorpusRepository(StoreBase):
                         # "article:...")
                         table.c.bead.like("[%]:[%]"),
                         table.c.bead.not_like("%,%"),
+                        *(
+                            []
+                            if max_length is None
+                            else [
+                                sa.func.length(table.c.src_text) <= max_length,
+                                sa.func.length(table.c.tgt_text) <= max_length,
+                            ]
+                        ),
                     )
                     .order_by(table.c.created_at.desc(), table.c.id)
                     .limit(SITE_SCAN * limit)

@@ -133,6 +133,17 @@ def test_site_pairs_are_the_sites_latest_confident_one_to_one_pairs() -> None:
     assert both == [("E1", "D1"), ("E7", "D7"), ("E4", "D4")]
 
 
+def test_site_pairs_can_leave_out_long_sentences() -> None:
+    store = Store("sqlite://")
+    fill_site_rows(store)
+    ask = {"limit": 10, "min_score": 0.9, "exclude_pair_id": "pp6"}
+    assert store.site_pairs(["e.org"], ("en", "de"), **ask, max_length=2) == [
+        ("E1", "D1"),
+        ("E4", "D4"),
+    ]
+    assert store.site_pairs(["e.org"], ("en", "de"), **ask, max_length=1) == []
+
+
 def test_the_default_store_is_one_place_and_the_variable_wins(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
