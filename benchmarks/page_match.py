@@ -24,6 +24,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from benchmarks._report import publish
 from benchmarks.common import KIT, PARAMINE, RESULTS
@@ -212,17 +213,28 @@ def streamed_pairs(pages: Sequence[CrawledPage]) -> set[tuple[str, str]]:
     return found
 
 
+class SentenceScore(NamedTuple):
+    """Sentence pairs of a crawl against its gold beads (``crawl_to_sentence_pairs``)."""
+
+    precision: float
+    recall: float
+    f1: float
+    exported: int
+    correct: int  # exported pairs equal to a gold bead
+    counted: int  # exported pairs holding a content sentence (precision's denominator)
+    gold: int  # distinct gold beads (recall's denominator)
+
+
 def crawl_to_sentence_pairs(
     pages: Sequence[CrawledPage], beads: Sequence[tuple[str, str]], site_pairs: int | None = None
-) -> tuple[float, float, float, int]:
+) -> SentenceScore:
     """The crawl as single pages through ``paramine process`` (every stage, its default
     settings, a fresh SQLite store), the exported sentence pairs scored against the gold
     beads of the crawl's page pairs: a predicted pair is correct when both its sides equal one
     bead's (spaces ignored); it counts in precision when either side equals a bead's side (a
     content sentence paired with anything else is wrong; two menu or title lines count
     neither way). ``site_pairs``: that setting instead of the default (0: sentence_align
-    learns nothing from the site's earlier page pairs). Precision, recall, F1, exported
-    pairs."""
+    learns nothing from the site's earlier page pairs)."""
     with tempfile.TemporaryDirectory() as folder:
         crawl = Path(folder) / "crawl.jsonl"
         crawl.write_text(
@@ -243,7 +255,7 @@ def crawl_to_sentence_pairs(
     precision = hits / len(content) if content else 0.0
     recall = hits / len(truth) if truth else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return precision, recall, f1, len(predicted)
+    return SentenceScore(precision, recall, f1, len(predicted), hits, len(content), len(truth))
 
 
 def _bare(text: str) -> str:
@@ -438,19 +450,18 @@ def main() -> None:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     pooled: dict[tuple[str, str], list[tuple[float, float]]] = {}
-    counts: dict[str, list[float]] = {}  # part -> correct, counted in precision, gold beads
+    counts: dict[str, list[int]] = {}  # part -> correct, counted in precision, gold beads
     for part, pair, scheme, pages, beads, _ in crawls:
-        precision, recall, f1, exported = crawl_to_sentence_pairs(pages, beads)
-        alone = crawl_to_sentence_pairs(pages, beads, site_pairs=0)[2]
-        pooled.setdefault((part, pair), []).append((f1, alone))
-        correct = recall * len(beads)
-        total = counts.setdefault(part, [0.0, 0.0, 0.0])
-        total[0] += correct
-        total[1] += correct / precision if precision else 0.0
-        total[2] += len(beads)
+        sentences = crawl_to_sentence_pairs(pages, beads)
+        alone = crawl_to_sentence_pairs(pages, beads, site_pairs=0).f1
+        pooled.setdefault((part, pair), []).append((sentences.f1, alone))
+        total = counts.setdefault(part, [0, 0, 0])
+        for k, value in enumerate((sentences.correct, sentences.counted, sentences.gold)):
+            total[k] += value
         lines.append(
-            f"| {part} | {pair} | {scheme} | {len(beads)} | {exported} | {precision:.3f} "
-            f"| {recall:.3f} | {f1:.3f} | {alone:.3f} |"
+            f"| {part} | {pair} | {scheme} | {len(beads)} | {sentences.exported} "
+            f"| {sentences.precision:.3f} | {sentences.recall:.3f} | {sentences.f1:.3f} "
+            f"| {alone:.3f} |"
         )
     lines += ["", "Mean F1 over the sites (default / without site pairs):", ""]
     lines += [

@@ -155,11 +155,6 @@ class BilingualDictionary:
             table.setdefault(f_stem, []).append(e_stem)
         return {f_stem: tuple(sorted(e_stems)) for f_stem, e_stems in table.items()}
 
-    @functools.cached_property
-    def translation_sets(self) -> dict[str, frozenset[str]]:
-        """``translations`` as sets."""
-        return {f_stem: frozenset(e_stems) for f_stem, e_stems in self.translations.items()}
-
     def cues(
         self,
         src_vocabulary: Sequence[str],
@@ -177,7 +172,7 @@ class BilingualDictionary:
             e_stem = _cue_stem(token, self.tgt_lang, tgt_min)
             if e_stem is not None:
                 by_stem.setdefault(e_stem, []).append(e)
-        translations = self.translation_sets
+        translations = self.translations
         present = frozenset(by_stem)
         cues: dict[tuple[int, int], float] = {}
         for f, token in enumerate(src_vocabulary):
@@ -185,7 +180,7 @@ class BilingualDictionary:
             if f_stem is None or f_stem not in translations:
                 continue
             # (intersected first: a Chinese character has dozens of English translations)
-            for e_stem in sorted(translations[f_stem] & present):
+            for e_stem in sorted(present.intersection(translations[f_stem])):
                 for e in by_stem[e_stem]:
                     cues[(f, e)] = strength
         return cues

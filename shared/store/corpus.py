@@ -139,40 +139,35 @@ class CorpusRepository(StoreBase):
         characters) are left out."""
         table = sentence_pairs
         first, second = langs
+        conditions = [
+            sa.or_(
+                sa.and_(table.c.src_lang == first, table.c.tgt_lang == second),
+                sa.and_(table.c.src_lang == second, table.c.tgt_lang == first),
+            ),
+            table.c.score >= min_score,
+            table.c.flag == "",
+            table.c.pair_id != exclude_pair_id,
+            # "[i]:[j]": one sentence a side (format_bead; article pairs are "article:...")
+            table.c.bead.like("[%]:[%]"),
+            table.c.bead.not_like("%,%"),
+        ]
+        if max_length is not None:
+            conditions += [
+                sa.func.length(table.c.src_text) <= max_length,
+                sa.func.length(table.c.tgt_text) <= max_length,
+            ]
+        columns = (table.c.created_at, table.c.id, table.c.dedup_key, table.c.src_lang,
+                   table.c.src_text, table.c.tgt_text)  # fmt: skip
         found: list[tuple[float, str, str, str, str, str]] = []
         with self.guard(), self.begin() as conn:
             # one ordered scan of the (site, created_at) index per host, merged below
             for site in sorted(set(sites)):
                 statement = (
-                    sa.select(
-                        table.c.created_at, table.c.id, table.c.dedup_key, table.c.src_lang,
-                        table.c.src_text, table.c.tgt_text,
-                    )
-                    .where(
-                        table.c.site == site,
-                        sa.or_(
-                            sa.and_(table.c.src_lang == first, table.c.tgt_lang == second),
-                            sa.and_(table.c.src_lang == second, table.c.tgt_lang == first),
-                        ),
-                        table.c.score >= min_score,
-                        table.c.flag == "",
-                        table.c.pair_id != exclude_pair_id,
-                        # "[i]:[j]": one sentence a side (format_bead; article pairs are
-                        # "article:...")
-                        table.c.bead.like("[%]:[%]"),
-                        table.c.bead.not_like("%,%"),
-                        *(
-                            []
-                            if max_length is None
-                            else [
-                                sa.func.length(table.c.src_text) <= max_length,
-                                sa.func.length(table.c.tgt_text) <= max_length,
-                            ]
-                        ),
-                    )
+                    sa.select(*columns)
+                    .where(table.c.site == site, *conditions)
                     .order_by(table.c.created_at.desc(), table.c.id)
                     .limit(SITE_SCAN * limit)
-                )  # fmt: skip
+                )
                 found += [tuple(row) for row in conn.execute(statement)]
         found.sort(key=lambda row: (-row[0], row[1]))
         seen: set[str] = set()
