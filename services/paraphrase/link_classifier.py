@@ -10,18 +10,18 @@ pairs linked in the training gold, and the aligner's directional posteriors with
 column competition (Ayan & Dorr 2006 combine aligners the same way), each also multiplied by
 "identical pair" and by "function word or punctuation" (:func:`with_interactions`).
 
-Two logistic stages (stacking): stage 1 scores every cell from those features; stage 2 adds
-the stage-1 probabilities of the neighbouring cells and of the competing cells in the row and
+Two stages (stacking): stage 1 scores every cell from those features; stage 2 adds the
+stage-1 probabilities of the neighbouring cells and of the competing cells in the row and
 column, so that blocks grow ("in the direction of" ~ "toward" links all four cells) and
-one-to-one choices sharpen. Each stage is
-    p(link | x) = 1 / (1 + exp(-w . z(x))),   w = argmin logistic loss + l2 ||w||^2 / 2
-with z the standardised features. During fitting, the gold lexicon features and the stage-1
-probabilities that stage 2 learns from are computed out of fold (cross-fitting), so stage 2
-sees stage-1 outputs as noisy as at test time. Only candidate cells (:func:`candidate_cells`:
-some posterior, neighbour or lexical evidence) are scored; the others get p = 0. Decision:
-link when p >= threshold, with its own threshold for identical pairs (same word, any case) if
-one is given (:func:`decide_links`). All parameters are plain numbers and strings,
-JSON-serialisable.
+one-to-one choices sharpen. Each stage is a gradient-boosted tree ensemble with the logistic
+loss (:mod:`services.paraphrase.boosted`; two logistic regressions before, which it
+replaced: benchmarks/results/word_align.md). During fitting, the gold lexicon features and
+the stage-1 probabilities that stage 2 learns from are computed out of fold (cross-fitting),
+so stage 2 sees stage-1 outputs as noisy as at test time. Only candidate cells
+(:func:`candidate_cells`: some posterior, neighbour or lexical evidence) are scored; the
+others get p = 0. Decision: link when p >= threshold, with its own threshold for identical
+pairs (same word, any case) if one is given (:func:`decide_links`). The model is JSON (the
+trees as LightGBM's model text inside it, no pickle).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import NDArray
 
+from services.paraphrase.boosted import BoostedStage
 from services.paraphrase.link_features import (
     CONTEXT_FEATURES,
     STATIC_FEATURES,
@@ -52,87 +53,15 @@ _FOLDS = 3
 
 
 @dataclass(frozen=True)
-class Logistic:
-    """Standardised logistic regression: mean, scale and weights per feature."""
-
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
-    weights: tuple[float, ...]
-    bias: float
-
-    @classmethod
-    def fit(
-        cls, x: FloatArray, y: FloatArray, l2: float = 1.0, initial: Logistic | None = None
-    ) -> Logistic:
-        """Fit on rows x and 0/1 labels y; ``initial`` (a model fitted on similar data) gives
-        the standardisation and the starting weights, so Newton needs fewer steps."""
-        if initial is None:
-            mean = x.mean(axis=0)
-            scale = x.std(axis=0)
-            scale[scale < 1e-9] = 1.0
-        else:
-            mean, scale = np.array(initial.mean), np.array(initial.scale)
-        z = (x - mean) / scale
-        design = np.hstack([z, np.ones((z.shape[0], 1))])
-        # Newton's method (IRLS) on the convex penalised loss; the bias is not penalised.
-        penalty = np.full(design.shape[1], l2)
-        penalty[-1] = 0.0
-        sign = 2 * y - 1
-
-        def loss(w: FloatArray, margin: FloatArray) -> float:
-            return float(np.logaddexp(0.0, -sign * margin).sum() + 0.5 * penalty @ (w * w))
-
-        w = np.zeros(design.shape[1])
-        if initial is not None:
-            w = np.append(np.array(initial.weights), initial.bias)
-        margin = design @ w
-        current = loss(w, margin)
-        # The curvature in float32 (a Newton direction needs no more; the gradient and the loss
-        # stay float64, so the optimum is the same): a BLAS gemm at half the memory traffic.
-        # The margins design @ w are carried along (one product per line-search trial).
-        # On a busy shared machine run with OPENBLAS_NUM_THREADS=1: spinning BLAS threads made
-        # this fit 3-10x slower there (the word_align benchmark sets it).
-        single = design.astype(np.float32)
-        for _ in range(30):
-            p = 0.5 * (1.0 + np.tanh(0.5 * margin))
-            grad = design.T @ (p - y) + penalty * w
-            weight = (p * (1 - p)).astype(np.float32)
-            curvature = ((single.T * weight) @ single).astype(np.float64)
-            step = np.linalg.solve(curvature + np.diag(penalty + 1e-9), grad)
-            direction = design @ step
-            rate = 1.0
-            while (trial := loss(w - rate * step, margin - rate * direction)) > current and (
-                rate > 1e-3
-            ):
-                rate /= 2  # backtracking keeps every step a descent step
-            w, margin = w - rate * step, margin - rate * direction
-            previous, current = current, trial
-            if previous - current < 1e-6 * max(previous, 1.0):
-                break
-        return cls(
-            tuple(float(v) for v in mean),
-            tuple(float(v) for v in scale),
-            tuple(float(v) for v in w[:-1]),
-            float(w[-1]),
-        )
-
-    def predict(self, x: FloatArray) -> FloatArray:
-        z = (x - np.array(self.mean)) / np.array(self.scale)
-        margin = z @ np.array(self.weights) + self.bias
-        result: FloatArray = 0.5 * (1.0 + np.tanh(0.5 * margin))
-        return result
-
-
-@dataclass(frozen=True)
 class LinkClassifier:
-    """Two logistic stages, the gold lexicon they read, and the decision thresholds.
+    """Two boosted stages, the gold lexicon they read, and the decision thresholds.
 
     ``threshold`` decides every cell unless ``identical_threshold`` is given, which then
     decides the cells of identical words (case-insensitive).
     """
 
-    stage1: Logistic
-    stage2: Logistic
+    stage1: BoostedStage
+    stage2: BoostedStage
     lexicon: GoldLexicon
     threshold: float = 0.5
     uses_wordnet: bool = True
@@ -145,7 +74,6 @@ class LinkClassifier:
         examples: Iterable[Example],
         *,
         threshold: float = 0.5,
-        l2: float = 1.0,
         use_wordnet: bool = True,
     ) -> LinkClassifier:
         """Fit both stages on gold-linked pairs (source, target, links), cross-fitted.
@@ -171,23 +99,21 @@ class LinkClassifier:
         static = [with_interactions(x) for x in static]
         flat_x = [x[m] for x, m in zip(static, masks, strict=True)]
         flat_y = [y[m] for y, m in zip(labels, masks, strict=True)]
-        stage1 = Logistic.fit(np.concatenate(flat_x), np.concatenate(flat_y), l2)
+        stage1 = BoostedStage.fit(np.concatenate(flat_x), np.concatenate(flat_y))
         # Stage-1 probabilities out of fold, for stage 2 to learn from.
         stacked: list[FloatArray] = [np.zeros(0)] * len(rows)
         for fold in range(n_folds):
             inside = [k for k in range(len(rows)) if folds[k] != fold] or list(range(len(rows)))
-            model = Logistic.fit(
+            model = BoostedStage.fit(
                 np.concatenate([flat_x[k] for k in inside]),
                 np.concatenate([flat_y[k] for k in inside]),
-                l2,
-                initial=stage1,
             )
             for k in range(len(rows)):
                 if folds[k] == fold:
                     probabilities = _predict_cells(model, static[k], masks[k])
                     combined = np.concatenate([static[k], context_features(probabilities)], axis=2)
                     stacked[k] = combined[masks[k]]
-        stage2 = Logistic.fit(np.concatenate(stacked), np.concatenate(flat_y), l2)
+        stage2 = BoostedStage.fit(np.concatenate(stacked), np.concatenate(flat_y))
         return cls(stage1, stage2, full_lexicon, threshold, use_wordnet)
 
     def probabilities(
@@ -225,13 +151,13 @@ class LinkClassifier:
         return replace(self, threshold=threshold, identical_threshold=identical_threshold)
 
     def to_json(self) -> str:
-        """Weights, standardisation, gold lexicon and threshold as JSON (no pickle)."""
+        """Both stages' trees, gold lexicon and thresholds as JSON (no pickle)."""
         return json.dumps(
             {
                 "static_features": STATIC_FEATURES,
                 "context_features": CONTEXT_FEATURES,
-                "stage1": _logistic_state(self.stage1),
-                "stage2": _logistic_state(self.stage2),
+                "stage1": self.stage1.state(),
+                "stage2": self.stage2.state(),
                 "lexicon": [[a, b, n, m] for (a, b), (n, m) in sorted(self.lexicon.counts.items())],
                 "threshold": self.threshold,
                 "identical_threshold": self.identical_threshold,
@@ -253,8 +179,8 @@ class LinkClassifier:
                 {(str(a), str(b)): (int(n), int(m)) for a, b, n, m in state["lexicon"]}
             )
             return cls(
-                _logistic_from_state(state["stage1"]),
-                _logistic_from_state(state["stage2"]),
+                BoostedStage.from_state(state["stage1"]),
+                BoostedStage.from_state(state["stage2"]),
                 lexicon,
                 float(state["threshold"]),
                 bool(state["uses_wordnet"]),
@@ -281,7 +207,9 @@ def decide_links(
     return {(int(i), int(j)) for i, j in zip(rows, cols, strict=True)}
 
 
-def _predict_cells(model: Logistic, features: FloatArray, mask: NDArray[np.bool_]) -> FloatArray:
+def _predict_cells(
+    model: BoostedStage, features: FloatArray, mask: NDArray[np.bool_]
+) -> FloatArray:
     # p(link) on the candidate cells, 0 elsewhere; shape (I, J)
     result = np.zeros(mask.shape)
     if mask.any():
@@ -315,24 +243,3 @@ def _optional_float(value: object) -> float | None:
     if not isinstance(value, int | float):
         raise InvalidInput("malformed identical threshold")
     return float(value)
-
-
-def _logistic_state(model: Logistic) -> dict[str, object]:
-    return {
-        "mean": model.mean,
-        "scale": model.scale,
-        "weights": model.weights,
-        "bias": model.bias,
-    }
-
-
-def _logistic_from_state(state: dict[str, list[float] | float]) -> Logistic:
-    mean, scale, weights, bias = state["mean"], state["scale"], state["weights"], state["bias"]
-    if not isinstance(mean, list) or not isinstance(scale, list) or not isinstance(weights, list):
-        raise InvalidInput("malformed logistic stage")
-    return Logistic(
-        tuple(float(v) for v in mean),
-        tuple(float(v) for v in scale),
-        tuple(float(v) for v in weights),
-        float(bias),  # type: ignore[arg-type]
-    )

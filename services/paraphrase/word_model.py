@@ -36,7 +36,7 @@ from services.paraphrase.wordnet import default_wordnet
 from shared.errors import InvalidInput
 
 FORMAT = "paramine-word-model"
-VERSION = 1
+VERSION = 2  # 2: boosted stages (LightGBM model text); 1: logistic stages
 DEFAULT_MODEL_PATH = Path(__file__).with_name("word_model.json")
 MAX_PAIR_TOKENS = 250
 FOLDS = 3

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from services.paraphrase.link_classifier import LinkClassifier, Logistic, decide_links
+from services.paraphrase.link_classifier import LinkClassifier, decide_links
 from services.paraphrase.link_features import (
     CONTEXT_FEATURES,
     STATIC_FEATURES,
@@ -44,16 +44,6 @@ def aligner() -> WordAligner:
     return WordAligner().fit([(s, t) for s, t, _ in PAIRS])
 
 
-def test_logistic_fit_separates_and_orders() -> None:
-    rng = np.random.default_rng(0)
-    x = rng.normal(size=(400, 2))
-    y = (x[:, 0] - x[:, 1] > 0).astype(np.float64)
-    model = Logistic.fit(x, y, l2=0.1)
-    accuracy = ((model.predict(x) >= 0.5) == (y == 1)).mean()
-    assert accuracy > 0.95
-    assert model.weights[0] > 0 > model.weights[1]
-
-
 def test_feature_shapes(aligner: WordAligner) -> None:
     source, target, _ = PAIRS[3]
     static = static_features(aligner, source, target, GoldLexicon(), None)
@@ -65,7 +55,7 @@ def test_feature_shapes(aligner: WordAligner) -> None:
 
 
 def test_fit_reproduces_training_gold_and_round_trips(aligner: WordAligner) -> None:
-    model = LinkClassifier.fit(aligner, PAIRS, use_wordnet=False, l2=0.1)
+    model = LinkClassifier.fit(aligner, PAIRS, use_wordnet=False)
     correct = sum(len(model.align(aligner, s, t) & links) for s, t, links in PAIRS)
     predicted = sum(len(model.align(aligner, s, t)) for s, t, _ in PAIRS)
     gold = sum(len(links) for _, _, links in PAIRS)
@@ -85,7 +75,7 @@ def test_fit_reproduces_training_gold_and_round_trips(aligner: WordAligner) -> N
 
 def test_probabilities_of_an_empty_side_are_an_empty_matrix(aligner: WordAligner) -> None:
     # it raised a bare ValueError (a max over a row of nothing); align() guarded, it did not
-    model = LinkClassifier.fit(aligner, PAIRS, use_wordnet=False, l2=0.1)
+    model = LinkClassifier.fit(aligner, PAIRS, use_wordnet=False)
     source, target, _ = PAIRS[0]
     for empty_source, empty_target in ((source, []), ([], target), ([], [])):
         probabilities = model.probabilities(aligner, empty_source, empty_target)
