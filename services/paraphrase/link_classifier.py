@@ -125,25 +125,49 @@ class LinkClassifier:
         """p(link) per cell, shape (len(source), len(target)); all zeros (an empty array)
         when a side is empty, which has no cells to score (the features' max over a row or
         column of nothing raised ValueError)."""
-        if not source or not target:
-            return np.zeros((len(source), len(target)))
+        return self.probabilities_of_pairs(aligner, [(source, target)])[0]
+
+    def probabilities_of_pairs(
+        self, aligner: WordAligner, pairs: Sequence[tuple[Sequence[str], Sequence[str]]]
+    ) -> list[FloatArray]:
+        """:meth:`probabilities` of every pair; each stage scores the candidate cells of all
+        pairs in one call (the trees' per-call cost is paid twice, not twice a pair)."""
+        result = [np.zeros((len(s), len(t))) for s, t in pairs]
+        scored = [k for k, (s, t) in enumerate(pairs) if s and t]
+        if not scored:
+            return result
         wordnet = _wordnet(self.uses_wordnet)
-        static = static_features(aligner, source, target, self.lexicon, wordnet)
-        mask = candidate_cells(static)
-        static = with_interactions(static)
-        first = _predict_cells(self.stage1, static, mask)
-        combined = np.concatenate([static, context_features(first)], axis=2)
-        result = _predict_cells(self.stage2, combined, mask)
+        static, masks = [], []
+        for k in scored:
+            features = static_features(aligner, pairs[k][0], pairs[k][1], self.lexicon, wordnet)
+            masks.append(candidate_cells(features))
+            static.append(with_interactions(features))
+        first = _predict_many(self.stage1, static, masks)
+        combined = [
+            np.concatenate([x, context_features(p)], axis=2)
+            for x, p in zip(static, first, strict=True)
+        ]
+        for k, probabilities in zip(
+            scored, _predict_many(self.stage2, combined, masks), strict=True
+        ):
+            result[k] = probabilities
         return result
 
     def align(
         self, aligner: WordAligner, source: Sequence[str], target: Sequence[str]
     ) -> set[Link]:
         """Links whose stage-2 probability reaches the threshold of their cell."""
-        if not source or not target:
-            return set()
-        probabilities = self.probabilities(aligner, source, target)
-        return decide_links(probabilities, source, target, self.threshold, self.identical_threshold)
+        return self.align_pairs(aligner, [(source, target)])[0]
+
+    def align_pairs(
+        self, aligner: WordAligner, pairs: Sequence[tuple[Sequence[str], Sequence[str]]]
+    ) -> list[set[Link]]:
+        """:meth:`align` of every pair, their cells scored together
+        (:meth:`probabilities_of_pairs`)."""
+        return [
+            decide_links(p, s, t, self.threshold, self.identical_threshold)
+            for p, (s, t) in zip(self.probabilities_of_pairs(aligner, pairs), pairs, strict=True)
+        ]
 
     def with_threshold(
         self, threshold: float, identical_threshold: float | None = None
@@ -211,9 +235,22 @@ def _predict_cells(
     model: BoostedStage, features: FloatArray, mask: NDArray[np.bool_]
 ) -> FloatArray:
     # p(link) on the candidate cells, 0 elsewhere; shape (I, J)
-    result = np.zeros(mask.shape)
-    if mask.any():
-        result[mask] = model.predict(features[mask])
+    return _predict_many(model, [features], [mask])[0]
+
+
+def _predict_many(
+    model: BoostedStage, features: Sequence[FloatArray], masks: Sequence[NDArray[np.bool_]]
+) -> list[FloatArray]:
+    # _predict_cells of every pair, the candidate cells of all pairs in one call
+    rows = [x[m] for x, m in zip(features, masks, strict=True)]
+    scores = model.predict(np.concatenate(rows)) if sum(len(r) for r in rows) else np.zeros(0)
+    result = []
+    start = 0
+    for mask, row in zip(masks, rows, strict=True):
+        probabilities = np.zeros(mask.shape)
+        probabilities[mask] = scores[start : start + len(row)]
+        start += len(row)
+        result.append(probabilities)
     return result
 
 

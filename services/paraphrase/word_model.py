@@ -117,15 +117,11 @@ class WordModel:
             return [identity_links(s, t) if s and t else set() for s, t in pairs]
         aligner = WordAligner(self.aligner_config).fit(usable)
         classifier = self._runnable()
-        result: list[set[Link]] = []
-        for source, target in pairs:
-            if not source or not target:
-                result.append(set())
-            elif not _fits(source, target):
-                result.append(identity_links(source, target))
-            else:
-                links = classifier.align(aligner, source, target)
-                result.append(self.decide(links, source, target))
+        fitting = [k for k, (s, t) in enumerate(pairs) if s and t and _fits(s, t)]
+        result = [identity_links(s, t) if s and t else set() for s, t in pairs]
+        found = classifier.align_pairs(aligner, [pairs[k] for k in fitting])
+        for k, links in zip(fitting, found, strict=True):
+            result[k] = self.decide(links, *pairs[k])
         return result
 
     def decide(self, links: set[Link], source: Sequence[str], target: Sequence[str]) -> set[Link]:
@@ -233,9 +229,12 @@ def train_word_model(
         model = LinkClassifier.fit(
             aligner, [(g.source, g.target, g.sure) for g in inside], use_wordnet=use_wordnet
         )
-        for k, g in enumerate(everything):
-            if folds[k] == fold:
-                probabilities[k] = model.probabilities(aligner, g.source, g.target)
+        held_out = [k for k in range(len(everything)) if folds[k] == fold]
+        scored = model.probabilities_of_pairs(
+            aligner, [(everything[k].source, everything[k].target) for k in held_out]
+        )
+        for k, p in zip(held_out, scored, strict=True):
+            probabilities[k] = p
     scores = _grid_scores(named, everything, probabilities)
     best = max(scores, key=lambda decision: _criterion(scores[decision]))
     say("fitting the classifier on all gold")

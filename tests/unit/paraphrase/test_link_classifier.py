@@ -110,3 +110,14 @@ def test_wordnet_features_mark_synonyms_and_two_word_lemmas(aligner: WordAligner
     assert phrase[2, 2] == 1.0 and phrase[3, 2] == 1.0 and phrase[1, 2] == 0.0
     assert synonym[6, 3] == 1.0  # bought ~ purchased
     assert synonym[0, 0] == 0.0  # identical words are not counted again
+
+
+def test_pairs_scored_together_get_what_each_gets_alone(aligner: WordAligner) -> None:
+    model = LinkClassifier.fit(aligner, PAIRS, use_wordnet=False)
+    pairs = [(s, t) for s, t, _ in PAIRS] + [(PAIRS[0][0], []), ([], [])]
+    together = model.probabilities_of_pairs(aligner, pairs)
+    alone = [model.probabilities(aligner, s, t) for s, t in pairs]
+    assert [p.shape for p in together] == [(len(s), len(t)) for s, t in pairs]
+    assert all(np.allclose(a, b) for a, b in zip(together, alone, strict=True))
+    assert model.align_pairs(aligner, pairs) == [model.align(aligner, s, t) for s, t in pairs]
+    assert model.probabilities_of_pairs(aligner, []) == []
