@@ -11,7 +11,8 @@ STAMP := $(VENV)/.installed-stamp
 # zh-en, comes with the Python dependencies). Installed where this machine allows it (root
 # with apt-get); elsewhere the product runs without them and says so once.
 DICTIONARIES := dict-freedict-deu-fra dict-freedict-fra-deu dict-freedict-isl-eng edict
-SYSTEM_PACKAGES := wordnet-base $(DICTIONARIES)
+# libgomp1: GNU OpenMP, which LightGBM (the word model's boosted stages) links against.
+SYSTEM_PACKAGES := wordnet-base libgomp1 $(DICTIONARIES)
 system-deps:
 	@missing=""; for p in $(SYSTEM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -z "$$missing" ]; then :; \
