@@ -30,6 +30,7 @@ import numpy as np
 from services.paraphrase.link_features import FloatArray
 from shared.errors import InvalidInput
 
+KIND = "lightgbm"  # the stage's kind in the model file
 ROUNDS = 200
 PARAMETERS: dict[str, Any] = {
     "objective": "binary",
@@ -66,6 +67,8 @@ class BoostedStage:
         """The stage of :meth:`state`; InvalidInput when it is not one."""
         if not isinstance(state, dict) or not isinstance(state.get("model"), str):
             raise InvalidInput("malformed classifier stage")
+        if state.get("kind") != KIND:
+            raise InvalidInput(f"malformed classifier stage: kind {state.get('kind')!r}")
         features = state.get("features")
         if not isinstance(features, int):
             raise InvalidInput("malformed classifier stage")
@@ -75,7 +78,7 @@ class BoostedStage:
         return stage
 
     def state(self) -> dict[str, object]:
-        return {"kind": "lightgbm", "features": self.features, "model": self.model}
+        return {"kind": KIND, "features": self.features, "model": self.model}
 
     def predict(self, x: FloatArray) -> FloatArray:
         """p(link) of each row of ``x``."""

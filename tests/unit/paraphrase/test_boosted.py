@@ -48,10 +48,12 @@ def test_fit_is_repeatable_and_the_state_round_trips(
     "state",
     [
         None,
-        {"features": 2},
-        {"model": "tree\nnot really", "features": 2},
-        {"model": 3, "features": 2},
-        {"model": "", "features": "2"},
+        {"kind": "lightgbm", "features": 2},
+        {"kind": "lightgbm", "model": "tree\nnot really", "features": 2},
+        {"kind": "lightgbm", "model": 3, "features": 2},
+        {"kind": "lightgbm", "model": "", "features": "2"},
+        {"kind": "logistic", "model": "", "features": 2},
+        {"model": "", "features": 2},
     ],
 )
 def test_malformed_states_are_refused(state: object) -> None:
