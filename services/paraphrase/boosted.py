@@ -9,8 +9,8 @@ where each f_m is a regression tree fitted to the gradient of the logistic loss 
 trees before it (Friedman 2001; LightGBM's leaf-wise growth, Ke et al. 2017). A logistic
 stage is one weight per feature; the features here (posteriors, string and WordNet
 evidence, their products with "identical" and "function word") interact in ways a weighted
-sum cannot follow, and the trees raised the cross-validated link F1 on both training
-corpora, most of all between different words (benchmarks/results/word_align.md). The
+sum cannot follow, and the trees found more of the links between different words in
+cross-validation on the training gold (benchmarks/results/word_align.md). The
 settings are LightGBM's usual ones, not tuned (``PARAMETERS``); one thread and a fixed seed
 make a fit repeatable.
 

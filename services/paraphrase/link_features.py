@@ -538,9 +538,9 @@ def candidate_cells(static: FloatArray) -> NDArray[np.bool_]:
 def with_interactions(static: FloatArray) -> FloatArray:
     """Static features, then again times ``identical``, then times "function word or punctuation".
 
-    One linear model thus acted as separate models for identical pairs, function-word or
-    punctuation pairs and the rest (chosen by cross-validation on Edinburgh++ train, for the
-    logistic stages the boosted trees replaced; the trees were measured with them).
+    A linear model thus acts as separate models for identical pairs, function-word or
+    punctuation pairs and the rest; the boosted stages read the same columns (chosen by
+    cross-validation on Edinburgh++ train).
     """
     index = STATIC_FEATURES.index
     identical = static[:, :, index("identical") : index("identical") + 1]

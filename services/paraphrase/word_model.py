@@ -112,15 +112,18 @@ class WordModel:
         """Links of every pair: the HMM aligner trained on ``pairs`` + ``extra`` (unsupervised),
         the classifier's decision, then the identity rule. A pair with an empty side gets no
         link; one over :data:`MAX_PAIR_TOKENS` a side gets the identity links alone."""
+        fitting = [_fits(s, t) for s, t in pairs]
+        result: list[set[Link]] = [
+            set() if fits or not s or not t else identity_links(s, t)
+            for (s, t), fits in zip(pairs, fitting, strict=True)
+        ]
+        if not any(fitting):
+            return result
         usable = [(s, t) for s, t in (*pairs, *extra) if _fits(s, t)]
-        if not any(_fits(s, t) for s, t in pairs):
-            return [identity_links(s, t) if s and t else set() for s, t in pairs]
         aligner = WordAligner(self.aligner_config).fit(usable)
-        classifier = self._runnable()
-        fitting = [k for k, (s, t) in enumerate(pairs) if s and t and _fits(s, t)]
-        result = [identity_links(s, t) if s and t else set() for s, t in pairs]
-        found = classifier.align_pairs(aligner, [pairs[k] for k in fitting])
-        for k, links in zip(fitting, found, strict=True):
+        chosen = [k for k, fits in enumerate(fitting) if fits]
+        found = self._runnable().align_pairs(aligner, [pairs[k] for k in chosen])
+        for k, links in zip(chosen, found, strict=True):
             result[k] = self.decide(links, *pairs[k])
         return result
 
