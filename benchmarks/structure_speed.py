@@ -45,7 +45,7 @@ NEWS_PROBE = f"""
 import hashlib, json, random, time
 from benchmarks.generators import generate_pair
 from services.tree_align.align import align_page_texts
-from services.tree_align.html_tree import parse_html
+from services.html.parse import parse_html
 rng = random.Random(3)
 pairs = [generate_pair(rng, serial) for serial in range({NEWS_PAIRS})]
 warm = parse_html("<p>warm</p>")

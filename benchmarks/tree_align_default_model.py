@@ -15,8 +15,9 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.common import REPO
+from benchmarks.tree_align_families import TRAIN_FAMILIES
 from benchmarks.tree_align_pagegen import synthetic_document
-from benchmarks.tree_align_suite import TRAIN_FAMILIES, TextSet, make_pair
+from benchmarks.tree_align_suite import TextSet, make_pair
 
 OUT = REPO / "services" / "tree_align" / "default_model.json"
 SEED = 20260101

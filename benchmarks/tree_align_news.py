@@ -24,9 +24,9 @@ import time
 from benchmarks._report import publish
 from benchmarks.common import RESULTS
 from benchmarks.generators import generate_pair
+from services.html.parse import block_tree, parse_html
 from services.tree_align.align import align_page_texts, text_pairs
 from services.tree_align.calibrate import calibrated
-from services.tree_align.html_tree import block_tree, parse_html
 from services.tree_align.lexical import LexicalTextModel
 from services.tree_align.model import default_model
 from services.tree_align.two_pass import align_two_pass

@@ -33,8 +33,9 @@ from dataclasses import dataclass, field
 
 from benchmarks._report import publish
 from benchmarks.common import RESULTS
+from benchmarks.tree_align_families import FAMILIES
 from benchmarks.tree_align_realpages import real_pairs, score_real, score_sentences
-from benchmarks.tree_align_suite import FAMILIES, PagePair, suite
+from benchmarks.tree_align_suite import SPLITS, PagePair, suite
 from services.sentence_align.handler import sentence_pairs
 from services.tree_align.handler import chunk_pairs, pair_context
 from shared.schemas import ChunkPairs, TextChunkPair
@@ -317,9 +318,7 @@ def real_page_lines() -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument(
-        "--split", choices=("train", "random", "validation"), help="one part, print only"
-    )
+    parser.add_argument("--split", choices=SPLITS, help="one part, print only")
     args = parser.parse_args()
     if args.split:
         table = run(args.split)

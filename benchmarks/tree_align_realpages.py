@@ -17,7 +17,7 @@ import gzip
 from dataclasses import dataclass
 
 from benchmarks.common import KIT
-from services.tree_align.html_tree import block_tree, parse_html, text_chunks
+from services.html.parse import block_tree, parse_html, text_chunks
 
 DATA = KIT / "bitextor-albatec-lett"
 PAGES = ("4", "9", "13", "15", "16", "20")  # page ids whose rule-made gold was checked

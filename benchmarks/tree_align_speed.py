@@ -90,8 +90,8 @@ def pair_html(case: str) -> tuple[str, str]:
 
 def measure(case: str, tool: str, folded: bool, band: float | None) -> dict[str, object]:
     """Run inside the subprocess: one alignment, report seconds, nodes and peak RSS."""
+    from services.html.parse import block_tree, parse_html
     from services.tree_align.decoder import align_trees
-    from services.tree_align.html_tree import block_tree, parse_html
     from services.tree_align.model import default_model
 
     src_html, tgt_html = pair_html(case)
@@ -116,7 +116,7 @@ def measure(case: str, tool: str, folded: bool, band: float | None) -> dict[str,
         from apted.helpers import Tree
 
         def bracket(tree: object, node: int) -> str:
-            from services.tree_align.tag_tree import TagTree
+            from services.html.tag_tree import TagTree
 
             assert isinstance(tree, TagTree)
             inner = "".join(bracket(tree, int(c)) for c in tree.children(node))
@@ -143,8 +143,8 @@ def baseline_decoder(revision: str = BASELINE) -> object:
         source = source.replace("from services.tree_align import _dp", "import baseline_dp as _dp")
         # TagTree moved to tag_tree.py after these revisions (issue 38)
         source = source.replace(
-            "from services.tree_align.html_tree import TagTree",
-            "from services.tree_align.tag_tree import TagTree",
+            "from services.html.parse import TagTree",
+            "from services.html.tag_tree import TagTree",
         )
         (folder / f"baseline{name}.py").write_text(source, encoding="utf-8")
     sys.path.insert(0, str(folder))
@@ -153,8 +153,8 @@ def baseline_decoder(revision: str = BASELINE) -> object:
 
 def side_by_side(revision: str = BASELINE) -> list[str]:
     """Run inside a subprocess: old and new decoder alternately on the same trees."""
+    from services.html.parse import block_tree, parse_html
     from services.tree_align import decoder
-    from services.tree_align.html_tree import block_tree, parse_html
     from services.tree_align.model import default_model
 
     old = baseline_decoder(revision)

@@ -27,6 +27,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from benchmarks.common import KIT
+from benchmarks.tree_align_families import (
+    HEAVY_TRAIN_FAMILIES,
+    HEAVY_VALIDATION_FAMILIES,
+    RANDOM_SEEDS,
+    TRAIN_FAMILIES,
+    VALIDATION_FAMILIES,
+    Family,
+    Side,
+    random_families,
+)
 from benchmarks.tree_align_sitetext import BOX, MENU, sentence_joiner
 from services.sentence_align.beads import parse_beads
 
@@ -89,95 +99,6 @@ def text_sets(split: str) -> list[TextSet]:
     ]
 
 
-@dataclass(frozen=True)
-class Side:
-    """How one side of a family renders its page."""
-
-    menu: tuple[int, int] = (8, 12)  # link count range; (0, 0): no menu
-    menu_order: str = "same"  # "same", "shuffle", "reverse"
-    nested: bool = False
-    footer: str = "list"  # "list", "table", "none"
-    footer_links: tuple[int, int] = (6, 12)
-    sidebar: str = "none"  # "none", "before", "after"
-    depth: int = 2  # wrappers around the content
-    heading: str = "h1"  # "h1", "div", "h2"
-    block: str = "p"  # "p", "li", "td", "div"
-    boxes: float = 0.0  # chance of a box after each paragraph
-    cookie: bool = False
-    newsletter: bool = False
-    split: float = 0.0  # chance a paragraph of 2+ sentences is split in two blocks
-    merge: float = 0.0  # chance a paragraph is merged with the next into one block
-    teaser: bool = False  # one-sided teaser of prose from another document
-    untranslated: bool = False  # a box in the source language on this side too
-    footer_first: bool = False  # footer block before the content (reordered blocks)
-
-
-@dataclass(frozen=True)
-class Family:
-    name: str
-    src: Side
-    tgt: Side
-
-
-FAMILIES = (
-    Family(
-        "portal: 40-80-link menus both sides, list vs table footer, cookie both",
-        Side(menu=(40, 80), nested=True, footer="list", footer_links=(20, 40), cookie=True),
-        Side(menu=(40, 80), footer="table", footer_links=(20, 40), cookie=True, depth=4),
-    ),
-    Family(
-        "blog: small menus, one-sided sidebar with teaser, h1 vs styled div, paragraphs split",
-        Side(menu=(5, 10), sidebar="after", teaser=True, heading="h1"),
-        Side(menu=(5, 10), heading="div", depth=3, split=0.3),
-    ),
-    Family(
-        "news: deep wrappers one side, ads between paragraphs, menu reordered",
-        Side(menu=(15, 30), depth=12, boxes=0.25, footer="table"),
-        Side(menu=(15, 30), menu_order="shuffle", depth=2, footer="list"),
-    ),
-    Family(
-        "docs: list items vs paragraphs, menu on one side only",
-        Side(menu=(20, 40), block="li", sidebar="before"),
-        Side(menu=(0, 0), block="p", footer="none"),
-    ),
-    Family(
-        "shop: 40-cell footer tables, newsletter one side, untranslated box, merged paragraphs",
-        Side(menu=(10, 20), footer="table", footer_links=(30, 40), untranslated=True, merge=0.2),
-        Side(
-            menu=(10, 20), footer="table", footer_links=(30, 40), newsletter=True,
-            untranslated=True, boxes=0.1,
-        ),
-    ),
-    Family(
-        "magazine: paragraphs split one side, merged the other, sidebar before vs after",
-        Side(menu=(10, 25), split=0.35, sidebar="before", teaser=True),
-        Side(menu=(10, 25), merge=0.25, sidebar="after", depth=5),
-    ),
-    Family(
-        "corporate: menus reversed, 60-link menu vs 8, cookie and ads one side",
-        Side(menu=(50, 70), nested=True, cookie=True, boxes=0.2, heading="div"),
-        Side(menu=(6, 10), menu_order="reverse", heading="h2", footer="table"),
-    ),
-    Family(
-        "table layout: content in table cells vs divs, footer first on one side",
-        Side(menu=(10, 20), block="td", footer="table", depth=3),
-        Side(menu=(10, 20), block="div", footer_first=True, depth=6, newsletter=True),
-    ),
-    Family(
-        "landing: 80-link menu one side, all boxes one side, split and merge",
-        Side(menu=(60, 80), cookie=True, newsletter=True, boxes=0.3, merge=0.2, teaser=True),
-        Side(menu=(5, 8), split=0.3, heading="div", footer="none", depth=7),
-    ),
-    Family(
-        "wiki: deep wrappers both, lists vs divs, shuffled footer, sidebar one side",
-        Side(menu=(25, 45), block="div", depth=9, footer_links=(15, 30), sidebar="before"),
-        Side(menu=(25, 45), block="li", depth=8, menu_order="shuffle", footer_links=(15, 30)),
-    ),
-)  # fmt: skip
-TRAIN_FAMILIES = FAMILIES[:5]
-VALIDATION_FAMILIES = FAMILIES[5:]
-
-
 @dataclass
 class Page:
     """One page's HTML and, per written block (whitespace removed), its paragraph ids."""
@@ -231,6 +152,23 @@ def _links(page: Page, labels: list[int], order: str, rng: random.Random, tag: s
     return items
 
 
+def _inline_links(page: Page, labels: list[int], rng: random.Random, separator: str) -> str:
+    """Rows of 6-12 links inline in one block each (a link bar: one text chunk a row), a
+    row sometimes ending in a number (a cart or message count)."""
+    rows: list[str] = []
+    k = 0
+    while k < len(labels):
+        size = rng.randint(6, 12)
+        links = separator.join(
+            f"<a href='#'>{page.block(_label(page.lang, x), set())}</a>"
+            for x in labels[k : k + size]
+        )
+        badge = f" <span class='n'>{rng.randint(1, 20)}</span>" if rng.random() < 0.5 else ""
+        rows.append(f"<div class='row'>{links}{badge}</div>")
+        k += size
+    return "".join(rows)
+
+
 def _box(page: Page, lang: str, kind: str, rng: random.Random, count: int = 2) -> str:
     lines = "".join(
         f"<p>{page.block(text, set())}</p>" for text in rng.sample(BOX[lang], count)
@@ -238,12 +176,47 @@ def _box(page: Page, lang: str, kind: str, rng: random.Random, count: int = 2) -
     return f"<div class='{kind}'><div class='inner'>{lines}</div></div>"
 
 
+def _plain(html_text: str, side: Side, rng: random.Random) -> str:
+    """``html_text`` with its semantic template elements as divs of neutral classes."""
+    if not side.plain:
+        return html_text
+    for tag in ("header", "nav", "aside", "footer", "main"):
+        html_text = re.sub(
+            rf"<{tag}(?=[ >])", lambda _: f"<div class='c{rng.randrange(1000)}'", html_text
+        )
+        html_text = html_text.replace(f"</{tag}>", "</div>")
+    return html_text
+
+
+def _heavy_boxes(page: Page, side: Side, prose: list[str], rng: random.Random) -> list[str]:
+    """The side's one-sided boxes of other documents' prose (judged as teasers: unpaired)."""
+    return [
+        f"<div class='box{rng.randrange(100)}'><p>{page.block(text, {-1})}</p></div>"
+        for text in prose[: side.foreign]
+    ]
+
+
+def _related(page: Page, side: Side, titles: list[str]) -> str:
+    """A related-articles list: links titled with other documents' sentences (site text)."""
+    if not side.related or not titles:
+        return ""
+    items = "".join(
+        f"<li><a href='#'>{page.block(title, set())}</a></li>" for title in titles[: side.related]
+    )
+    return f"<div class='related'><h3>{page.block('»', set())}</h3><ul>{items}</ul></div>"
+
+
 def _render(
     page: Page, side: Side, blocks: list[tuple[str, set[int]]], site: dict[str, object],
     rng: random.Random, other_lang: str, teaser_text: str,
+    heavy: tuple[list[str], list[str]] = ([], []),
 ) -> None:  # fmt: skip
     lang = page.lang
     parts: list[str] = []
+    drawn = side.foreign or side.related or side.inline or side.plain
+    heavy_rng = random.Random(rng.random()) if drawn else rng
+    foreign = _heavy_boxes(page, side, heavy[0], heavy_rng)
+    after = set(heavy_rng.sample(range(len(blocks)), min(len(foreign), len(blocks))))
     if side.cookie:
         parts.append(_box(page, lang, "cookie-banner", rng))
     menu_labels = site["menu"]
@@ -251,7 +224,10 @@ def _render(
     count = rng.randint(*side.menu) if side.menu[1] else 0
     if count:
         labels = menu_labels[:count]
-        if side.nested:
+        if side.inline:
+            bar = _inline_links(page, labels, heavy_rng, " ")
+            parts.append(f"<header><nav>{bar}</nav>")
+        elif side.nested:
             half = max(1, len(labels) // 4)
             inner = _links(page, labels[half:], side.menu_order, rng, "li")
             top = _links(page, labels[:half], side.menu_order, rng, "li")
@@ -266,7 +242,9 @@ def _render(
     footer = ""
     if side.footer != "none":
         links = footer_labels[: rng.randint(*side.footer_links)]
-        if side.footer == "table":
+        if side.inline:
+            footer = f"<footer>{_inline_links(page, links, heavy_rng, ' | ')}"
+        elif side.footer == "table":
             cells = _links(page, links, "same", rng, "td")
             footer = f"<footer><table><tr>{cells}</tr></table>"
         else:
@@ -297,7 +275,7 @@ def _render(
         content.append(
             f"<div class='notice'><p>{page.block(str(site['untranslated']), set())}</p></div>"
         )
-    for text, paragraphs in blocks:
+    for number, (text, paragraphs) in enumerate(blocks):
         escaped = page.block(text, paragraphs)
         if side.block == "li":
             content.append(f"<li>{escaped}</li>")
@@ -307,6 +285,13 @@ def _render(
             content.append(f"<div class='text'>{escaped}</div>")
         else:
             content.append(f"<p>{escaped}</p>")
+        if number in after and foreign:
+            box = foreign.pop()
+            if side.block == "li":
+                box = f"<li>{box}</li>"
+            elif side.block == "td":
+                box = f"<tr><td>{box}</td></tr>"
+            content.append(box)
         if side.boxes and rng.random() < side.boxes:
             box = _box(page, lang, "ad", rng, 1)
             if side.block == "li":
@@ -320,6 +305,8 @@ def _render(
         content.append(f"<div class='teaser'><p>{page.block(teaser_text, {-1})}</p></div>")
     if side.newsletter:
         content.append(_box(page, lang, "newsletter", rng, 2) + "<form><input></form>")
+    content.extend(foreign)  # boxes left over when there were few paragraphs
+    content.append(_related(page, side, heavy[1]))
     content.append("</div>" * side.depth)
     parts.append("<main>" + "".join(content) + "</main>")
     if side.sidebar == "after":
@@ -327,17 +314,40 @@ def _render(
     if not side.footer_first:
         parts.append(footer)
     del other_lang
+    body = _plain("".join(parts), side, heavy_rng)
     page.html = (
         f"<!DOCTYPE html><html lang='{lang}'><head><meta charset='utf-8'><title>{title}</title>"
-        "<script>var x = 1;</script></head><body>" + "".join(parts) + "</body></html>"
+        "<script>var x = 1;</script></head><body>" + body + "</body></html>"
     )
+
+
+def heavy_prose(
+    others: Sequence[TextSet], langs: tuple[str, str], side: Side, seed: int
+) -> tuple[list[str], list[str]]:
+    """One side's prose of other documents in its own language (``others``, the part's other
+    texts): ``side.foreign`` snippets of 1-3 consecutive sentences for one-sided boxes and
+    ``side.related`` sentences, cut to 80 characters, as related-article titles."""
+    lang = langs[0]
+    pool = [t.sentences[t.langs.index(lang)] for t in others if lang in t.langs]
+    if not pool or not (side.foreign or side.related):
+        return [], []
+    rng = random.Random(seed)
+    joiner = sentence_joiner(lang)
+    boxes: list[str] = []
+    for _ in range(side.foreign):
+        lines = rng.choice(pool)
+        start = rng.randrange(max(1, len(lines) - 3))
+        boxes.append(joiner.join(lines[start : start + rng.randint(1, 3)]))
+    titles = [rng.choice(rng.choice(pool))[:80] for _ in range(side.related)]
+    return boxes, titles
 
 
 def make_pair(
     texts: TextSet, beads: Sequence[Bead], family: Family, seed: int, teaser: tuple[str, str],
-    *, swap: bool,
+    *, swap: bool, others: Sequence[TextSet] = (),
 ) -> PagePair:  # fmt: skip
-    """One page pair: ``beads`` of ``texts`` cut into paragraphs, rendered by ``family``."""
+    """One page pair: ``beads`` of ``texts`` cut into paragraphs, rendered by ``family``
+    (``others``: the part's other texts, the prose of heavy templates' one-sided boxes)."""
     rng = random.Random(seed)
     sents = texts.sentences
     langs = texts.langs
@@ -384,7 +394,8 @@ def make_pair(
             blocks.append((joiner.join(lines), {number}))
         if pending is not None:
             blocks.append((joiner.join(pending[0]), pending[1]))
-        _render(pages[side], spec, blocks, site, rng, langs[1 - side], teaser[side])
+        heavy = heavy_prose(others, (langs[side], langs[1 - side]), spec, seed + side)
+        _render(pages[side], spec, blocks, site, rng, langs[1 - side], teaser[side], heavy)
     gold = [
         (tuple(sents[0][i] for i in s), tuple(sents[1][j] for j in t)) for s, t in beads if s and t
     ]
@@ -408,52 +419,23 @@ def make_pair(
 PAGE_BEADS = {"de": 30, "zh": 30, "en": 6}  # beads per page pair, by source language of the set
 
 
-# The random-template part: for each seed, five families drawn by :func:`random_family`,
-# filled with the training texts (a development set with templates nobody wrote).
-RANDOM_SEEDS = (1, 2)
-
-
-def random_side(rng: random.Random) -> Side:
-    """One side's features drawn independently from the ranges the ten families use."""
-    low = rng.choice([0, 5, 10, 25, 40, 60])
-    return Side(
-        menu=(0, 0) if low == 0 else (low, low + rng.randint(3, 20)),
-        menu_order=rng.choice(["same", "shuffle", "reverse"]),
-        nested=rng.random() < 0.3,
-        footer=rng.choice(["list", "table", "none"]),
-        footer_links=(6, rng.randint(8, 40)),
-        sidebar=rng.choice(["none", "before", "after"]),
-        depth=rng.randint(1, 10),
-        heading=rng.choice(["h1", "div", "h2"]),
-        block=rng.choice(["p", "p", "li", "td", "div"]),
-        boxes=rng.choice([0.0, 0.0, 0.1, 0.3]),
-        cookie=rng.random() < 0.3,
-        newsletter=rng.random() < 0.3,
-        split=rng.choice([0.0, 0.0, 0.3]),
-        merge=rng.choice([0.0, 0.0, 0.2]),
-        teaser=rng.random() < 0.4,
-        untranslated=rng.random() < 0.2,
-        footer_first=rng.random() < 0.15,
-    )
-
-
-def random_families(seed: int, count: int = 5) -> tuple[Family, ...]:
-    """``count`` families of two independently drawn sides (:func:`random_side`)."""
-    rng = random.Random(seed)
-    return tuple(
-        Family(f"random {seed}.{k}", random_side(rng), random_side(rng)) for k in range(count)
-    )
+SPLITS = ("train", "random", "validation", "heavy", "heavy-validation")
 
 
 def suite(split: str, seed: int = 7) -> list[PagePair]:
-    """Every page pair of the training, validation or random-template part ("train",
-    "validation", "random"; deterministic for ``seed``, the random part for its own seeds)."""
+    """Every page pair of one part (:data:`SPLITS`; deterministic for ``seed``, the random
+    part for its own seeds). "heavy" and "heavy-validation": the training and validation
+    texts in the heavy template families."""
     if split == "random":
         return [
             pair
             for random_seed in RANDOM_SEEDS
             for pair in _pairs("train", random_families(random_seed), random_seed)
         ]
+    if split == "heavy":
+        return _pairs("train", HEAVY_TRAIN_FAMILIES, seed + 1)
+    if split == "heavy-validation":
+        return _pairs("validation", HEAVY_VALIDATION_FAMILIES, seed + 1)
     return _pairs(split, TRAIN_FAMILIES if split == "train" else VALIDATION_FAMILIES, seed)
 
 
@@ -472,8 +454,9 @@ def _pairs(split: str, families: Sequence[Family], seed: int) -> list[PagePair]:
             family = families[(index + number) % len(families)]
             teaser = _teaser(other, texts.langs, rng)
             pair = make_pair(
-                texts, beads, family, rng.randrange(1 << 30), teaser, swap=rng.random() < 0.5
-            )
+                texts, beads, family, rng.randrange(1 << 30), teaser, swap=rng.random() < 0.5,
+                others=[t for t in sets if t is not texts],
+            )  # fmt: skip
             pairs.append(pair)
         if texts.langs[0] == "en":  # the tiny set: one page pair in every family
             for family in families:
@@ -482,7 +465,7 @@ def _pairs(split: str, families: Sequence[Family], seed: int) -> list[PagePair]:
                     pairs.append(
                         make_pair(
                             texts, texts.beads, family, rng.randrange(1 << 30), teaser,
-                            swap=rng.random() < 0.5,
+                            swap=rng.random() < 0.5, others=[t for t in sets if t is not texts],
                         )
                     )  # fmt: skip
     return pairs

@@ -29,6 +29,8 @@ import time
 
 from benchmarks._report import publish
 from benchmarks.common import KIT, RESULTS
+from services.html.parse import block_tree, parse_html
+from services.html.tag_tree import TagTree
 from services.sentence_align.beads import parse_beads
 from services.tree_align.align import align_page_texts
 from services.tree_align.decoder import (
@@ -38,9 +40,7 @@ from services.tree_align.decoder import (
     align_trees,
     decoding_work,
 )
-from services.tree_align.html_tree import block_tree, parse_html
 from services.tree_align.model import default_model
-from services.tree_align.tag_tree import TagTree
 from shared.errors import InputTooLarge
 
 DATA = KIT / "textberg-bleualign-de-fr"

@@ -83,6 +83,9 @@ class Settings(BaseSettings):
     # sentence a side, score >= 0.9) join a page pair's text for its length model and
     # Model 1 (0: off)
     site_pairs: int = Field(default=500, ge=0)
+    # tree_align: the content model counts a block on many pages of the site as template,
+    # from the blocks of the site's pages aligned before (services/tree_align/repository.py)
+    site_blocks: bool = True
     # seconds between recomputes of the similarity matrices and the phrase table snapshot
     recompute_interval: float = Field(default=3_600.0, gt=0)
     html: HtmlLimits = HtmlLimits()

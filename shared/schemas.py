@@ -130,6 +130,9 @@ class TextChunkPair(BaseModel):
     src_xpath: str = ""
     tgt_xpath: str = ""
     cost: float = 0.0
+    # template on both sides (menus, footers: services/html/content.py); its sentence pairs
+    # are stored flagged "boilerplate" and left out of exports by default
+    boilerplate: bool = False
 
 
 class ChunkPairs(Message):

@@ -62,6 +62,61 @@ def align_pages(
         )
 
 
+def read_page(path: Path) -> str:
+    """A page file's text: ``.html`` or ``.html.gz`` bytes decoded as the pipeline decodes."""
+    import gzip
+
+    from shared.errors import InvalidInput
+    from shared.inputs import decode_html
+
+    data = path.read_bytes()
+    if path.name.endswith(".gz"):
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise InvalidInput(f"not a readable gzip file ({exc})") from None
+    return decode_html(data)
+
+
+def extract_content(
+    pages: Annotated[list[Path], typer.Argument(help="page files, .html or .html.gz")],
+    jsonl: Annotated[
+        bool, typer.Option("--jsonl", help='one {"path", "text"} line per page')
+    ] = False,
+) -> None:
+    """Print each page's main content: the blocks the content model keeps, paragraphs
+    separated by a blank line (the text tree_align, the flat path and page_match align).
+
+    A page that cannot be read or parsed gets one line on standard error and the others go
+    on; the exit code is then 1."""
+    from services.cli.common import console
+    from services.html.content import main_paragraphs, page_blocks
+    from services.html.parse import ParseLimits, parse_page
+    from shared.config import get_settings
+    from shared.errors import InputTooLarge, InvalidInput
+
+    limits = get_settings().html
+    parse_limits = ParseLimits(
+        max_bytes=limits.max_bytes, max_depth=limits.max_depth, max_elements=limits.max_elements
+    )
+    failed = 0
+    for path in pages:
+        try:
+            tree, document = parse_page(read_page(path), limits=parse_limits)
+        except (InvalidInput, InputTooLarge, OSError) as exc:
+            failed += 1
+            console.print(f"[red]refused[/red] {path}: {exc}", soft_wrap=True, markup=True)
+            continue
+        text = "\n\n".join(main_paragraphs(page_blocks(tree, document)))
+        if jsonl:
+            typer.echo(json.dumps({"path": str(path), "text": text}, ensure_ascii=False))
+        else:
+            typer.echo(text + "\n" if len(pages) > 1 else text)
+    if failed:
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``align-pages`` to the ``paramine`` application."""
+    """Add ``align-pages`` and ``extract-content`` to the ``paramine`` application."""
     app.command("align-pages")(align_pages)
+    app.command("extract-content")(extract_content)

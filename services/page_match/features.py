@@ -1,6 +1,6 @@
 """What a crawled page shows of itself for matching: language, text blocks, anchors, links.
 
-One parse per page (``services.tree_align.html_tree``, with its limits on hostile HTML) gives
+One parse per page (``services.html.parse``, with its limits on hostile HTML) gives
 the text blocks in document order, each with the tag of its block element: their tags form
 the STRAND-style structure sequence (Resnik & Smith 2003), their lengths the length profile.
 Anchors are the tokens a translation keeps as they are (numbers, Latin-script names and words
@@ -20,9 +20,12 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+import lxml.html  # type: ignore[import-untyped]
+
+from services.html.content import page_blocks
+from services.html.parse import ParseLimits, parse_page
 from services.lexical.dictionary import UNSEGMENTED, stem
 from services.lexical.model1 import tokenize
-from services.tree_align.html_tree import ParseLimits, parse_document, parse_html, text_chunks
 from shared.errors import InvalidInput
 from shared.langid import guess, language_group, letters, mostly_latin
 from shared.text import is_word
@@ -112,15 +115,20 @@ def page_features(
 ) -> PageFeatures:
     """Features of one page; hostile or oversized HTML raises the parser's clear error."""
     limits = limits or ParseLimits()
-    tree = parse_html(html, limits=limits)
-    chunks = text_chunks(tree)
-    texts = [chunk.text for chunk in chunks]
+    tree, document = parse_page(html, limits=limits)
+    found = page_blocks(tree, document)
+    every = [block.chunk for block in found]
+    content = [block.chunk for block in found if block.is_content]
+    # the page's words, anchors and language are those of its content (services.html.content):
+    # a sidebar, menu or footer two pages of a site share makes them no more alike; a page
+    # without content blocks is read whole. The paragraphing is the whole page's.
+    texts = [chunk.text for chunk in content or every]
     blocks = tuple(
-        (tree.label(chunk.block), _length(chunk.text), _text_hash(chunk.text)) for chunk in chunks
+        (tree.label(chunk.block), _length(chunk.text), _text_hash(chunk.text)) for chunk in every
     )
     text = "\n".join(texts)
     lang = identify_language(text, declared, url)
-    links, images, link_texts = _links_and_images(html, url, limits)
+    links, images, link_texts = _links_and_images(document, url)
     # the words and anchors of the page's own text: a block that is one link's text is a
     # menu entry or a link to another page (its title), not this page's content
     own = "\n".join(t for t in texts if " ".join(t.split()) not in link_texts)
@@ -134,7 +142,7 @@ def page_features(
         links=links,
         images=images,
         words=frozenset(content_words(own, lang)[:MAX_WORDS]),
-        digest=_digest(text, links, images),
+        digest=_digest("\n".join(chunk.text for chunk in every), links, images),
     )
 
 
@@ -211,10 +219,9 @@ def _length(text: str) -> int:
 
 
 def _links_and_images(
-    html: str, base: str, limits: ParseLimits
+    document: lxml.html.HtmlElement, base: str
 ) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     """The page's link targets, image file names and link texts (whitespace normalised)."""
-    document = parse_document(html, limits=limits)
     anchors = document.xpath("//a[@href]")[:2000]
     links = {_link_key(urljoin(base, a.get("href", ""))) for a in anchors}
     texts = {" ".join(a.text_content().split()) for a in anchors}

@@ -17,26 +17,34 @@ pairs. The lexical second pass is ``two_pass``.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from services.html.parse import TextChunk, block_tree, text_chunks
+from services.html.tag_tree import TagTree
 from services.lexical.dictionary import BilingualDictionary
 from services.tree_align import fallback
 from services.tree_align.adjacent import attach_adjacent
 from services.tree_align.calibrate import calibrated
 from services.tree_align.chunk_union import ChunkComponent
 from services.tree_align.components import chunk_components
+from services.tree_align.content_wall import (
+    ContentWall,
+    all_template,
+    block_kinds,
+    line_kinds,
+)
 from services.tree_align.decoder import (
     DEFAULT_MAX_TABLE_BYTES,
     DEFAULT_MAX_WORK,
     TreeAlignment,
     align_trees,
 )
-from services.tree_align.html_tree import TextChunk, block_tree, text_chunks
 from services.tree_align.lexical import LexicalTextModel, word_count
 from services.tree_align.model import TreeModel, default_model, text_length
-from services.tree_align.tag_tree import TagTree
 from services.tree_align.two_pass import align_two_pass
 
 # The lexical second pass (``two_pass``) is on by default: it pairs translations rather than
@@ -53,6 +61,7 @@ class TextPair:
     src_xpath: str
     tgt_xpath: str
     cost: float  # summed -log Pr(Nf, Ne) of the aligned text leaves inside the pair
+    boilerplate: bool = False  # every chunk of both sides template (content model)
 
 
 def align_page_texts(
@@ -65,8 +74,18 @@ def align_page_texts(
     max_work: float | None = DEFAULT_MAX_WORK,
     max_table_bytes: int = DEFAULT_MAX_TABLE_BYTES,
     dictionary: BilingualDictionary | None = None,
+    content: tuple[Sequence[bool], Sequence[bool]] | None = None,
 ) -> list[TextPair]:
     """Aligned text chunk pairs in document order; ``model`` None = the shipped default model.
+
+    ``content``: for each text chunk of ``src`` and ``tgt`` (``text_chunks`` order) whether
+    the content model (``services.html.content``) calls it content. With content on both
+    pages only the content blocks are aligned (the folded trees keep them and the elements
+    above them: a menu, a footer or a banner is no node at all); a page without content
+    blocks is aligned whole, its template walled off from the other page's content
+    (:mod:`~services.tree_align.content_wall`) and template pairs flagged ``boilerplate``.
+    Aligning the content trees scored above walling template off in the full trees on the
+    page suite's development parts (``benchmarks/results/tree_align_pages.md``).
 
     ``fold_inline`` (default): align the :func:`block_tree` of each page, the configuration
     benchmarked and the default model was trained on (the full trees scored lower on the
@@ -76,9 +95,21 @@ def align_page_texts(
     ``max_table_bytes``: see :func:`~services.tree_align.decoder.align_trees` (wide pages get
     restricted spans; InputTooLarge when no restriction fits).
     """
-    if fold_inline:
+    walls = lines = None
+    if content is not None:
+        texts = [[chunk.text for chunk in text_chunks(tree)] for tree in (src, tgt)]
+        walls = (block_kinds(texts[0], content[0]), block_kinds(texts[1], content[1]))
+        lines = (line_kinds(texts[0], content[0]), line_kinds(texts[1], content[1]))
+    if fold_inline and content is not None and any(content[0]) and any(content[1]):
+        # the content trees: template blocks, and elements holding only them, left out
+        src = block_tree(src, [k for k, is_content in enumerate(content[0]) if is_content])
+        tgt = block_tree(tgt, [k for k, is_content in enumerate(content[1]) if is_content])
+        walls = lines = None
+    elif fold_inline:
         src, tgt = block_tree(src), block_tree(tgt)
     model = calibrated(model or default_model(), src, tgt)
+    if walls is not None:
+        model = dataclasses.replace(model, text_model=ContentWall(model.text_model, *walls))
     components = None
     if lexical:
         alignment, model, components = align_two_pass(
@@ -87,7 +118,15 @@ def align_page_texts(
         )  # fmt: skip
     else:
         alignment = align_trees(src, tgt, model, max_work=max_work, max_table_bytes=max_table_bytes)
-    return text_pairs(src, tgt, alignment, model, keep_content=True, components=components)
+    pairs = text_pairs(src, tgt, alignment, model, keep_content=True, components=components)
+    if lines is None:
+        return pairs
+    return [
+        dataclasses.replace(pair, boilerplate=True)
+        if all_template(pair.src_text, lines[0]) and all_template(pair.tgt_text, lines[1])
+        else pair
+        for pair in pairs
+    ]
 
 
 def _keep_content(

@@ -13,8 +13,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from services.html.tag_tree import TagTree
 from services.tree_align.model import LengthTextModel, TreeModel
-from services.tree_align.tag_tree import TagTree
 
 # Bounds of a length ratio estimated from a page pair (bounds of sanity, not tuned).
 MIN_RATIO = 0.1

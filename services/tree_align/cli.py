@@ -12,8 +12,8 @@ import typer
 from shared.errors import InvalidInput
 
 if TYPE_CHECKING:
+    from services.html.tag_tree import TagTree
     from services.tree_align.model import TreeModel
-    from services.tree_align.tag_tree import TagTree
 
 _PAIRS_HELP = (
     "page pairs: SRC.html:TGT.html arguments, or directories holding <id>.<lang>.html files "
@@ -23,7 +23,7 @@ _PAGE_NAME = re.compile(r"^(?P<id>.+)\.(?P<lang>[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]+
 
 
 def _parse(path: Path, *, fold_inline: bool) -> TagTree:
-    from services.tree_align.html_tree import block_tree, parse_html
+    from services.html.parse import block_tree, parse_html
 
     try:
         tree = parse_html(path.read_bytes())

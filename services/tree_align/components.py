@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from services.html.parse import TextChunk, text_chunks
+from services.html.tag_tree import NODE_ELEMENT, TagTree
 from services.tree_align.chunk_union import ChunkComponent, ChunkUnion
 from services.tree_align.decoder import TreeAlignment
 from services.tree_align.gap_fill import DEFAULT_MAX_GAP, LEXICAL_MAX_GAP, fill_gaps
-from services.tree_align.html_tree import TextChunk, text_chunks
 from services.tree_align.lexical import LexicalTextModel
 from services.tree_align.model import TreeModel
 from services.tree_align.repair import REPAIR_WINDOW, repair_pairs
-from services.tree_align.tag_tree import NODE_ELEMENT, TagTree
 
 # With the lexical Pr_text, a text-leaf pair costing LEXICAL_LINK_COST or more links no
 # chunks (the tag model paired them, mostly menu and box texts in the same template slot);

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from services.html.tag_tree import TagTree
 from services.tree_align.dp.tables import Adjoints, DecoderTables
 from services.tree_align.model import TreeModel
-from services.tree_align.tag_tree import TagTree
 from shared.errors import InputTooLarge, InvalidInput
 
 FloatArray = npt.NDArray[np.float64]

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from services.html.parse import TextChunk
 from services.tree_align.chunk_union import ChunkUnion
-from services.tree_align.html_tree import TextChunk
 from services.tree_align.lexical import LexicalTextModel, word_count
 from services.tree_align.model import FloatArray, TreeModel
 

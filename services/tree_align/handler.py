@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
+from services.tree_align import repository
 from shared.config import get_settings
 from shared.pipeline import Outgoing
 from shared.schemas import ChunkPairs, PagePair, PairContext, TextChunkPair
 from shared.store import NodePairRow, Store
+from shared.store.tables import site_of
+
+if TYPE_CHECKING:  # the parser and the content model load lxml and trafilatura: not at start-up
+    from lxml.html import HtmlElement  # type: ignore[import-untyped]
+
+    from services.html.content import BlockContent, SiteBlocks
+    from services.html.tag_tree import TagTree
 
 log = logging.getLogger(__name__)
 
@@ -25,8 +35,17 @@ def pair_context(message: PagePair) -> PairContext:
     )
 
 
-def chunk_pairs(message: PagePair, *, flat: bool = False) -> ChunkPairs:
-    """Parse both pages and align their trees (or, ``flat``, take each page's whole text).
+SiteLookup = Callable[[str, list[str]], "SiteBlocks"]
+
+
+def chunk_pairs(
+    message: PagePair, *, flat: bool = False, site_blocks: SiteLookup | None = None
+) -> ChunkPairs:
+    """Parse both pages, find their content (``services.html.content``) and align their
+    trees (or, ``flat``, each page's content text as one chunk).
+
+    ``site_blocks(url, keys)``: how many other pages of the page's site hold each of its
+    blocks (``content.block_key``), for the content model's site repetition; None: none.
 
     Wide pages: when exact decoding would exceed ``max_alignment_work`` (a 2,000-item list
     took 225 s), deleted nodes' spans are restricted to the widest sibling count that fits
@@ -34,22 +53,32 @@ def chunk_pairs(message: PagePair, *, flat: bool = False) -> ChunkPairs:
     The same holds for tables over ``max_alignment_bytes``. Pages too wide for either limit
     even with spans of one sibling are not lost: they fall back to the flat text alignment
     (Type I), logged, without xpaths."""
+    from services.html.parse import ParseLimits, parse_page
     from services.lexical.registry import dictionary_for
     from services.tree_align.align import align_page_texts
-    from services.tree_align.html_tree import ParseLimits, page_text, parse_html
     from shared.errors import InputTooLarge
 
     limits = get_settings().html
     parse_limits = ParseLimits(
         max_bytes=limits.max_bytes, max_depth=limits.max_depth, max_elements=limits.max_elements
     )
-    src_tree = parse_html(message.src.html, limits=parse_limits)
-    tgt_tree = parse_html(message.tgt.html, limits=parse_limits)
-
-    def flat_text() -> ChunkPairs:  # the parsed trees' whole texts, one chunk pair
-        chunk = TextChunkPair(
-            src_text="\n".join(page_text(src_tree)), tgt_text="\n".join(page_text(tgt_tree))
+    src_tree, src_document = parse_page(message.src.html, limits=parse_limits)
+    tgt_tree, tgt_document = parse_page(message.tgt.html, limits=parse_limits)
+    blocks = tuple(
+        page_content(tree, document, page.url, site_blocks)
+        for tree, document, page in (
+            (src_tree, src_document, message.src), (tgt_tree, tgt_document, message.tgt)
         )
+    )  # fmt: skip
+    content = tuple([k for k, block in enumerate(side) if block.is_content] for side in blocks)
+
+    def flat_text() -> ChunkPairs:  # the pages' content (else whole) texts, one chunk pair
+        texts = [
+            [block.chunk.text for k, block in enumerate(side) if block.chunk.text and (
+                not content[0] or not content[1] or k in set(content[number]))]
+            for number, side in enumerate(blocks)
+        ]  # fmt: skip
+        chunk = TextChunkPair(src_text="\n".join(texts[0]), tgt_text="\n".join(texts[1]))
         return ChunkPairs(context=pair_context(message), chunks=[chunk])
 
     if flat:
@@ -61,6 +90,7 @@ def chunk_pairs(message: PagePair, *, flat: bool = False) -> ChunkPairs:
             max_work=limits.max_alignment_work,
             max_table_bytes=limits.max_alignment_bytes,
             dictionary=dictionary_for(message.src.lang, message.tgt.lang),
+            content=([b.is_content for b in blocks[0]], [b.is_content for b in blocks[1]]),
         )
     except InputTooLarge as too_wide:
         log.warning(
@@ -74,15 +104,48 @@ def chunk_pairs(message: PagePair, *, flat: bool = False) -> ChunkPairs:
             src_xpath=pair.src_xpath,
             tgt_xpath=pair.tgt_xpath,
             cost=pair.cost,
+            boilerplate=pair.boilerplate,
         )
         for pair in aligned
     ]
     return ChunkPairs(context=pair_context(message), chunks=chunks)
 
 
+def page_content(
+    tree: TagTree, document: HtmlElement, url: str, site_blocks: SiteLookup | None
+) -> list[BlockContent]:
+    """The content model's blocks of one parsed page, with its site's repetition counts."""
+    from services.html.content import NO_SITE, block_contents, block_key, extracted_text
+    from services.html.parse import text_chunks
+
+    chunks = text_chunks(tree)
+    site = NO_SITE
+    if site_blocks is not None:
+        site = site_blocks(url, [block_key(chunk.text) for chunk in chunks if chunk.text])
+    return block_contents(tree, extracted_text(document), site=site, chunks=chunks)
+
+
 def handle(message: PagePair, store: Store) -> list[Outgoing]:
-    """Align the pages' trees, note progress, and hand the chunk pairs to sentence_align."""
-    result = chunk_pairs(message)
+    """Align the pages' trees, note progress, and hand the chunk pairs to sentence_align.
+
+    With ``site_blocks`` (the default), each page's blocks are counted against the blocks of
+    its site's pages aligned before and then stored for the pages after it."""
+    seen: dict[str, tuple[str, list[str]]] = {}
+
+    def lookup(url: str, keys: list[str]) -> SiteBlocks:
+        from services.html.content import SiteBlocks
+
+        site = site_of(url)
+        seen[url] = (site, keys)
+        own = (message.src.url, message.tgt.url)
+        return SiteBlocks(repository.block_counts(store.engine, site, keys, own))
+
+    use_site = get_settings().site_blocks
+    if use_site:
+        repository.ensure_schema(store.engine)
+    result = chunk_pairs(message, site_blocks=lookup if use_site else None)
+    for url, (site, keys) in seen.items():
+        repository.record_blocks(store.engine, site, url, keys)
     store.add_node_pairs(
         message.pair_id,
         [

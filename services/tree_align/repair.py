@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from services.html.parse import TextChunk
 from services.tree_align.chunk_union import ChunkComponent
 from services.tree_align.gap_fill import (
     LEXICAL_GAP_MIN_WORDS,
@@ -17,7 +18,6 @@ from services.tree_align.gap_fill import (
     best_chain,
     chunk_spans,
 )
-from services.tree_align.html_tree import TextChunk
 from services.tree_align.model import TreeModel
 
 # Windows of REPAIR_WINDOW consecutive chunk pairs (0: off) and up to REPAIR_REACH unpaired

@@ -22,9 +22,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
+from services.html.tag_tree import TagTree
 from services.tree_align.decoder import posteriors
 from services.tree_align.model import TreeModel, clamp_deletion, initial_model
-from services.tree_align.tag_tree import TagTree
 from shared.errors import InvalidInput
 
 FloatArray = npt.NDArray[np.float64]

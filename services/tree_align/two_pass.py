@@ -9,6 +9,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from services.html.parse import TextChunk, text_chunks
+from services.html.tag_tree import TagTree
 from services.lexical.dictionary import BilingualDictionary
 from services.tree_align.adjacent import attach_adjacent
 from services.tree_align.chunk_union import ChunkComponent
@@ -19,7 +21,6 @@ from services.tree_align.decoder import (
     TreeAlignment,
     align_trees,
 )
-from services.tree_align.html_tree import TextChunk, text_chunks
 from services.tree_align.lexical import (
     DEFAULT_LEXICAL_WEIGHT,
     DEFAULT_WORD_OFFSET,
@@ -27,7 +28,6 @@ from services.tree_align.lexical import (
     train_lexical_model,
 )
 from services.tree_align.model import FloatArray, TextModel, TreeModel
-from services.tree_align.tag_tree import TagTree
 
 # Pass 2's Model 1 trains on pass 1's chunk pairs whose Pr_text cost is below
 # CONFIDENT_COST (chosen on the dev pages: benchmarks/results/tuning_history.md).

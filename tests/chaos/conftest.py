@@ -165,6 +165,7 @@ def cluster_env(redis_url: str, database_url: str, **overrides: str) -> dict[str
         # depend on which pairs of its site were stored before it, an order the cluster does
         # not keep; these tests compare the stored pairs with the embedded run's exactly.
         "SITE_PAIRS": "0",
+        "SITE_BLOCKS": "0",  # the same for the site's earlier blocks (template repetition)
         **overrides,
     }
     return env | {f"PARAMINE_{name}": value for name, value in settings.items()}

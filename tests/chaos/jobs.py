@@ -61,6 +61,7 @@ def embedded_rows(job_id: str, messages: list[PagePair], tmp_path: Path) -> set[
     store.record_job(job_id, [(m.pair_id, m.src.url, m.tgt.url) for m in messages], "embedded")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("PARAMINE_SITE_PAIRS", "0")
+        patch.setenv("PARAMINE_SITE_BLOCKS", "0")
         get_settings.cache_clear()
         LocalRunner(all_handlers(), store, stage_metrics()).run(
             "tree_align", (m.model_dump(mode="json") for m in messages)

@@ -62,14 +62,14 @@ def run(case: str) -> dict[str, object]:
             beads = align_sentences([src, "Ende."], [tgt, "Fin."], src_lang="de", tgt_lang="fr")
             result = len(beads)
         elif case in SPLIT_CASES:
+            from services.html.parse import page_text, parse_html
             from services.sentence_align.splitter import split_sentences
-            from services.tree_align.html_tree import page_text, parse_html
 
             lang = SPLIT_CASES[case]
             (text,) = page_text(parse_html(page(case)))
             result = len(split_sentences(text, lang, newline_is_boundary=True))
         else:
-            from services.tree_align.html_tree import parse_html
+            from services.html.parse import parse_html
 
             result = parse_html(page(case)).size
         outcome = "ok"

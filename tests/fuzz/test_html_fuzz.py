@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from services.html.parse import ParseLimits, parse_html, text_chunks
+from services.html.tag_tree import TagTree
 from services.sentence_align.handler import sentence_pairs
 from services.tree_align.handler import chunk_pairs
-from services.tree_align.html_tree import ParseLimits, parse_html, text_chunks
-from services.tree_align.tag_tree import TagTree
 from shared.errors import InvalidInput
 from shared.schemas import PagePair
 from tests.fuzz.html_generator import TAGS, random_bytes_html, random_html

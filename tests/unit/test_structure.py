@@ -5,6 +5,9 @@
 - no module reaches another module's private name (``from x import _y``, ``x._y``); a private
   module (``_dp.py``) is imported only by the modules of its own package;
 - no product module is over 600 lines;
+- no stage imports another stage (``STAGES``): shared ground (``services.html``,
+  ``services.lexical``, ``shared``) sits below the stages, and only the wiring above them
+  (``services.cli``, ``services.gateway``, the registry) may import several;
 - the benchmarks (``benchmarks/``) keep the same two rules: no module over 600 lines, no
   private name of a product module or of another benchmark module.
 """
@@ -23,6 +26,7 @@ MAX_LINES = 600
 # Modules exempt from the rules: none (services.cli and shared.store were, until they became
 # packages); an entry here needs a reason beside it.
 ALLOWED: frozenset[str] = frozenset()
+STAGES = ("page_match", "tree_align", "sentence_align", "paraphrase", "thesaurus")
 
 
 def _module_name(path: Path) -> str:
@@ -169,6 +173,39 @@ def test_no_private_name_of_another_module() -> None:
         if name not in ALLOWED and (found := private_reaches(name, tree, known))
     }
     assert reached == {}
+
+
+def stage_of(module: str) -> str | None:
+    """The stage ``module`` belongs to (``services.<stage>...``), or None."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "services" and parts[1] in STAGES else None
+
+
+def stage_reaches(graph: dict[str, set[str]]) -> dict[str, list[str]]:
+    """Modules of one stage that import a module of another stage."""
+    found: dict[str, list[str]] = {}
+    for module, imported in graph.items():
+        own = stage_of(module)
+        other = sorted(m for m in imported if own and stage_of(m) not in (None, own))
+        if own and other:
+            found[module] = other
+    return found
+
+
+def test_no_stage_imports_another_stage() -> None:
+    trees = _trees()
+    known = set(trees)
+    graph = {name: imported_modules(name, tree, known) for name, tree in trees.items()}
+    assert stage_reaches(graph) == {}
+
+
+def test_stage_reaches_finds_a_planted_violation() -> None:
+    graph = {
+        "services.page_match.features": {"services.tree_align.align", "services.html.parse"},
+        "services.tree_align.align": {"services.tree_align.decoder", "shared.text"},
+        "services.cli.pages": {"services.tree_align.align", "services.page_match.cli"},
+    }
+    assert stage_reaches(graph) == {"services.page_match.features": ["services.tree_align.align"]}
 
 
 def test_no_product_module_over_600_lines() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchmarks.tree_align_suite import FAMILIES, random_families
+from benchmarks.tree_align_families import FAMILIES, random_families
 
 
 @given(st.integers(min_value=0, max_value=10_000))

@@ -6,7 +6,7 @@ import http.server
 import threading
 from pathlib import Path
 
-from services.tree_align.html_tree import page_text, parse_html
+from services.html.parse import page_text, parse_html
 from shared.errors import InvalidInput
 from shared.exports import read_tmx
 

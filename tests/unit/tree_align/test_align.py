@@ -7,9 +7,9 @@ import logging
 import numpy as np
 import pytest
 
+from services.html.parse import block_tree, parse_html
 from services.tree_align.align import align_page_texts, text_pairs
 from services.tree_align.decoder import align_trees, decoding_work
-from services.tree_align.html_tree import block_tree, parse_html
 from services.tree_align.model import default_model, initial_model
 from services.tree_align.two_pass import align_two_pass
 
@@ -106,8 +106,8 @@ def test_a_paragraph_split_in_two_between_pairs_fills_the_gap() -> None:
 
 
 def test_leaf_pairs_at_or_above_the_link_cost_link_nothing() -> None:
+    from services.html.tag_tree import NODE_ELEMENT
     from services.tree_align.components import chunk_components
-    from services.tree_align.tag_tree import NODE_ELEMENT
 
     folded = block_tree(parse_html(SRC)), block_tree(parse_html(TGT))
     model = initial_model(sorted(set(folded[0].label_names) | set(folded[1].label_names)))

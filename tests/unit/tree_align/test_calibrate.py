@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from services.html.parse import parse_html
 from services.tree_align.calibrate import (
     MAX_RATIO,
     MIN_RATIO,
@@ -11,7 +12,6 @@ from services.tree_align.calibrate import (
     length_ratio,
     with_ratio,
 )
-from services.tree_align.html_tree import parse_html
 from services.tree_align.model import LengthTextModel, initial_model
 
 

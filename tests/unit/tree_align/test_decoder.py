@@ -18,6 +18,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from services.html.parse import parse_html
+from services.html.tag_tree import TEXT_LABEL, TagTree, tree_from_nodes
 from services.tree_align.decoder import (
     NODE_PAIR_WORK,
     Posteriors,
@@ -27,9 +29,7 @@ from services.tree_align.decoder import (
     posteriors,
     table_bytes,
 )
-from services.tree_align.html_tree import parse_html
 from services.tree_align.model import TreeModel, initial_model
-from services.tree_align.tag_tree import TEXT_LABEL, TagTree, tree_from_nodes
 from shared.errors import InputTooLarge, InvalidInput
 
 Mapping = frozenset[tuple[int, int]]

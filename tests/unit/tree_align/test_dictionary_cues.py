@@ -7,9 +7,9 @@ import dataclasses
 import numpy as np
 import pytest
 
+from services.html.parse import block_tree, parse_html
 from services.tree_align.align import align_page_texts
 from services.tree_align.calibrate import calibrated
-from services.tree_align.html_tree import block_tree, parse_html
 from services.tree_align.lexical import (
     DEFAULT_WORD_OFFSET,
     LexicalTextModel,

@@ -10,6 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from services.html.parse import block_tree, parse_html
+from services.html.tag_tree import TagTree
 from services.tree_align.align import text_pairs
 from services.tree_align.decoder import TreeAlignment
 from services.tree_align.fallback import (
@@ -20,9 +22,7 @@ from services.tree_align.fallback import (
     measured_pairs,
     needs_check,
 )
-from services.tree_align.html_tree import block_tree, parse_html
 from services.tree_align.model import FloatArray, LengthTextModel, initial_model
-from services.tree_align.tag_tree import TagTree
 
 
 class TableModel:

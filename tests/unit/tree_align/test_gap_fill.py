@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.tree_align.html_tree import TextChunk
+from services.html.parse import TextChunk
 from services.tree_align.model import FloatArray, initial_model
 
 
@@ -26,9 +26,9 @@ class _FixedCost:
 
 
 def test_a_gap_pair_may_cost_more_the_more_words_it_explains() -> None:
+    from services.html.parse import TextChunk
     from services.tree_align.chunk_union import ChunkUnion
     from services.tree_align.gap_fill import _fill_gap
-    from services.tree_align.html_tree import TextChunk
 
     def gap_pairs(words: int, cost: float, per_word: float) -> int:
         chunks = (
@@ -49,9 +49,9 @@ def test_a_gap_pair_may_cost_more_the_more_words_it_explains() -> None:
 def test_ideographs_count_as_words_of_a_gap_pair() -> None:
     """A Chinese paragraph has no spaces: counted by spaces it would be one word, under the
     minimum of a gap pair and earning no per-word allowance."""
+    from services.html.parse import TextChunk
     from services.tree_align.chunk_union import ChunkUnion
     from services.tree_align.gap_fill import _fill_gap
-    from services.tree_align.html_tree import TextChunk
 
     def gap_pairs(chinese: str, min_words: int) -> int:
         chunks = (
@@ -67,9 +67,9 @@ def test_ideographs_count_as_words_of_a_gap_pair() -> None:
 
 
 def test_without_a_per_word_allowance_a_negative_gap_threshold_stands() -> None:
+    from services.html.parse import TextChunk
     from services.tree_align.chunk_union import ChunkUnion
     from services.tree_align.gap_fill import _fill_gap
-    from services.tree_align.html_tree import TextChunk
 
     chunks = ([TextChunk((0,), 0, "ein wort")], [TextChunk((0,), 0, "un mot")])
     model = dataclasses.replace(initial_model(["p"]), text_model=_FixedCost(-5.0))
@@ -87,9 +87,9 @@ class _ShortIsCheap:
 
 
 def test_gap_pairs_of_too_few_words_are_not_joined() -> None:
+    from services.html.parse import TextChunk
     from services.tree_align.chunk_union import ChunkUnion
     from services.tree_align.gap_fill import _fill_gap
-    from services.tree_align.html_tree import TextChunk
 
     chunks = (
         [TextChunk((0,), 0, "kurzer titel"), TextChunk((1,), 1, "ein langer absatz mit worten")],

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from services.html.content import page_blocks
+from services.html.parse import block_tree, parse_document, parse_html, parse_page
 from services.sentence_align import handler as sentence_handler
 from services.tree_align import handler as tree_handler
 from services.tree_align.align import align_page_texts
-from services.tree_align.html_tree import block_tree, parse_document, parse_html
 from shared.ingest import build_job
 from shared.inputs import pairs_from_html_dir
 from shared.schemas import ChunkPairs, PagePair, TextChunkPair
@@ -63,8 +64,15 @@ def test_chunk_pairs_align_the_folded_trees_and_point_into_the_pages(
     as_tuples = [(p.src_text, p.tgt_text, p.src_xpath, p.tgt_xpath) for p in folded]
     # on this pair folding changes the result, so the comparison below tells them apart
     assert as_tuples != [(p.src_text, p.tgt_text, p.src_xpath, p.tgt_xpath) for p in unfolded]
+    # the handler aligns the pages' content (the content model's blocks) on folded trees
+    flags = tuple(
+        [block.is_content for block in page_blocks(*parse_page(page.html))]
+        for page in (museum_pair.src, museum_pair.tgt)
+    )
+    content = align_page_texts(src, tgt, content=(flags[0], flags[1]))
+    expected = [(p.src_text, p.tgt_text, p.src_xpath, p.tgt_xpath) for p in content]
     chunks = tree_handler.chunk_pairs(museum_pair).chunks
-    assert [(c.src_text, c.tgt_text, c.src_xpath, c.tgt_xpath) for c in chunks] == as_tuples
+    assert [(c.src_text, c.tgt_text, c.src_xpath, c.tgt_xpath) for c in chunks] == expected
     # each xpath names the block in the original page that holds the pair's first text
     for html, xpath, text in (
         *((museum_pair.src.html, c.src_xpath, c.src_text) for c in chunks),

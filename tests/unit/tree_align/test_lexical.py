@@ -7,11 +7,11 @@ import random
 
 import numpy as np
 
+from services.html.parse import block_tree, parse_html, text_chunks
 from services.lexical import model1
 from services.tree_align.align import align_page_texts, text_pairs
 from services.tree_align.calibrate import calibrated
 from services.tree_align.components import chunk_components
-from services.tree_align.html_tree import block_tree, parse_html, text_chunks
 from services.tree_align.lexical import LexicalTextModel, spaced, train_lexical_model
 from services.tree_align.model import LengthTextModel, initial_model
 from services.tree_align.two_pass import align_two_pass

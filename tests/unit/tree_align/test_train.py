@@ -13,10 +13,10 @@ import random
 import numpy as np
 import pytest
 
+from services.html.parse import block_tree, parse_html
+from services.html.tag_tree import TagTree, tree_from_nodes
 from services.tree_align import train as train_module
-from services.tree_align.html_tree import block_tree, parse_html
 from services.tree_align.model import TreeModel, initial_model
-from services.tree_align.tag_tree import TagTree, tree_from_nodes
 from services.tree_align.train import ExpectedCounts, expected_counts, maximise, train
 from shared.errors import InvalidInput
 from tests.conftest import kit_path

@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import lxml.etree as etree  # type: ignore[import-untyped]
 import lxml.html  # type: ignore[import-untyped]
 
-from services.tree_align.tag_tree import (
+from services.html.tag_tree import (
     C0_CONTROL,
     NODE_ALT_TEXT,
     NODE_ELEMENT,
@@ -114,6 +115,14 @@ def parse_html(
 ) -> TagTree:
     """Parse one crawled page into its tag tree; bad or oversized input raises a clear error."""
     return _build_tree(parse_document(html, limits=limits, encoding=encoding), limits)
+
+
+def parse_page(
+    html: bytes | str, *, limits: ParseLimits = ParseLimits(), encoding: str | None = None
+) -> tuple[TagTree, lxml.html.HtmlElement]:
+    """:func:`parse_html` and the document it read (:func:`parse_document`), parsed once."""
+    document = parse_document(html, limits=limits, encoding=encoding)
+    return _build_tree(document, limits), document
 
 
 def parse_document(
@@ -429,7 +438,7 @@ def join_leaf_texts(tree: TagTree, leaves: list[int]) -> str:
     return "".join(parts)
 
 
-def block_tree(tree: TagTree) -> TagTree:
+def block_tree(tree: TagTree, keep: Collection[int] | None = None) -> TagTree:
     """The tree with inline markup folded into text: one ``#text`` leaf per text chunk.
 
     Inline elements (``b``, ``a``, ``span``, ``br`` ...) disappear and each run of text under
@@ -442,8 +451,17 @@ def block_tree(tree: TagTree) -> TagTree:
     Folding moves blocks (``<a><div>..</div></a>`` puts the ``div`` under the link's parent),
     so the folded tree keeps the node each of its nodes stands for (``origin``: the element
     itself, or the first leaf of a folded text) and answers xpaths with the original's.
+
+    ``keep``: the indices (in :func:`text_chunks` order) of the chunks to keep, say the
+    content blocks of ``services.html.content``; the others are left out, and so is every
+    element with no kept chunk below it (a menu of left-out links is no node at all).
     """
-    first_leaf = {chunk.leaves[0]: chunk for chunk in text_chunks(tree)}
+    chunks = text_chunks(tree)
+    if keep is not None:
+        kept = set(keep)
+        chunks = [chunk for index, chunk in enumerate(chunks) if index in kept]
+        needed = _ancestors_of(tree, [chunk.leaves[0] for chunk in chunks])
+    first_leaf = {chunk.leaves[0]: chunk for chunk in chunks}
     labels: list[str] = []
     parents: list[int] = []
     texts: list[str] = []
@@ -452,6 +470,8 @@ def block_tree(tree: TagTree) -> TagTree:
     for node in range(tree.size):
         if tree.kinds[node] == NODE_ELEMENT:
             if node > 0 and tree.label(node) in INLINE_TAGS:
+                continue
+            if keep is not None and node > 0 and node not in needed:
                 continue
             up = int(tree.parent[node])
             while up > 0 and up not in new_id:
@@ -472,6 +492,17 @@ def block_tree(tree: TagTree) -> TagTree:
     kinds = [NODE_TEXT if label == TEXT_LABEL else NODE_ELEMENT for label in labels]
     positions = sibling_text_positions(parents, kinds)
     return assemble_tree(ids, names, parents, kinds, texts, positions, origin, tree)
+
+
+def _ancestors_of(tree: TagTree, leaves: list[int]) -> set[int]:
+    """Every ancestor of ``leaves`` (the root included)."""
+    found: set[int] = set()
+    for leaf in leaves:
+        node = int(tree.parent[leaf])
+        while node >= 0 and node not in found:
+            found.add(node)
+            node = int(tree.parent[node])
+    return found
 
 
 def page_text(tree: TagTree) -> list[str]:

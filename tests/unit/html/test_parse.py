@@ -6,7 +6,7 @@ import lxml.html  # type: ignore[import-untyped]
 import numpy as np
 import pytest
 
-from services.tree_align.html_tree import (
+from services.html.parse import (
     ParseLimits,
     block_tree,
     page_text,
@@ -14,7 +14,7 @@ from services.tree_align.html_tree import (
     parse_html,
     text_chunks,
 )
-from services.tree_align.tag_tree import TEXT_LABEL, tree_from_nodes
+from services.html.tag_tree import TEXT_LABEL, tree_from_nodes
 from shared.errors import InputTooLarge, InvalidInput
 
 PAGE = (
@@ -315,7 +315,7 @@ def test_too_many_elements_are_refused_before_the_tree_is_built() -> None:
     # process reported the parent's size.
     script = (
         "import re\n"
-        "from services.tree_align.html_tree import parse_html\n"
+        "from services.html.parse import parse_html\n"
         "from shared.errors import InputTooLarge\n"
         "try:\n"
         "    parse_html('<html><body>' + '<p>x' * 4_900_000)\n"

@@ -1,0 +1,79 @@
+"""Persistence of the tree_align stage: which text blocks each page of a site holds.
+
+The content model (``services.html.content``) counts a block that recurs on many pages of a
+site as template (a menu, a footer, a newsletter box inside the article column that no
+extractor tells from the article). This table remembers, per site, the blocks
+(``content.block_key`` digests) of every page the stage has aligned, so the count grows with
+the crawl. A page is keyed by its URL; aligning it again replaces its blocks, so a page
+crawled again is counted once and a changed page with its new blocks.
+
+Tables live in this module's own ``MetaData``; every function takes an ``Engine``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+
+import sqlalchemy as sa
+
+from shared.store import create_tables_once
+from shared.store.inserts import insert_ignoring_conflicts
+
+metadata = sa.MetaData()
+
+site_blocks = sa.Table(
+    "site_blocks",
+    metadata,
+    sa.Column("site", sa.String(256), primary_key=True),
+    sa.Column("block_key", sa.String(16), primary_key=True),
+    sa.Column("page_key", sa.String(64), primary_key=True),
+    sa.Index("ix_site_blocks_page", "site", "page_key"),
+)
+
+# Blocks of one page read or written at once (a page of 10,000 list items stays bounded).
+MAX_PAGE_BLOCKS = 2_000
+
+
+def ensure_schema(engine: sa.Engine) -> None:
+    """Create this stage's tables when missing (safe for concurrent callers), once per engine."""
+    create_tables_once(engine, metadata)
+
+
+def page_key(url: str) -> str:
+    return hashlib.sha256(url.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def block_counts(
+    engine: sa.Engine, site: str, keys: Iterable[str], excluded: Sequence[str]
+) -> dict[str, int]:
+    """For each of ``keys``, the number of stored pages of ``site`` holding it, the pages of
+    the URLs ``excluded`` (the page pair's own) not counted."""
+    wanted = sorted(set(keys))[:MAX_PAGE_BLOCKS]
+    if not wanted:
+        return {}
+    query = (
+        sa.select(site_blocks.c.block_key, sa.func.count())
+        .where(
+            site_blocks.c.site == site,
+            site_blocks.c.block_key.in_(wanted),
+            site_blocks.c.page_key.not_in([page_key(url) for url in excluded]),
+        )
+        .group_by(site_blocks.c.block_key)
+    )
+    with engine.connect() as conn:
+        return {str(key): int(count) for key, count in conn.execute(query)}
+
+
+def record_blocks(engine: sa.Engine, site: str, url: str, keys: Iterable[str]) -> None:
+    """Store the page's blocks (replacing what was stored for its URL)."""
+    page = page_key(url)
+    rows = [
+        {"site": site, "block_key": key, "page_key": page}
+        for key in sorted(set(keys))[:MAX_PAGE_BLOCKS]
+    ]
+    with engine.begin() as conn:
+        conn.execute(
+            site_blocks.delete().where(site_blocks.c.site == site, site_blocks.c.page_key == page)
+        )
+        insert_ignoring_conflicts(conn, site_blocks, rows)  # two workers storing one page
