@@ -20,8 +20,13 @@ Sentence alignment (``sentence_align``):
     sentence_align_missing_block: a block missing on one side -> sentence_align_missing_block.md
     bam_anchors: BAM anchors on monolingual text -> bam_anchors.md
     web_mobile: Web-vs-mobile article and sentence pairing -> web_mobile.md
+Content (``services/html/content``):
+    content: paramine extract-content vs trafilatura, resiliparse, jusText on the kit's
+        article pages -> content.md
 Tree alignment (``tree_align``):
-    tree_align_pages: align-pages tree path vs --flat on the suite -> tree_align_pages.md
+    tree_align_pages: align-pages tree path vs --flat, the whole page and the extractors
+        on the suite, moderate and heavy templates -> tree_align_pages.md (its other
+        paths: tree_align_paths)
     tree_align_speed: decoder time and memory vs apted -> tree_align_speed.md
     tree_align_news: per-pair CPU on news-size pages -> tree_align_news.md
     tree_align_wide: exact vs work-bounded decoder on wide pages -> tree_align_wide.md
@@ -41,6 +46,8 @@ Page matching, words, paraphrases, thesaurus, corpus:
     langid: language identification for flagging -> langid.md
     langid_cache: the flag check's verdict cache on the albatec crawl -> langid_cache.md
     clean_corpus: the README's command on the albatec crawl -> clean_corpus.md
+    pair_score: the pair classifier's score, calibration and threshold on the validation
+        gold -> pair_score.md
 The distributed pipeline (needs Redis and PostgreSQL):
     pipeline_load: gateway, workers, Redis, PostgreSQL under load -> pipeline_load.md
         (its parts: pipeline_load_stack, pipeline_load_client, pipeline_load_profile,
@@ -60,6 +67,7 @@ beside their defaults until issue 38 (each default now points to it or to its re
 Shared helpers: ``common`` (paths: repository, kit, results, the ``paramine`` command),
 ``generators`` (news-size page pairs), ``_report`` (writing a results file),
 ``sentence_align_presets`` (the hybrid settings the ablations compare against),
-``tree_align_suite``, ``tree_align_pagegen``, ``tree_align_sitetext``, ``tree_align_realpages``
-(the tree_align page suite and its inputs).
+``tree_align_suite``, ``tree_align_families`` (its template families),
+``tree_align_pagegen``, ``tree_align_sitetext``, ``tree_align_realpages`` (the tree_align
+page suite and its inputs).
 """

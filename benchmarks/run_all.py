@@ -25,6 +25,7 @@ BENCHMARKS = (
     "sentence_align_ablation",
     "sentence_align_missing_block",
     "web_mobile",
+    "content",
     "tree_align_pages",
     "tree_align_speed",
     "tree_align_news",
@@ -38,6 +39,7 @@ BENCHMARKS = (
     "langid",
     "langid_cache",
     "clean_corpus",
+    "pair_score",
 )
 
 

@@ -1,7 +1,8 @@
 """What ``paramine process`` leaves in its output folder, and how to look at each: the job's
-sentence pairs (JSONL, TSV, Moses; each distinct pair once, flagged pairs left out, as
-``paramine export`` gives them), the paraphrase stage's phrase tables (PPDB), the thesaurus
-stage's (noun, を, verb) counts and, when a thesaurus has a similarity snapshot, its matrix.
+sentence pairs (JSONL, TSV, Moses; each distinct pair once, flagged pairs and pairs below
+the pair classifier's default threshold left out, as ``paramine export`` gives them), the
+paraphrase stage's phrase tables (PPDB), the thesaurus stage's (noun, を, verb) counts and,
+when a thesaurus has a similarity snapshot, its matrix.
 """
 
 from __future__ import annotations
@@ -48,7 +49,10 @@ def write_job_outputs(
     for stale in out.glob("sentence_pairs.*"):  # an earlier run's Moses files of other pairs
         if stale.is_file():
             stale.unlink()
-    query = SentencePairQuery(job_id=job_id)
+    from services.sentence_align.pair_model import default_threshold
+
+    # the pairs ``paramine export --job`` gives: below the pair classifier's threshold left out
+    query = SentencePairQuery(job_id=job_id, default_min_score=default_threshold())
     jsonl, tsv = out / "sentence_pairs.jsonl", out / "sentence_pairs.tsv"
     rows = list(store.iter_sentence_pairs(query))
     exported = write_lines(jsonl_lines(rows), jsonl)

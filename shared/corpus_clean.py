@@ -17,7 +17,9 @@ from shared.ids import content_id
 
 UNTRANSLATED = "untranslated"
 WRONG_LANGUAGE = "wrong-language"
-FLAGS = (UNTRANSLATED, WRONG_LANGUAGE)
+# menus and footers translated on both pages (template by the content model, on both sides)
+BOILERPLATE = "boilerplate"
+FLAGS = (UNTRANSLATED, WRONG_LANGUAGE, BOILERPLATE)
 # Sides this alike (difflib ratio of the normalised texts) are one text with a typo-level
 # change, not a translation; only for texts of NEAR_MIN_CHARS or more, where a cognate
 # ("Information" / "Informationen") no longer explains the likeness.

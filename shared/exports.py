@@ -40,10 +40,12 @@ def _clean(text: str) -> str:
 
 
 def jsonl_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
-    """One JSON object per sentence pair, with ids, urls, languages, score, bead, its
-    occurrence count, flag (when kept) and provenance."""
+    """One JSON object per sentence pair, with ids, urls, languages, score (the pair
+    classifier's probability), the bead and its DP posterior, its occurrence count, flag
+    (when kept) and provenance."""
     for row in rows:
         record = {key: row[key] for key in EXPORT_FIELDS}
+        record["posterior"] = row.get("posterior")  # the DP's; score: the pair classifier's
         record["count"] = row.get("count", 1)
         if row.get("flag"):
             record["flag"] = row["flag"]

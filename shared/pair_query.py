@@ -8,6 +8,7 @@ module imports no store.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -37,6 +38,9 @@ class SentencePairQuery:
     stored_before: float | None = None  # created_at < this
     flagged: bool = False  # keep flagged pairs too
     duplicates: bool = False  # every occurrence, not each distinct pair once
+    # Unless ``min_score`` is given: pairs the pair classifier scored (those with a DP
+    # posterior: not article pairs) scoring below this are left out (an export's default).
+    default_min_score: float | None = None
 
 
 def parse_since(value: str | None, name: str = "since") -> float | None:
@@ -75,10 +79,12 @@ def sentence_pair_query(
     duplicates: bool = False,
     limit: int = 100,
     offset: int = 0,
+    default_min_score: float | None = None,
 ) -> SentencePairQuery:
     """The query of a listing or an export, from the filters as ``paramine export`` and the
     gateway take them: ``since``/``until`` as unix seconds or ISO dates (``until_default``
-    when ``until`` is not given), ``every`` keeps flagged pairs. Raises ``ValueError`` (from
+    when ``until`` is not given), ``every`` keeps flagged pairs, ``default_min_score`` is
+    the pair classifier's threshold where ``min_score`` is not given. Raises ``ValueError`` (from
     ``parse_since``) for a time neither reads as."""
     after = parse_since(since)
     before = parse_since(until, "until") if until is not None else until_default
@@ -94,6 +100,7 @@ def sentence_pair_query(
         stored_before=before,
         flagged=every,
         duplicates=duplicates,
+        default_min_score=default_min_score,
     )
 
 
@@ -117,6 +124,8 @@ def conditions(
         found.append(table.c.tgt_lang == query.tgt_lang.lower())
     if query.min_score is not None:
         found.append(table.c.score >= query.min_score)
+    elif query.default_min_score is not None:
+        found.append(sa.or_(table.c.posterior.is_(None), table.c.score >= query.default_min_score))
     if query.stored_since is not None:
         found.append(table.c.created_at >= query.stored_since)
     if query.stored_before is not None:
@@ -166,6 +175,21 @@ def select_pairs(
         .limit(query.limit)
     )
     return statement if after is not None else statement.offset(query.offset)
+
+
+def select_below_threshold(
+    table: sa.Table, job_pairs: sa.Table, query: SentencePairQuery
+) -> sa.Select[Any]:
+    """The number of unflagged stored rows the query's default threshold leaves out (the
+    other filters applied)."""
+    threshold = query.default_min_score
+    without = dataclasses.replace(query, default_min_score=None)
+    return sa.select(sa.func.count()).where(
+        *conditions(table, job_pairs, without, flags=False),
+        table.c.flag == "",
+        table.c.posterior.is_not(None),
+        table.c.score < (threshold if threshold is not None else -1.0),
+    )
 
 
 def select_flag_counts(

@@ -1,6 +1,7 @@
 """What produced a stored sentence pair: the code version (the package version and a digest
 of the source of every stage and of ``shared/``, so a changed aligner is a new version) and
-the model version (the tree model shipped with tree_align, the language identifier)."""
+the model version (the tree model shipped with tree_align, the pair classifier shipped with
+sentence_align, the language identifier)."""
 
 from __future__ import annotations
 
@@ -36,8 +37,17 @@ def tree_model_version() -> str:
     return f"tree-{hashlib.sha256(data).hexdigest()[:12]}"
 
 
-def model_version(*, tree: bool) -> str:
+@functools.cache
+def pair_model_version() -> str:
+    """The shipped pair classifier, by a digest of its file."""
+    data = (ROOT / "services" / "sentence_align" / "pair_model.json").read_bytes()
+    return f"pair-{hashlib.sha256(data).hexdigest()[:12]}"
+
+
+def model_version(*, tree: bool, pair: bool = True) -> str:
     """The models a sentence pair went through: the tree model when the page pair was
-    aligned as trees, and always the language identifier of its flag."""
+    aligned as trees, the pair classifier when it scored the pair (every bead aligner's
+    pair; not article pairs), and always the language identifier of its flag."""
     parts = [tree_model_version()] if tree else []
+    parts += [pair_model_version()] if pair else []
     return "+".join([*parts, langid.model_version()])

@@ -150,9 +150,10 @@ class SentencePair(BaseModel):
     id: str
     src: Text
     tgt: Text
-    score: float
+    score: float  # the pair classifier's probability (services/sentence_align/pair_model.py)
     bead: str
     chunk: int = 0
+    posterior: float | None = None  # the DP's own score of the bead; None: no bead aligner
 
 
 class SentencePairs(Message):

@@ -1,7 +1,8 @@
 """Bring a store written by an older paramine up to date (``paramine migrate-store``):
-sentence_pairs gains its dedup key, flag and provenance columns, every stored pair its key
-and flag (computed as the pipeline now does when it stores a pair) and the provenance
-``unrecorded`` (nothing says what produced it), and the indexes it lacks. Idempotent: a
+sentence_pairs gains its dedup key, flag, provenance and posterior columns, every stored pair
+its key and flag (computed as the pipeline now does when it stores a pair), the provenance
+``unrecorded`` (nothing says what produced it) and its score as its posterior (before the
+pair classifier a pair's score was its bead's DP posterior), and the indexes it lacks. Idempotent: a
 current store is left as it is.
 """
 
@@ -13,7 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from shared.corpus_clean import dedup_key, pair_flag
-from shared.store import PROVENANCE, missing_columns, sentence_pairs
+from shared.store import POSTERIOR, PROVENANCE, missing_columns, sentence_pairs
 
 UNRECORDED = "unrecorded"
 _BATCH = 2_000
@@ -38,6 +39,14 @@ def migrate(engine: Engine) -> Migration:
         for name in missing:
             column = sentence_pairs.c[name]
             kind = column.type.compile(engine.dialect)
+            if name == POSTERIOR:  # a number, NULL for pairs of no bead aligner
+                conn.execute(sa.text(f"ALTER TABLE sentence_pairs ADD COLUMN {name} {kind}"))
+                conn.execute(
+                    sa.update(sentence_pairs)
+                    .where(~sentence_pairs.c.bead.like("article:%"))
+                    .values({POSTERIOR: sentence_pairs.c.score})
+                )
+                continue
             conn.execute(
                 sa.text(f"ALTER TABLE sentence_pairs ADD COLUMN {name} {kind} NOT NULL DEFAULT ''")
             )

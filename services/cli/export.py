@@ -22,6 +22,19 @@ if TYPE_CHECKING:
 console = Console(stderr=True)
 
 
+def _default_threshold() -> float:
+    from services.sentence_align.pair_model import default_threshold
+
+    return default_threshold()
+
+
+MIN_SCORE_HELP = (
+    "only pairs scoring this or more (the pair classifier's probability of a translation, in "
+    "[0, 1]); default: the shipped model's threshold, {threshold:.2f} (chosen for precision "
+    "0.95 on held-out training documents), for pairs the classifier scored; --all: none"
+)
+
+
 class ExportFormat(StrEnum):
     jsonl = "jsonl"
     moses = "moses"
@@ -57,13 +70,18 @@ def export(
     tgt_lang: Annotated[str | None, typer.Option("--tgt-lang", callback=_language)] = None,
     min_score: Annotated[
         float | None,
-        typer.Option(help="only pairs scoring this or more (scores lie in [0, 1])", min=0, max=1),
+        typer.Option(help=MIN_SCORE_HELP.format(threshold=_default_threshold()), min=0, max=1),
     ] = None,
     since: Annotated[
         str | None, typer.Option(help="only pairs stored since (unix seconds or ISO date)")
     ] = None,
     every: Annotated[
-        bool, typer.Option("--all", help="keep flagged pairs (untranslated, wrong language)")
+        bool,
+        typer.Option(
+            "--all",
+            help="keep flagged pairs (untranslated, wrong language, boilerplate) and pairs "
+            "below the default threshold, each with its flag and score",
+        ),
     ] = False,
     duplicates: Annotated[
         bool, typer.Option(help="every stored occurrence, not each distinct pair once")
@@ -76,7 +94,8 @@ def export(
     to standard output or --out; what was written goes to standard error.
 
     Sentence pairs: each distinct pair once (with its occurrence count and best score),
-    pairs flagged as untranslated or in the wrong language left out (--all keeps them)."""
+    pairs flagged as untranslated or in the wrong language left out, and pairs scoring below
+    the pair classifier's default threshold (--min-score sets another; --all keeps them)."""
     from shared.config import get_settings
     from shared.exports import jsonl_lines, tsv_lines, write_lines, write_moses, write_tmx
     from shared.pair_query import sentence_pair_query
@@ -110,6 +129,7 @@ def export(
             since=since,
             every=every,
             duplicates=duplicates,
+            default_min_score=None if every or min_score is not None else _default_threshold(),
         )
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--since") from None
@@ -164,6 +184,12 @@ def export(
         console.print(f"{count} sentence pairs → {escape(target)}")
     sys.stdout.flush()
     _print_left_out(stored, store.flag_counts(query) if not every else {})
+    below = store.below_threshold(query)
+    if below:
+        console.print(
+            f"{below} stored pairs scoring below the default threshold "
+            f"{query.default_min_score:.2f} left out; --min-score or --all keeps them"
+        )
 
 
 class _Occurrences:

@@ -70,7 +70,10 @@ def export_sentence_pairs(
         ),
     ] = None,
     every: Annotated[
-        bool, Query(alias="all", description="flagged pairs too (untranslated, wrong language)")
+        bool,
+        Query(
+            alias="all", description="flagged pairs too (untranslated, wrong language, boilerplate)"
+        ),
     ] = False,
     duplicates: Annotated[
         bool, Query(description="every stored occurrence, not each distinct pair once")

@@ -110,7 +110,7 @@ class SentencePairOut(BaseModel):
     score: float  # the best of the distinct pair's occurrences
     bead: str
     count: int = 1  # occurrences of the distinct pair (1: every occurrence was asked for)
-    flag: str = ""  # why it is no translation (untranslated, wrong-language); with all=true
+    flag: str = ""  # why it is no translation (untranslated, wrong-language, boilerplate)
     method: str = ""
     version: str = ""
     model_version: str = ""
@@ -399,7 +399,10 @@ def list_sentence_pairs(
     limit: Annotated[int, Query(ge=1, le=1_000)] = 100,
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
     every: Annotated[
-        bool, Query(alias="all", description="flagged pairs too (untranslated, wrong language)")
+        bool,
+        Query(
+            alias="all", description="flagged pairs too (untranslated, wrong language, boilerplate)"
+        ),
     ] = False,
     duplicates: Annotated[
         bool, Query(description="every stored occurrence, not each distinct pair once")

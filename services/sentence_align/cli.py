@@ -209,8 +209,42 @@ def eval_beads_command(
         console.print(escape(note), soft_wrap=True)
 
 
+def _default_kit() -> Path:
+    import os
+
+    return Path(os.environ.get("PARAMINE_KIT_DATA", "../shared/data"))
+
+
+def train_pair_model_command(
+    out: Annotated[Path, typer.Option(help="where to write the model (JSON)")],
+    kit: Annotated[
+        Path | None,
+        typer.Option(
+            help="the data kit's data/ folder (default: $PARAMINE_KIT_DATA, else ../shared/data)"
+        ),
+    ] = None,
+) -> None:
+    """Fit the pair classifier (the exported score) on the data kit's sentence-alignment gold.
+
+    Training documents: Text+Berg dev and test0-2, MAC-Dev 001-003, the SpanAlign sample,
+    each aligned by the default aligner, with synthetic wrong pairs (neighbour shifts,
+    random pairs, a sentence added or dropped, menu items, untranslated copies). The
+    calibration and the default export threshold come from cross-fitting on these
+    documents alone (Text+Berg test3-6 and MAC-Dev 004-006 stay for validation)."""
+    from services.sentence_align.pair_training import train_pair_model
+
+    model = train_pair_model(
+        kit if kit is not None else _default_kit(),
+        progress=lambda text: typer.echo(text, err=True),
+    )
+    out.write_text(model.to_json(), encoding="utf-8")
+    record = ", ".join(f"{name} {value:.3f}" for name, value in model.record)
+    typer.echo(f"wrote {out}: default threshold {model.threshold:.2f}; {record}", err=True)
+
+
 def register(app: typer.Typer, eval_app: typer.Typer) -> None:
     """Add this stage's commands to the root ``paramine`` app and its ``eval`` group."""
     app.command("align-sentences")(align_sentences_command)
     app.command("dictionaries")(dictionaries_command)
+    app.command("train-pair-model")(train_pair_model_command)
     eval_app.command("beads")(eval_beads_command)

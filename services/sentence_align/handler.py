@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from shared.config import get_settings
-from shared.corpus_clean import pair_flag
+from shared.corpus_clean import BOILERPLATE, pair_flag
 from shared.ids import content_id
 from shared.metrics import stage_metrics
 from shared.pipeline import Outgoing
@@ -29,7 +29,9 @@ from shared.store import SentencePairRow, Store, site_of
 from shared.text import base_lang
 
 if TYPE_CHECKING:
+    from services.lexical.dictionary import BilingualDictionary
     from services.sentence_align.beads import Bead
+    from services.sentence_align.pair_features import Candidate
 
 _NO_SPACE_LANGS = {"ja", "zh", "th"}
 # Sentence pairs of the site learned from (``site_pairs``): beads of posterior 0.9 or more,
@@ -52,9 +54,9 @@ def cost_score(bead: Bead) -> float:
 
 
 def bead_score(bead: Bead) -> float:
-    """A sentence pair's score: the bead's posterior probability where the aligner gives one
-    ("lexicon", "hybrid"; measured against gold in benchmarks/results/sentence_align.md),
-    else ``cost_score`` ("length", "anchors")."""
+    """The DP's own score of a bead (a sentence pair's ``posterior``): its posterior
+    probability where the aligner gives one ("lexicon", "hybrid"; measured against gold in
+    benchmarks/results/sentence_align.md), else ``cost_score`` ("length", "anchors")."""
     if bead.confidence is not None:
         return bead.confidence
     return cost_score(bead)
@@ -64,10 +66,13 @@ def sentence_pairs(
     message: ChunkPairs, *, extra: Sequence[tuple[str, str]] = ()
 ) -> list[SentencePair]:
     """Split each aligned chunk into sentences and align them; 1-0/0-1 beads are not pairs.
-    ``extra``: sentence pairs the length model and Model 1 also learn from (``site_pairs``)."""
+    ``extra``: sentence pairs the length model and Model 1 also learn from (``site_pairs``).
+    Each pair's score is the pair classifier's probability (:func:`pair_scores`), its
+    ``posterior`` the DP's own (:func:`bead_score`)."""
     from services.lexical.registry import dictionary_for
     from services.sentence_align.align import align_segments
     from services.sentence_align.beads import format_bead
+    from services.sentence_align.pair_features import Candidate
     from services.sentence_align.splitter import split_sentences
 
     context = message.context
@@ -80,32 +85,72 @@ def sentence_pairs(
     split = [(index, src, tgt) for index, src, tgt in split if src and tgt]
     # One length model and one Model 1 per page pair, shared by its chunks; seeded with the
     # installed dictionaries of the two languages, as align-sentences is by default.
+    dictionary = dictionary_for(context.src_lang, context.tgt_lang)
     aligned = align_segments(
         [(src, tgt) for _, src, tgt in split],
         method=message.method,
         src_lang=context.src_lang,
         tgt_lang=context.tgt_lang,
-        dictionary=dictionary_for(context.src_lang, context.tgt_lang),
+        dictionary=dictionary,
         extra=extra,
     )
     src_separator = sentence_separator(context.src_lang)
     tgt_separator = sentence_separator(context.tgt_lang)
+    candidates: list[Candidate] = []
     for (index, src_sentences, tgt_sentences), beads in zip(split, aligned, strict=True):
         for bead in beads:
             if not bead.src or not bead.tgt:
                 continue
             bead_text = format_bead(bead, with_cost=False)
+            first_src, last_src = bead.src[0], bead.src[-1]
+            first_tgt, last_tgt = bead.tgt[0], bead.tgt[-1]
+            candidate = Candidate(
+                src_separator.join(src_sentences[first_src : last_src + 1]),
+                tgt_separator.join(tgt_sentences[first_tgt : last_tgt + 1]),
+                len(bead.src),
+                len(bead.tgt),
+                bead_score(bead),
+                _sentence(src_sentences, first_src - 1),
+                _sentence(src_sentences, last_src + 1),
+                _sentence(tgt_sentences, first_tgt - 1),
+                _sentence(tgt_sentences, last_tgt + 1),
+            )
+            candidates.append(candidate)
             pairs.append(
                 SentencePair(
                     id=content_id(context.pair_id, str(index), bead_text, prefix="sp"),
-                    src=src_separator.join(src_sentences[bead.src[0] : bead.src[-1] + 1]),
-                    tgt=tgt_separator.join(tgt_sentences[bead.tgt[0] : bead.tgt[-1] + 1]),
-                    score=bead_score(bead),
+                    src=candidate.src,
+                    tgt=candidate.tgt,
+                    score=0.0,
                     bead=bead_text,
                     chunk=index,
+                    posterior=candidate.posterior,
                 )
             )
-    return pairs
+    scores = pair_scores(candidates, context.src_lang, context.tgt_lang, dictionary)
+    return [
+        pair.model_copy(update={"score": score}) for pair, score in zip(pairs, scores, strict=True)
+    ]
+
+
+def _sentence(sentences: Sequence[str], index: int) -> str:
+    return sentences[index] if 0 <= index < len(sentences) else ""
+
+
+def pair_scores(
+    candidates: Sequence[Candidate],
+    src_lang: str,
+    tgt_lang: str,
+    dictionary: BilingualDictionary | None,
+) -> list[float]:
+    """The shipped pair classifier's probability of each of a page pair's sentence pairs
+    (services/sentence_align/pair_model.py; Model 1 of its features trained on them)."""
+    from services.sentence_align.pair_model import load_pair_model
+
+    if not candidates:
+        return []
+    model = load_pair_model()
+    return [float(p) for p in model.score_page(candidates, src_lang, tgt_lang, dictionary)]
 
 
 def article_sentence_pairs(message: ArticleBatch) -> list[tuple[PairContext, list[SentencePair]]]:
@@ -157,7 +202,7 @@ def handle(message: ChunkPairs | ArticleBatch, store: Store) -> list[Outgoing]:
     if isinstance(message, ArticleBatch):
         # Rows are filed under the batch, the unit the job tracks, their positions running
         # through the batch (listings keep each article pair's sentences together).
-        provenance = Provenance("simarticle", code_version(), model_version(tree=False))
+        provenance = Provenance("simarticle", code_version(), model_version(tree=False, pair=False))
         rows: list[SentencePairRow] = []
         outgoing: list[Outgoing] = []
         for context, pairs in article_sentence_pairs(message):
@@ -173,8 +218,9 @@ def handle(message: ChunkPairs | ArticleBatch, store: Store) -> list[Outgoing]:
     provenance = Provenance(
         f"{'tree' if tree else 'flat'}+{message.method}", code_version(), model_version(tree=tree)
     )
+    boilerplate = frozenset(k for k, chunk in enumerate(message.chunks) if chunk.boilerplate)
     store.add_sentence_pairs(
-        stored_rows(context, pairs, context.pair_id, provenance),
+        stored_rows(context, pairs, context.pair_id, provenance, boilerplate=boilerplate),
         pair_id=context.pair_id,
         stage="sentence_align",
         supersede=context.pair_id,
@@ -226,9 +272,12 @@ def stored_rows(
     row_pair_id: str,
     provenance: Provenance,
     first_position: int = 0,
+    *,
+    boilerplate: frozenset[int] = frozenset(),
 ) -> list[SentencePairRow]:
-    """The sentence_pairs rows of ``pairs``: text, score, their flag (untranslated, wrong
-    language: :func:`shared.corpus_clean.pair_flag`) and provenance."""
+    """The sentence_pairs rows of ``pairs``: text, score and posterior, their flag
+    (untranslated, wrong language: :func:`shared.corpus_clean.pair_flag`; else boilerplate
+    for a pair of a chunk in ``boilerplate``, template on both pages) and provenance."""
     return [
         SentencePairRow(
             id=pair.id,
@@ -242,10 +291,12 @@ def stored_rows(
             src_text=pair.src,
             tgt_text=pair.tgt,
             score=pair.score,
+            posterior=pair.posterior,
             bead=pair.bead,
             chunk=pair.chunk,
             position=position,
-            flag=pair_flag(pair.src, pair.tgt, context.src_lang, context.tgt_lang),
+            flag=pair_flag(pair.src, pair.tgt, context.src_lang, context.tgt_lang)
+            or (BOILERPLATE if pair.chunk in boilerplate else ""),
             method=provenance.method,
             version=provenance.version,
             model_version=provenance.model_version,

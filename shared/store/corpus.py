@@ -11,7 +11,12 @@ from typing import Any
 import sqlalchemy as sa
 
 from shared.corpus_clean import dedup_key
-from shared.pair_query import SentencePairQuery, select_flag_counts, select_pairs
+from shared.pair_query import (
+    SentencePairQuery,
+    select_below_threshold,
+    select_flag_counts,
+    select_pairs,
+)
 from shared.store.base import StoreBase
 from shared.store.inserts import insert_ignoring_conflicts
 from shared.store.rows import NodePairRow, SentencePairRow, row_dict
@@ -96,6 +101,14 @@ class CorpusRepository(StoreBase):
         with self.guard(), self.begin() as conn:
             return [dict(row._mapping) for row in conn.execute(statement)]
 
+    def below_threshold(self, query: SentencePairQuery) -> int:
+        """Unflagged stored rows the query's default threshold leaves out."""
+        if query.default_min_score is None:
+            return 0
+        statement = select_below_threshold(sentence_pairs, job_pairs, query)
+        with self.guard(), self.begin() as conn:
+            return int(conn.execute(statement).scalar_one())
+
     def flag_counts(self, query: SentencePairQuery) -> dict[str, int]:
         """flag → stored rows of the flagged pairs the query's other filters select."""
         statement = select_flag_counts(sentence_pairs, job_pairs, query)
@@ -131,12 +144,12 @@ class CorpusRepository(StoreBase):
         """The ``limit`` latest distinct one-sentence-a-side pairs of the ``sites`` (host
         names: a site with a host per language, ``en.`` and ``de.``, files each pair under its
         source page's) in the two languages (stored either way round, returned as ``langs``
-        orders them) that scored at least ``min_score`` and carry no flag, leaving out the
-        page pair ``exclude_pair_id``'s own: the text sentence_align learns a site's words
-        from. Distinct: a pair stored again (a menu or footer line of every page, a page
-        seen twice) counts once, at its latest; the newest ``SITE_SCAN`` times ``limit``
-        rows of each host are read for them. ``max_length``: pairs with a longer side (in
-        characters) are left out."""
+        orders them) whose bead's DP posterior is at least ``min_score`` and carry no flag,
+        leaving out the page pair ``exclude_pair_id``'s own: the text sentence_align learns a
+        site's words from. Distinct: a pair stored again (a menu or footer line of every page,
+        a page seen twice) counts once, at its latest; the newest ``SITE_SCAN`` times
+        ``limit`` rows of each host are read for them. ``max_length``: pairs with a longer
+        side (in characters) are left out."""
         table = sentence_pairs
         first, second = langs
         conditions = [
@@ -144,7 +157,8 @@ class CorpusRepository(StoreBase):
                 sa.and_(table.c.src_lang == first, table.c.tgt_lang == second),
                 sa.and_(table.c.src_lang == second, table.c.tgt_lang == first),
             ),
-            table.c.score >= min_score,
+            # the DP's confidence in the bead, as before the pair classifier
+            sa.func.coalesce(table.c.posterior, table.c.score) >= min_score,
             table.c.flag == "",
             table.c.pair_id != exclude_pair_id,
             # "[i]:[j]": one sentence a side (format_bead; article pairs are "article:...")

@@ -32,6 +32,7 @@ class SentencePairRow:
     version: str = ""
     model_version: str = ""
     dedup_key: str = ""
+    posterior: float | None = None  # the DP's own score of the bead; None: no bead aligner
 
 
 @dataclass(frozen=True)

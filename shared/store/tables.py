@@ -57,7 +57,12 @@ PROVENANCE_COLUMNS = (
     sa.Column("version", sa.String(64), nullable=False, server_default=""),
     sa.Column("model_version", sa.String(128), nullable=False, server_default=""),
 )
-ADDED_COLUMNS = ("dedup_key", "flag", *PROVENANCE)
+# The DP's own score of the bead (its posterior, or exp(-cost) for aligners without one)
+# beside ``score``, the pair classifier's probability (services/sentence_align/pair_model.py);
+# NULL for pairs no bead aligner produced (article pairs). A store of the versions before
+# the classifier gets it as a copy of ``score``, which was that posterior.
+POSTERIOR = "posterior"
+ADDED_COLUMNS = ("dedup_key", "flag", *PROVENANCE, POSTERIOR)
 MIGRATE_COMMAND = "paramine migrate-store"
 
 sentence_pairs = sa.Table(
@@ -73,6 +78,8 @@ sentence_pairs = sa.Table(
     sa.Column("tgt_lang", sa.String(16), nullable=False),
     sa.Column("src_text", sa.Text, nullable=False),
     sa.Column("tgt_text", sa.Text, nullable=False),
+    # The pair classifier's probability that the two sides translate each other (what
+    # exports filter on); the DP's own score of the bead is ``posterior``, below.
     sa.Column("score", sa.Float, nullable=False),
     sa.Column("bead", sa.String(128), nullable=False),
     # Index of the aligned text chunk (node pair) the bead came from; -1: not from a tree.
@@ -80,11 +87,13 @@ sentence_pairs = sa.Table(
     sa.Column("position", sa.Integer, nullable=False),
     sa.Column("created_at", sa.Float, nullable=False),
     # The corpus conventions (shared/corpus_clean.py): pairs with one dedup_key are one pair
-    # of the corpus; flag '' or why the pair is no translation (untranslated, wrong-language).
+    # of the corpus; flag '' or why the pair is no translation (untranslated, wrong-language,
+    # boilerplate).
     sa.Column("dedup_key", sa.String(64), nullable=False, server_default="", index=True),
     sa.Column("flag", sa.String(32), nullable=False, server_default=""),
     # Provenance (shared/provenance.py): what produced the pair.
     *PROVENANCE_COLUMNS,
+    sa.Column(POSTERIOR, sa.Float, nullable=True),
     # A site's latest pairs (what sentence_align learns from: Store.site_pairs) without
     # sorting every pair of the site (`paramine migrate-store` adds it to an older store).
     sa.Index("ix_sentence_pairs_site_created", "site", "created_at"),

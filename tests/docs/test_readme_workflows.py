@@ -136,7 +136,7 @@ def check_warc(work: Path, stdout: str) -> None:
     assert_tmx_14b(data)
     units = read_tmx(io.BytesIO(data))
     assert units and all(u["src_lang"] == "en" and u["tgt_lang"] == "de" for u in units)
-    assert len(units) <= len(mined)  # --min-score 0.5 keeps a subset
+    assert len(units) <= len(mined)  # --min-score 0.9, above the default threshold: a subset
     src = (work / "corpus.en").read_text("utf-8").splitlines()
     tgt = (work / "corpus.de").read_text("utf-8").splitlines()
     assert len(src) == len(tgt) == len(mined)
@@ -152,8 +152,15 @@ def check_corpus(work: Path, output: str) -> None:
     en_de = [p for p in pairs if (p["src_lang"], p["tgt_lang"]) == ("en", "de")]
     assert all({"count", "method", "version", "model_version"} <= set(p) for p in pairs)
     assert len({(p["src"], p["tgt"]) for p in pairs}) == len(pairs)
-    assert len(stored) > len(pairs) and any(p.get("flag") for p in stored)
-    assert "flagged stored pairs left out" in output  # standard error
+    # left out of the default export: flagged pairs and pairs below the default threshold
+    # (the content model keeps the sample's menus out of the store altogether)
+    from services.sentence_align.pair_model import default_threshold
+
+    kept = {(p["src"], p["tgt"]) for p in pairs}
+    left_out = [p for p in stored if (p["src"], p["tgt"]) not in kept]
+    assert len(stored) > len(pairs) and left_out
+    assert all(p.get("flag") or float(p["score"]) < default_threshold() for p in left_out)
+    assert "left out" in output  # standard error
     src = (work / "corpus.en").read_text("utf-8").splitlines()
     assert en_de and src == [p["src"] for p in en_de]
     assert re.search(rf"^\s*{len(en_de) + 1}$", output, re.M)  # header and pairs, counted by wc

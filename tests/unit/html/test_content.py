@@ -111,9 +111,7 @@ def test_the_extractor_reads_the_parsed_document_without_changing_it() -> None:
     assert not set(MENU) & set(paragraphs)
 
 
-@given(
-    st.floats(0, 1), st.floats(0, 1), st.booleans(), st.integers(0, 1000), st.integers(1, 50)
-)
+@given(st.floats(0, 1), st.floats(0, 1), st.booleans(), st.integers(0, 1000), st.integers(1, 50))
 def test_probability_falls_with_each_kind_of_template_evidence(
     extractor: float, links: float, template: bool, repeated: int, more: int
 ) -> None:

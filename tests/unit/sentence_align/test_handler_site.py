@@ -108,7 +108,7 @@ def test_the_site_pairs_reach_the_aligner(store: Store) -> None:
     )
     expected = [(bead.src, bead.tgt, bead.confidence) for bead in beads if bead.src and bead.tgt]
     got = [
-        (parse_bead(pair.bead).src, parse_bead(pair.bead).tgt, pair.score)
+        (parse_bead(pair.bead).src, parse_bead(pair.bead).tgt, pair.posterior)
         for pair in sentence_pairs(message, extra=earlier)
     ]
     assert got == expected

@@ -48,6 +48,7 @@ def test_an_old_store_is_refused_with_the_command_then_migrated(old_store: str) 
     assert sorted((r["id"], r["src_text"], r["tgt_text"], r["score"]) for r in rows) == [
         tuple(row) for row in before
     ]  # nothing lost or changed
+    assert all(r["posterior"] == r["score"] for r in rows)  # the score was the DP's posterior
     assert all(r["dedup_key"].startswith("dk") for r in rows)
     assert {r["method"] for r in rows} == {r["version"] for r in rows} == {"unrecorded"}
     assert {r["flag"] for r in rows} <= {"", "untranslated", "wrong-language"}
