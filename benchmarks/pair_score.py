@@ -10,22 +10,36 @@ model. A pair is correct when the gold has the same bead (strict). Reported per 
 pair, with the dictionary and without one: precision and recall (of the correct pairs the
 aligner output) at the default threshold, the share of wrong pairs among those scoring 0.9
 or more, the reliability table (ten bins) and the expected calibration error, against the
-DP posterior's; and the CPU time of scoring against the aligner's, per page.
+DP posterior's.
+
+Cost: the same pages go through the sentence_align stage as the pipeline runs it
+(``handler.handle``: splitting, aligning, scoring, flags, storing into a scratch SQLite
+store), each page as one flat chunk of its own site (no earlier site pairs), and the CPU
+time inside ``pair_scores`` is read off against the stage's; the stage is run again with
+scoring left out, and the difference is what scoring adds (language identification is
+shared: the stage's wrong-language flag reads the probabilities scoring kept). Caches of
+tokens and language probabilities are emptied before each run.
 
 Run: ``.venv/bin/python -m benchmarks.pair_score`` (writes ``benchmarks/results/pair_score.md``).
 """
 
 from __future__ import annotations
 
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from unittest import mock
 
 import numpy as np
 
 from benchmarks._report import publish
 from benchmarks.common import KIT, RESULTS
+from services.lexical import model1
 from services.lexical.registry import dictionary_for
+from services.sentence_align import handler
 from services.sentence_align.align import align_sentences
 from services.sentence_align.beads import Bead
 from services.sentence_align.pair_model import (
@@ -39,6 +53,9 @@ from services.sentence_align.pair_training import (
     bead_candidate,
     kit_documents,
 )
+from shared import langid
+from shared.schemas import ChunkPairs, PairContext, TextChunkPair
+from shared.store import Store
 
 RESULT = RESULTS / "pair_score.md"
 PAGE = 40  # source sentences of a page
@@ -49,8 +66,6 @@ class Scored:
     scores: list[float] = field(default_factory=list)
     posteriors: list[float] = field(default_factory=list)
     labels: list[int] = field(default_factory=list)
-    align_seconds: float = 0.0
-    score_seconds: float = 0.0
     pages: int = 0
 
 
@@ -85,19 +100,15 @@ def score_part(documents: Sequence[GoldDocument], with_dictionary: bool) -> Scor
     for document in documents:
         dictionary = dictionary_for(document.src_lang, document.tgt_lang)
         for page in pages(document):
-            started = time.process_time()
             beads = align_sentences(
                 page.src, page.tgt, src_lang=page.src_lang, tgt_lang=page.tgt_lang,
                 dictionary=dictionary,
             )  # fmt: skip
-            aligned = time.process_time()
             output = [b for b in beads if b.src and b.tgt]
             candidates = [bead_candidate(page, b, b.confidence) for b in output]
             probabilities = model.score_page(
                 candidates, page.src_lang, page.tgt_lang, dictionary if with_dictionary else None
             )
-            scored.score_seconds += time.process_time() - aligned
-            scored.align_seconds += aligned - started
             scored.pages += 1
             gold = {(b.src, b.tgt) for b in page.gold}
             scored.scores += [float(p) for p in probabilities]
@@ -124,16 +135,98 @@ def section(name: str, scored: Scored, threshold: float) -> list[str]:
         f"- wrong among pairs scoring >= 0.9: **{wrong_high:.3f}** ({int(high.sum())} pairs)",
         f"- ECE (10 bins): score **{expected_calibration_error(scores, labels):.3f}**, DP "
         f"posterior {expected_calibration_error(posteriors, labels):.3f}",
-        f"- CPU per page: aligning {1000 * scored.align_seconds / scored.pages:.0f} ms, scoring "
-        f"{1000 * scored.score_seconds / scored.pages:.0f} ms "
-        f"({scored.score_seconds / scored.align_seconds:.0%} of the aligner's); "
-        f"{1000 * scored.score_seconds / max(len(labels), 1):.2f} ms a pair",
         "",
         "| bin | mean predicted | observed correct | pairs |",
         "|---|---|---|---|",
     ]
     for low, predicted, observed, count in reliability(scores, labels):
         lines.append(f"| {low:.1f}-{low + 0.1:.1f} | {predicted:.3f} | {observed:.3f} | {count} |")
+    return [*lines, ""]
+
+
+@dataclass
+class Cost:
+    """CPU seconds of the sentence_align stage over a language pair's pages."""
+
+    pages: int = 0
+    pairs: int = 0
+    stage: float = 0.0  # handle(), scoring included
+    scoring: float = 0.0  # inside pair_scores
+    without_scoring: float = 0.0  # handle() with pair_scores left out
+
+
+def stage_messages(documents: Sequence[GoldDocument]) -> list[ChunkPairs]:
+    """Each page of ``documents`` as the sentence_align stage's input: one flat chunk (the
+    page's sentences a line each), a site of its own."""
+    messages: list[ChunkPairs] = []
+    for document in documents:
+        for page in pages(document):
+            site = f"https://page{len(messages)}.example"
+            context = PairContext(
+                pair_id=f"cost-{len(messages)}", job_id="pair-score", kind="translation",
+                src_url=f"{site}/{page.src_lang}", tgt_url=f"{site}/{page.tgt_lang}",
+                src_lang=page.src_lang, tgt_lang=page.tgt_lang,
+            )  # fmt: skip
+            chunk = TextChunkPair(src_text="\n".join(page.src), tgt_text="\n".join(page.tgt))
+            messages.append(ChunkPairs(context=context, chunks=[chunk]))
+    return messages
+
+
+def _stage_seconds(
+    messages: Sequence[ChunkPairs], store: Store, scores: Callable[..., list[float]]
+) -> tuple[float, float, int]:
+    """(CPU of handle() over the messages, CPU inside ``scores``, pairs) from empty caches."""
+    langid.clear_cache()
+    model1._cached_tokens.cache_clear()
+    inside = [0.0, 0.0]
+
+    def timed(*args: Any, **kwargs: Any) -> list[float]:
+        started = time.process_time()
+        result = scores(*args, **kwargs)
+        inside[0] += time.process_time() - started
+        inside[1] += len(result)
+        return result
+
+    with mock.patch.object(handler, "pair_scores", timed):
+        started = time.process_time()
+        for message in messages:
+            handler.handle(message, store)
+        total = time.process_time() - started
+    return total, inside[0], int(inside[1])
+
+
+def stage_cost(documents: Sequence[GoldDocument], store: Store) -> Cost:
+    """The stage's CPU over the documents' pages with scoring and without (module docstring)."""
+    messages = stage_messages(documents)
+    cost = Cost(pages=len(messages))
+    cost.stage, cost.scoring, cost.pairs = _stage_seconds(messages, store, handler.pair_scores)
+    cost.without_scoring, *_ = _stage_seconds(
+        messages, store, lambda candidates, *_: [0.0] * len(candidates)
+    )
+    return cost
+
+
+def cost_lines(costs: dict[str, Cost]) -> list[str]:
+    """The cost table: per page, the stage's CPU and scoring's share of it."""
+    lines = [
+        "## Cost in the sentence_align stage",
+        "",
+        "CPU per page pair (module docstring of benchmarks/pair_score.py): the stage with "
+        "scoring, the part inside `pair_scores`, the stage with scoring left out, and scoring's "
+        "share of the rest of the stage, measured in the same run.",
+        "",
+        "| pair | pages | pairs a page | stage ms | scoring ms | stage without scoring ms "
+        "| scoring / rest of the stage | added by scoring |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for pair, cost in costs.items():
+        rest = cost.stage - cost.scoring
+        lines.append(
+            f"| {pair} | {cost.pages} | {cost.pairs / cost.pages:.0f} "
+            f"| {1000 * cost.stage / cost.pages:.1f} | {1000 * cost.scoring / cost.pages:.1f} "
+            f"| {1000 * cost.without_scoring / cost.pages:.1f} | {cost.scoring / rest:.0%} "
+            f"| {(cost.stage - cost.without_scoring) / cost.without_scoring:.0%} |"
+        )
     return [*lines, ""]
 
 
@@ -165,11 +258,17 @@ def main(verdict: str = "") -> None:
         + ", ".join(f"{name} {value:.3f}" for name, value in model.record),
         "",
     ]
-    for pair in ("de-fr", "zh-en"):
-        part = [d for d in documents if d.pair == pair]
-        for with_dictionary in (True, False):
-            label = "with its dictionary" if with_dictionary else "without a dictionary"
-            lines += section(f"{pair}, {label}", score_part(part, with_dictionary), model.threshold)
+    costs: dict[str, Cost] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        store = Store(f"sqlite:///{Path(scratch) / 'cost.db'}")
+        for pair in ("de-fr", "zh-en"):
+            part = [d for d in documents if d.pair == pair]
+            for with_dictionary in (True, False):
+                label = "with its dictionary" if with_dictionary else "without a dictionary"
+                scored = score_part(part, with_dictionary)
+                lines += section(f"{pair}, {label}", scored, model.threshold)
+            costs[pair] = stage_cost(part, store)
+    lines += cost_lines(costs)
     lines += [line.format(verdict=verdict) for line in HARD_RULES]
     publish(RESULT, lines)
 

@@ -9,28 +9,28 @@ and language-id verdict of each side, signs of an untranslated copy (a side copi
 other, a side that repeats one phrase), how often each side's text recurs on the page (menus
 and captions come back), the bead's shape and the DP posterior as one feature among them.
 
-Model 1 is trained on the pairs being scored (a page pair's beads: Moore 2002 trains it on
-the corpus being aligned), seeded with the cues the aligner uses (identical tokens, numbers,
-cognates) and the installed bilingual dictionary; coverage of a token is its best t(e|f) in
-the other side, counting only word pairs with evidence from outside the pair itself (a cue,
-or both words met in other pairs too): two menu items whose words occur nowhere else on the
-page explain each other perfectly in Model 1, whatever they mean. A monolingual pair (a page
-and its mobile version) has no copy features (identical sides are what it should have) and
-the identity as its dictionary, so a rewrite reads as a well-covered translation and two
-unrelated texts as an uncovered one.
+Model 1 is trained on the pairs being scored (:mod:`pair_lexicon`: the page pair's own table,
+coverage counting only word pairs with evidence from outside the pair). A monolingual pair
+(a page and its mobile version) has no copy features (identical sides are what it should
+have) and the identity as its dictionary, so a rewrite reads as a well-covered translation
+and two unrelated texts as an uncovered one.
+
+Each distinct text of a page pair is worked out once (tokens, counts, its language
+probability, shared with the stage's wrong-language flag through langid's cache), and the
+Model 1 coverage of every candidate and neighbour comes from one compiled call: the
+features cost a small part of aligning the page (benchmarks/results/pair_score.md).
 
 Pure: no store, queue or web imports.
 """
 
 from __future__ import annotations
 
-import difflib
 import functools
 import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -40,8 +40,8 @@ import regex
 
 from services.lexical import model1
 from services.lexical.dictionary import stem
+from services.sentence_align.pair_lexicon import PageLexicon
 from shared import langid
-from shared.corpus_clean import normalise
 from shared.text import is_word
 
 if TYPE_CHECKING:
@@ -70,7 +70,9 @@ FEATURE_NAMES: tuple[str, ...] = (
     "dictionary_src_known",  # share of source words the dictionary has (NaN: no dictionary)
     "dictionary_tgt_known",
     "identical_words",  # Dice of the two sides' word types (0 for a monolingual pair)
-    "copy_ratio",  # difflib ratio of the normalised sides (0 for a monolingual pair)
+    # Dice of the character trigram sets of the two normalised sides (their first COPY_CHARS
+    # characters; 0 for a monolingual pair): an untranslated copy shares most of them
+    "copy_trigrams",
     "numbers_agreement",  # Jaccard of the digit strings; -1: neither side has one
     "numbers_count",
     "urls_agreement",  # Jaccard of URLs and e-mail addresses; -1: none
@@ -95,30 +97,30 @@ FEATURE_NAMES: tuple[str, ...] = (
     "tgt_after_coverage",
 )
 
-COVERED = 0.1  # a token whose best t(e|f) reaches this counts as covered
-DICTIONARY_STRENGTH = 0.25  # Model 1 cue strength of dictionary pairs (as the aligner's)
-DICTIONARY_MIN_LENGTH = 4
-COPY_CHARS = 300  # the copy ratio reads this many characters of each normalised side
+COPY_CHARS = 300  # the copy feature reads this many characters of each normalised side
 MIN_PAGE_PAIRS = 5  # fewer pairs on a page: its length ratio is the prior's (0), not theirs
 _NO_SPACE_LANGS = frozenset({"ja", "zh", "th"})
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 _URL = re.compile(r"(?:https?://|www\.)\S+|[\w.+-]+@[\w-]+\.[\w.-]+", re.IGNORECASE)
 _CAPITALISED = regex.compile(r"\b\p{Lu}[\p{L}\p{M}'-]+")
 _FINAL = {".": ".", "。": ".", "!": "!", "！": "!", "?": "?", "？": "?", ":": ":", "：": ":"}
-# The script of a language's letters, where it is not Latin (ja: kana and kanji, zh: han).
+# The script of a language's letters, where it is not Latin (ja: kana and kanji, zh: han), as
+# runs of it (the features count its characters).
 _SCRIPTS = {
-    "ja": regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}ー]"),
-    "zh": regex.compile(r"\p{Han}"),
-    "ko": regex.compile(r"[\p{Hangul}\p{Han}]"),
-    "ru": regex.compile(r"\p{Cyrillic}"),
-    "uk": regex.compile(r"\p{Cyrillic}"),
-    "bg": regex.compile(r"\p{Cyrillic}"),
-    "el": regex.compile(r"\p{Greek}"),
-    "ar": regex.compile(r"\p{Arabic}"),
-    "he": regex.compile(r"\p{Hebrew}"),
-    "th": regex.compile(r"\p{Thai}"),
+    "ja": regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}ー]+"),
+    "zh": regex.compile(r"\p{Han}+"),
+    "ko": regex.compile(r"[\p{Hangul}\p{Han}]+"),
+    "ru": regex.compile(r"\p{Cyrillic}+"),
+    "uk": regex.compile(r"\p{Cyrillic}+"),
+    "bg": regex.compile(r"\p{Cyrillic}+"),
+    "el": regex.compile(r"\p{Greek}+"),
+    "ar": regex.compile(r"\p{Arabic}+"),
+    "he": regex.compile(r"\p{Hebrew}+"),
+    "th": regex.compile(r"\p{Thai}+"),
 }
-_LATIN = regex.compile(r"\p{Latin}")
+_LATIN = regex.compile(r"\p{Latin}+")
+_PUNCTUATION = regex.compile(r"\p{P}")
+_NOT_KEPT = regex.compile(r"[^\p{L}\p{M}\p{N}]+")  # what corpus_clean.normalise drops
 
 
 @dataclass(frozen=True)
@@ -155,197 +157,259 @@ def page_features(
     ``page``: the page pair's sentence pairs (default: the candidates themselves), which
     Model 1 is trained on and which give the page's length ratio and how often a text
     recurs; ``dictionary``: word pairs from ``src_lang`` to ``tgt_lang`` (ignored for a
-    monolingual pair, whose dictionary is the identity)."""
+    monolingual pair, whose dictionary is the identity).
+
+    What one text gives (its tokens, counts, language probability) is worked out once per
+    distinct text of a side (a sentence is one candidate's side and its neighbours'
+    context), and Model 1 coverage for every candidate and neighbour in one call."""
     rows = np.zeros((len(candidates), len(FEATURE_NAMES)))
     if not candidates:
         return rows
     pairs = list(page) if page else [(c.src, c.tgt) for c in candidates]
     monolingual = langid.language_group(src_lang) == langid.language_group(tgt_lang)
-    lexicon = _Lexicon.train(pairs, src_lang, tgt_lang, None if monolingual else dictionary)
+    if monolingual:
+        dictionary = None
+    lexicon = PageLexicon.train(pairs, src_lang, tgt_lang, dictionary)
+    src_texts = _Side(
+        src_lang, lexicon.src_ids, copies=not monolingual, stems=dictionary is not None
+    )
+    tgt_texts = _Side(
+        tgt_lang, lexicon.tgt_ids, copies=not monolingual, stems=dictionary is not None
+    )
     ratios = [_log_ratio(src, tgt) for src, tgt in pairs]
     centre = float(np.median(ratios)) if len(pairs) >= MIN_PAGE_PAIRS else 0.0
-    src_counts = Counter(normalise(src) for src, _ in pairs)
-    tgt_counts = Counter(normalise(tgt) for _, tgt in pairs)
-    for k, candidate in enumerate(candidates):
-        rows[k] = _row(
-            candidate,
-            src_lang,
-            tgt_lang,
-            lexicon,
+    src_counts = Counter(src_texts.key(src) for src, _ in pairs)
+    tgt_counts = Counter(tgt_texts.key(tgt) for _, tgt in pairs)
+    sides = [(src_texts.text(c.src), tgt_texts.text(c.tgt)) for c in candidates]
+    m1 = _coverage_columns(candidates, sides, src_texts, tgt_texts, lexicon)
+    for k, (candidate, (src, tgt)) in enumerate(zip(candidates, sides, strict=True)):
+        rows[k, :_M1_FIRST] = _head(candidate, src, tgt, centre)
+        rows[k, _M1_FIRST : _M1_FIRST + 4] = m1[k, :4]
+        rows[k, _M1_FIRST + 4 : _CONTEXT_FIRST] = _tail(
+            src,
+            tgt,
             monolingual=monolingual,
-            deviation=_log_ratio(candidate.src, candidate.tgt) - centre,
             repeated=(
-                max(src_counts[normalise(candidate.src)] - 1, 0),
-                max(tgt_counts[normalise(candidate.tgt)] - 1, 0),
+                max(src_counts[src.key] - 1, 0),
+                max(tgt_counts[tgt.key] - 1, 0),
             ),
-            dictionary=None if monolingual else dictionary,
+            dictionary=dictionary,
         )
+        rows[k, _CONTEXT_FIRST:] = m1[k, 4:]
     return rows
 
 
-def _row(
-    candidate: Candidate,
-    src_lang: str,
-    tgt_lang: str,
-    lexicon: _Lexicon,
-    *,
-    monolingual: bool,
-    deviation: float,
-    repeated: tuple[int, int],
-    dictionary: BilingualDictionary | None,
-) -> list[float]:
-    src, tgt = candidate.src, candidate.tgt
-    src_tokens, tgt_tokens = model1.tokenize(src, src_lang), model1.tokenize(tgt, tgt_lang)
-    src_words = [t for t in src_tokens if is_word(t)]
-    tgt_words = [t for t in tgt_tokens if is_word(t)]
-    m1 = lexicon.coverage(src_tokens, tgt_tokens)
-    if monolingual:
-        identity = _identity_coverage(src_words, tgt_words)
-        lexical = (*identity, 1.0, 1.0)
-    else:
-        lexical = _dictionary_coverage(src_words, tgt_words, src_lang, tgt_lang, dictionary)
-    posterior = math.nan if candidate.posterior is None else candidate.posterior
-    return [
-        math.log1p(len(src)),
-        math.log1p(len(tgt)),
-        deviation,
-        abs(deviation),
-        math.log1p(len(src_words)),
-        math.log1p(len(tgt_words)),
-        float(candidate.bead_src),
-        float(candidate.bead_tgt),
-        posterior,
-        *m1,
-        *lexical,
-        0.0 if monolingual else _dice(src_words, tgt_words),
-        0.0 if monolingual else _copy_ratio(src, tgt),
-        *_agreement(_DIGITS.findall(src), _DIGITS.findall(tgt)),
-        _agreement(_URL.findall(src), _URL.findall(tgt))[0],
-        float(_final(src) == _final(tgt)),
-        _punctuation_difference(src, tgt),
-        _capitalised_agreement(src, tgt),
-        _expected_script(src, src_lang),
-        _expected_script(tgt, tgt_lang),
-        langid.declared_probability(src, src_lang),
-        langid.declared_probability(tgt, tgt_lang),
-        _letters_share(src),
-        _letters_share(tgt),
-        math.log1p(repeated[0]),
-        math.log1p(repeated[1]),
-        max(_self_repetition(src_words), _self_repetition(tgt_words)),
-        *_context_coverage(candidate, src_tokens, tgt_tokens, src_lang, tgt_lang, lexicon),
-    ]
-
-
-def _context_coverage(
-    candidate: Candidate,
-    src_tokens: Sequence[str],
-    tgt_tokens: Sequence[str],
-    src_lang: str,
-    tgt_lang: str,
-    lexicon: _Lexicon,
-) -> list[float]:
-    """Coverage of each neighbouring sentence by the other side of the pair (-1: none)."""
-    found = []
-    for text in (candidate.src_before, candidate.src_after):
-        tokens = model1.tokenize(text, src_lang) if text else []
-        found.append(lexicon.coverage(tokens, tgt_tokens)[1] if tokens else -1.0)
-    for text in (candidate.tgt_before, candidate.tgt_after):
-        tokens = model1.tokenize(text, tgt_lang) if text else []
-        found.append(lexicon.coverage(src_tokens, tokens)[0] if tokens else -1.0)
-    return found
+_M1_FIRST = FEATURE_NAMES.index("model1_tgt_coverage")
+_CONTEXT_FIRST = FEATURE_NAMES.index("src_before_coverage")
 
 
 @dataclass(frozen=True)
-class _Lexicon:
-    """A Model 1 table t(e|f) of one page as dictionaries, over its vocabularies."""
+class _Text:
+    """What the features read off one text, worked out once per page (``_Side.text``)."""
 
-    src_index: dict[str, int]
-    tgt_index: dict[str, int]
-    rows: tuple[dict[int, float], ...]  # source word -> {target word: t(e|f)}
-    # Cells with evidence from outside one pair: a cue (identical, number, cognate, the
-    # dictionary) or both words in two pairs or more. Elsewhere t(e|f) is the pair fitting
-    # itself (words met in one pair only explain each other whatever they mean).
-    cues: frozenset[tuple[int, int]]
-    src_pairs: tuple[int, ...]  # pairs each source word occurs in
-    tgt_pairs: tuple[int, ...]
+    text: str
+    key: str  # normalised (corpus_clean.normalise): equal texts recur on the page
+    words: tuple[str, ...]  # word tokens (model1.tokenize, letters only)
+    ids: npt.NDArray[np.int64]  # the words' ids in the page's Model 1 vocabulary (-1: none)
+    stems: frozenset[str]  # the words' dictionary stems (none without a dictionary)
+    stem_list: tuple[str, ...]
+    trigrams: frozenset[tuple[str, str, str]]  # of the normalised text's first COPY_CHARS
+    digits: tuple[str, ...]
+    urls: frozenset[str]
+    final: str
+    punctuation: int
+    capitalised: frozenset[str]
+    folded: str
+    expected_script: float
+    letters_share: float
+    language_probability: float
 
-    @classmethod
-    def train(
-        cls,
-        pairs: Sequence[tuple[str, str]],
-        src_lang: str,
-        tgt_lang: str,
-        dictionary: BilingualDictionary | None,
-    ) -> _Lexicon:
-        src_side = model1.encode([s for s, _ in pairs], src_lang)
-        tgt_side = model1.encode([t for _, t in pairs], tgt_lang)
-        cues = model1.cue_similarity(src_side.vocabulary, tgt_side.vocabulary)
-        if dictionary is not None:
-            for cell, strength in dictionary.cues(
-                src_side.vocabulary, tgt_side.vocabulary, DICTIONARY_STRENGTH, DICTIONARY_MIN_LENGTH
-            ).items():
-                cues.setdefault(cell, strength)
-        table = model1.train_model1(src_side, tgt_side, [(k, k) for k in range(len(pairs))], cues)
-        rows = tuple(
-            dict(
-                zip(
-                    table.target[table.row_start[f] : table.row_start[f + 1]].tolist(),
-                    table.probability[table.row_start[f] : table.row_start[f + 1]].tolist(),
-                    strict=True,
-                )
-            )
-            for f in range(len(src_side.vocabulary))
+
+class _Side:
+    """The distinct texts of one side of a page pair, each worked out once."""
+
+    def __init__(
+        self,
+        lang: str,
+        ids: Callable[[Sequence[str]], npt.NDArray[np.int64]],
+        *,
+        copies: bool,
+        stems: bool,
+    ) -> None:
+        self.lang = lang
+        self.group = langid.language_group(lang)
+        self._ids = ids
+        self._copies = copies  # the copy feature's trigrams (not for a monolingual pair)
+        self._stems = stems  # the dictionary's stems (only with a dictionary)
+        self._texts: dict[str, _Text] = {}
+        self._words: dict[str, tuple[tuple[str, ...], npt.NDArray[np.int64]]] = {}
+
+    def key(self, text: str) -> str:
+        return self.text(text).key
+
+    def words(self, text: str) -> tuple[tuple[str, ...], npt.NDArray[np.int64]]:
+        """The text's word tokens and their Model 1 ids (a neighbour needs no more)."""
+        found = self._words.get(text)
+        if found is None:
+            words = tuple(t for t in model1.tokenize(text, self.lang) if _is_word(t))
+            found = self._words[text] = (words, self._ids(words))
+        return found
+
+    def text(self, text: str) -> _Text:
+        found = self._texts.get(text)
+        if found is None:
+            found = self._texts[text] = self._work_out(text)
+        return found
+
+    def _work_out(self, text: str) -> _Text:
+        words, ids = self.words(text)
+        key = _normalised(text)
+        stem_list = tuple(_stem(w, self.group) for w in words) if self._stems else ()
+        folded = text.casefold()
+        letters = sum(map(str.isalpha, text))  # langid.letters: general category L
+        visible = sum(map(len, text.split()))
+        script = _SCRIPTS.get(self.group, _LATIN)
+        in_script = sum(map(len, script.findall(text)))
+        return _Text(
+            text=text,
+            key=key,
+            words=words,
+            ids=ids,
+            stems=frozenset(stem_list),
+            stem_list=stem_list,
+            trigrams=_trigrams(key[:COPY_CHARS]) if self._copies else frozenset(),
+            digits=tuple(_DIGITS.findall(text)),
+            # (an address holds "://", "www." or "@": the pattern is not tried elsewhere)
+            urls=frozenset(_URL.findall(text))
+            if "@" in text or "://" in text or "www." in folded
+            else frozenset(),
+            final=_final(text),
+            punctuation=len(_PUNCTUATION.findall(text)),
+            capitalised=_capitalised(text),
+            folded=folded,
+            expected_script=min(1.0, in_script / letters) if letters else 1.0,
+            letters_share=letters / visible if visible else 0.0,
+            language_probability=langid.declared_probability(text, self.lang),
         )
-        return cls(
-            {token: k for k, token in enumerate(src_side.vocabulary)},
-            {token: k for k, token in enumerate(tgt_side.vocabulary)},
-            rows,
-            frozenset(cues),
-            _pair_counts(src_side),
-            _pair_counts(tgt_side),
-        )
-
-    def _evidenced(self, f: int, e: int) -> bool:
-        return (f, e) in self.cues or (self.src_pairs[f] > 1 and self.tgt_pairs[e] > 1)
-
-    def coverage(self, src_tokens: Sequence[str], tgt_tokens: Sequence[str]) -> list[float]:
-        """(target mean best t, source mean best t, target covered share, source covered
-        share) over the word tokens of the two sides (0 for a side without words)."""
-        src_ids = {self.src_index[t] for t in src_tokens if is_word(t) and t in self.src_index}
-        tgt_words = [t for t in tgt_tokens if is_word(t)]
-        src_words = [t for t in src_tokens if is_word(t)]
-        tgt_ids = {self.tgt_index[t] for t in tgt_words if t in self.tgt_index}
-        best_e: dict[int, float] = {}
-        best_f: dict[int, float] = {}
-        for f in src_ids:
-            row = self.rows[f]
-            for e in tgt_ids.intersection(row):
-                if not self._evidenced(f, e):
-                    continue
-                p = row[e]
-                best_e[e] = max(best_e.get(e, 0.0), p)
-                best_f[f] = max(best_f.get(f, 0.0), p)
-        tgt_best = [best_e.get(self.tgt_index.get(t, -1), 0.0) for t in tgt_words]
-        src_best = [best_f.get(self.src_index.get(t, -1), 0.0) for t in src_words]
-        return [
-            _mean(tgt_best),
-            _mean(src_best),
-            _mean([float(p >= COVERED) for p in tgt_best]),
-            _mean([float(p >= COVERED) for p in src_best]),
-        ]
 
 
-def _pair_counts(side: model1.EncodedSide) -> tuple[int, ...]:
-    """How many of the side's sentences each vocabulary word occurs in."""
-    counts = np.zeros(len(side.vocabulary), dtype=np.int64)
-    for k in range(side.n_sentences):
-        counts[np.unique(side.sentence(k))] += 1
-    return tuple(counts.tolist())
+def _coverage_columns(
+    candidates: Sequence[Candidate],
+    sides: Sequence[tuple[_Text, _Text]],
+    src_texts: _Side,
+    tgt_texts: _Side,
+    lexicon: PageLexicon,
+) -> FloatArray:
+    """Per candidate: the four Model 1 coverage features of its pair, then the coverage of
+    each neighbouring sentence by the other side of the pair (-1: none), in one call."""
+    src_queries: list[npt.NDArray[np.int64]] = []
+    tgt_queries: list[npt.NDArray[np.int64]] = []
+    for candidate, (src, tgt) in zip(candidates, sides, strict=True):
+        src_queries.append(src.ids)
+        tgt_queries.append(tgt.ids)
+        for text in (candidate.src_before, candidate.src_after):
+            src_queries.append(src_texts.words(text)[1] if text else _NONE)
+            tgt_queries.append(tgt.ids)
+        for text in (candidate.tgt_before, candidate.tgt_after):
+            src_queries.append(src.ids)
+            tgt_queries.append(tgt_texts.words(text)[1] if text else _NONE)
+    found = lexicon.coverage(src_queries, tgt_queries).reshape(len(candidates), 5, 4)
+    result = np.empty((len(candidates), 8))
+    result[:, :4] = found[:, 0]
+    result[:, 4:6] = found[:, 1:3, 1]  # a source neighbour's words, by the pair's target
+    result[:, 6:8] = found[:, 3:5, 0]  # a target neighbour's words, by the pair's source
+    # -1 where there is no neighbour (or it has no tokens at all)
+    for k, candidate in enumerate(candidates):
+        for column, text, side in (
+            (4, candidate.src_before, src_texts),
+            (5, candidate.src_after, src_texts),
+            (6, candidate.tgt_before, tgt_texts),
+            (7, candidate.tgt_after, tgt_texts),
+        ):
+            if not text or not model1.tokenize(text, side.lang):
+                result[k, column] = -1.0
+    return result
+
+
+_NONE = np.zeros(0, dtype=np.int64)
+
+
+def _head(candidate: Candidate, src: _Text, tgt: _Text, centre: float) -> list[float]:
+    """The length, shape and posterior columns (before Model 1 coverage)."""
+    deviation = _log_ratio(src.text, tgt.text) - centre
+    return [
+        math.log1p(len(src.text)),
+        math.log1p(len(tgt.text)),
+        deviation,
+        abs(deviation),
+        math.log1p(len(src.words)),
+        math.log1p(len(tgt.words)),
+        float(candidate.bead_src),
+        float(candidate.bead_tgt),
+        math.nan if candidate.posterior is None else candidate.posterior,
+    ]
+
+
+def _tail(
+    src: _Text,
+    tgt: _Text,
+    *,
+    monolingual: bool,
+    repeated: tuple[int, int],
+    dictionary: BilingualDictionary | None,
+) -> list[float]:
+    """The columns between Model 1 coverage and the neighbours' coverage."""
+    if monolingual:
+        lexical = (*_identity_coverage(src.words, tgt.words), 1.0, 1.0)
+    else:
+        lexical = _dictionary_coverage(src, tgt, dictionary)
+    return [
+        *lexical,
+        0.0 if monolingual else _dice(src.words, tgt.words),
+        0.0 if monolingual else _set_dice(src.trigrams, tgt.trigrams),
+        *_agreement(src.digits, tgt.digits),
+        _agreement(tuple(src.urls), tuple(tgt.urls))[0],
+        float(src.final == tgt.final),
+        abs(src.punctuation - tgt.punctuation) / (src.punctuation + tgt.punctuation + 1),
+        _capitalised_agreement(src, tgt),
+        src.expected_script,
+        tgt.expected_script,
+        src.language_probability,
+        tgt.language_probability,
+        src.letters_share,
+        tgt.letters_share,
+        math.log1p(repeated[0]),
+        math.log1p(repeated[1]),
+        max(_self_repetition(src.words), _self_repetition(tgt.words)),
+    ]
 
 
 def _mean(values: Sequence[float]) -> float:
     return float(sum(values) / len(values)) if values else 0.0
+
+
+@functools.lru_cache(maxsize=200_000)
+def _is_word(token: str) -> bool:
+    return is_word(token)
+
+
+def _normalised(text: str) -> str:
+    """:func:`shared.corpus_clean.normalise` (NFKC, case-folded, letters, marks and digits
+    only; else the folded text with its whitespace collapsed) by one regular expression
+    instead of a category test per character."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return _NOT_KEPT.sub("", folded) or " ".join(folded.split())
+
+
+def _trigrams(text: str) -> frozenset[tuple[str, str, str]]:
+    """The character trigrams of ``text`` (a shorter text padded to one)."""
+    if len(text) < 3:
+        text = text.ljust(3) if text else ""
+    return frozenset(zip(text, text[1:], text[2:], strict=False))
+
+
+def _set_dice(a: frozenset[tuple[str, str, str]], b: frozenset[tuple[str, str, str]]) -> float:
+    return 2 * len(a & b) / (len(a) + len(b)) if a or b else 0.0
 
 
 @functools.lru_cache(maxsize=100_000)
@@ -368,26 +432,19 @@ def _translations(dictionary: BilingualDictionary) -> tuple[dict[str, frozenset[
 
 
 def _dictionary_coverage(
-    src_words: Sequence[str],
-    tgt_words: Sequence[str],
-    src_lang: str,
-    tgt_lang: str,
-    dictionary: BilingualDictionary | None,
+    src: _Text, tgt: _Text, dictionary: BilingualDictionary | None
 ) -> tuple[float, float, float, float]:
     """(source covered, target covered, source known, target known) shares; NaN without a
     dictionary (the trees learn a way for that too)."""
     if dictionary is None:
         return (math.nan, math.nan, math.nan, math.nan)
     forward, backward = _translations(dictionary)
-    src_stems = [_stem(w, src_lang) for w in src_words]
-    tgt_stems = [_stem(w, tgt_lang) for w in tgt_words]
-    src_set, tgt_set = frozenset(src_stems), frozenset(tgt_stems)
     empty: frozenset[str] = frozenset()
     return (
-        _mean([float(bool(forward.get(s, empty) & tgt_set)) for s in src_stems]),
-        _mean([float(bool(backward.get(s, empty) & src_set)) for s in tgt_stems]),
-        _mean([float(s in forward) for s in src_stems]),
-        _mean([float(s in backward) for s in tgt_stems]),
+        _mean([float(not forward.get(s, empty).isdisjoint(tgt.stems)) for s in src.stem_list]),
+        _mean([float(not backward.get(s, empty).isdisjoint(src.stems)) for s in tgt.stem_list]),
+        _mean([float(s in forward) for s in src.stem_list]),
+        _mean([float(s in backward) for s in tgt.stem_list]),
     )
 
 
@@ -408,11 +465,6 @@ def _dice(src_words: Sequence[str], tgt_words: Sequence[str]) -> float:
     return 2 * len(a & b) / (len(a) + len(b)) if a or b else 0.0
 
 
-def _copy_ratio(src: str, tgt: str) -> float:
-    a, b = normalise(src)[:COPY_CHARS], normalise(tgt)[:COPY_CHARS]
-    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
-
-
 def _agreement(src: Sequence[str], tgt: Sequence[str]) -> tuple[float, float]:
     """(Jaccard of the two sets, log1p of the larger count); Jaccard -1 when both are empty."""
     a, b = set(src), set(tgt)
@@ -426,48 +478,23 @@ def _final(text: str) -> str:
     return _FINAL.get(stripped[-1:], "") if stripped else ""
 
 
-def _punctuation_count(text: str) -> int:
-    return sum(1 for char in text if unicodedata.category(char).startswith("P"))
-
-
-def _punctuation_difference(src: str, tgt: str) -> float:
-    a, b = _punctuation_count(src), _punctuation_count(tgt)
-    return abs(a - b) / (a + b + 1)
-
-
-def _capitalised(text: str) -> set[str]:
+def _capitalised(text: str) -> frozenset[str]:
     """Capitalised Latin-script tokens other than the text's first word, case-folded."""
     found = _CAPITALISED.findall(text)
     first = _CAPITALISED.match(text.lstrip())
     if first is not None and found and found[0] == first.group():
         found = found[1:]
-    return {token.casefold() for token in found if _LATIN.match(token)}
+    return frozenset(token.casefold() for token in found if _LATIN.match(token))
 
 
-def _capitalised_agreement(src: str, tgt: str) -> float:
+def _capitalised_agreement(src: _Text, tgt: _Text) -> float:
     """Share of the capitalised tokens of both sides found (case-folded) in the other side's
     text; -1 when neither side has one."""
-    a, b = _capitalised(src), _capitalised(tgt)
+    a, b = src.capitalised, tgt.capitalised
     if not a and not b:
         return -1.0
-    src_folded, tgt_folded = src.casefold(), tgt.casefold()
-    found = sum(token in tgt_folded for token in a) + sum(token in src_folded for token in b)
+    found = sum(token in tgt.folded for token in a) + sum(token in src.folded for token in b)
     return found / (len(a) + len(b))
-
-
-def _expected_script(text: str, lang: str) -> float:
-    """Share of the text's letters in the script of ``lang`` (Latin unless listed); 1 for a
-    text without letters."""
-    letters = langid.letters(text)
-    if not letters:
-        return 1.0
-    pattern = _SCRIPTS.get(langid.language_group(lang), _LATIN)
-    return min(1.0, len(pattern.findall(text)) / letters)
-
-
-def _letters_share(text: str) -> float:
-    visible = sum(1 for char in text if not char.isspace())
-    return langid.letters(text) / visible if visible else 0.0
 
 
 def _self_repetition(words: Sequence[str]) -> float:

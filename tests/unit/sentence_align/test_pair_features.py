@@ -40,7 +40,7 @@ def test_numbers_copies_and_neighbours() -> None:
     assert _feature(rows, 2, "numbers_agreement") == 1.0  # 2026 on both sides
     assert _feature(rows, 0, "numbers_agreement") == -1.0  # no number on either side
     assert _feature(rows, 5, "numbers_agreement") == 0.0
-    assert _feature(rows, 4, "copy_ratio") > 0.6 and _feature(rows, 4, "self_repetition") == 0.5
+    assert _feature(rows, 4, "copy_trigrams") > 0.6 and _feature(rows, 4, "self_repetition") == 0.5
     assert _feature(rows, 4, "identical_words") == 1.0
     assert _feature(rows, 0, "tgt_after_coverage") == -1.0  # no neighbour given
     assert _feature(rows, 5, "tgt_after_coverage") >= 0.0
@@ -58,5 +58,5 @@ def test_words_met_in_one_pair_only_do_not_cover_each_other() -> None:
 def test_a_monolingual_pair_has_no_copy_features_and_the_identity_as_dictionary() -> None:
     same = [Candidate("プロ野球の日程が発表された。", "プロ野球の日程が発表された。")]
     rows = page_features(same, "ja", "ja")
-    assert _feature(rows, 0, "copy_ratio") == 0.0 and _feature(rows, 0, "identical_words") == 0.0
+    assert _feature(rows, 0, "copy_trigrams") == 0.0 and _feature(rows, 0, "identical_words") == 0.0
     assert _feature(rows, 0, "dictionary_src_coverage") == 1.0
