@@ -8,11 +8,11 @@ normalised by their sum, precision / recall / F1 from their means over pages; ac
 share of pages whose token lists equal the gold's.
 
 Side by side in one run: the product (``paramine extract-content --jsonl``, one process over
-every page, its CPU time with start-up), and in this process trafilatura (its defaults, and
-``favor_precision`` as the product calls it), resiliparse (``extract_plain_text`` with
-``main_content``), jusText (its English stop list: it needs one per language) and every text
-of the page (resiliparse without ``main_content``: the floor). Pages are decoded as the
-pipeline decodes (``shared.encoding``).
+every page, its CPU time with start-up), and in this process trafilatura (its defaults,
+``favor_precision``, and ``favor_recall`` as the content model calls it), resiliparse
+(``extract_plain_text`` with ``main_content``), jusText (its English stop list: it needs
+one per language) and every text of the page (resiliparse without ``main_content``: the
+floor). Pages are decoded as the pipeline decodes (``shared.encoding``).
 
 Run: ``.venv/bin/python -m benchmarks.content``.
 """
@@ -80,6 +80,10 @@ def peers() -> dict[str, Callable[[str, str], str]]:
         found = trafilatura.extract(html, url=url, include_comments=False, favor_precision=True)
         return found or ""
 
+    def traf_recall(html: str, url: str) -> str:
+        found = trafilatura.extract(html, url=url, include_comments=False, favor_recall=True)
+        return found or ""
+
     def resiliparse(html: str, url: str) -> str:
         tree = HTMLTree.parse(html)
         return str(extract_plain_text(tree, main_content=True, alt_texts=False, links=False))
@@ -94,6 +98,7 @@ def peers() -> dict[str, Callable[[str, str], str]]:
     return {
         "trafilatura (defaults)": traf,
         "trafilatura (favor_precision)": traf_precision,
+        "trafilatura (favor_recall, as the content model calls it)": traf_recall,
         "resiliparse (main_content)": resiliparse,
         "jusText (English stop list)": just,
         "all text (resiliparse, no extraction)": everything,
@@ -123,10 +128,19 @@ def main() -> None:
     truth = json.loads((DATA / "ground-truth.json").read_text(encoding="utf-8"))
     gold = {key: value["articleBody"] for key, value in truth.items()}
     paths = [DATA / "html" / f"{key}.html.gz" for key in gold]
-    pages = {key: decode_page(gzip.decompress(path.read_bytes()))[0] for key, path in zip(gold, paths, strict=True)}
+    pages = {
+        key: decode_page(gzip.decompress(path.read_bytes()))[0]
+        for key, path in zip(gold, paths, strict=True)
+    }
     rows: list[tuple[str, tuple[float, ...], float]] = []
     texts, cpu = product(paths)
-    rows.append(("**paramine extract-content** (content model, trafilatura inside)", score(gold, texts), cpu))
+    rows.append(
+        (
+            "**paramine extract-content** (content model, trafilatura inside)",
+            score(gold, texts),
+            cpu,
+        )
+    )
     for name, extract in peers().items():
         started = time.process_time()
         found = {key: extract(pages[key], truth[key]["url"]) for key in gold}
@@ -149,14 +163,14 @@ def main() -> None:
             f"{1000 * seconds / len(gold):.1f} |"
         )
     product_f1 = rows[0][1][2]
-    best_traf = max(rows[1][1][2], rows[2][1][2])
+    best_traf = max(rows[1][1][2], rows[2][1][2], rows[3][1][2])
     lines += [
         "",
         "The product's CPU time is one whole process over the 121 pages, start-up (about",
         "1.5 s of imports) included, and it parses each page into the tag tree as well.",
         "",
         f"Acceptance: F1 >= 0.95 {'met' if product_f1 >= 0.95 else 'NOT met'} ({product_f1:.3f});"
-        f" at least trafilatura's ({best_traf:.3f}, the better of its two settings) "
+        f" at least trafilatura's ({best_traf:.3f}, the best of its three settings) "
         f"{'met' if product_f1 >= best_traf else 'NOT met'}.",
     ]
     publish(RESULT, lines)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.common import KIT
+from benchmarks.tree_align_sitetext import BOX, MENU
 from services.sentence_align.beads import parse_beads
 
 ORPHAN_SHARE = 0.2  # pages that lose their twin in the crawl
@@ -103,6 +104,50 @@ NEWSLETTER = {
 
 
 TEMPLATES = ("article", "table", "portal")
+# Heavy templates (sites added beside the others, ``site_crawl(template="heavy")``): a link
+# bar of 60 labels, a 64-cell footer table, cookie and newsletter banners, a related-article
+# list of other pages' titles, and three one-sided boxes of other pages' prose in the text.
+HEAVY = "heavy"
+HEAVY_BOXES = 3
+
+
+def _heavy_html(
+    lang: str,
+    paragraphs: Sequence[str],
+    home: str,
+    related: Sequence[tuple[str, str]],
+    boxes: Sequence[str],
+    title: str,
+) -> str:
+    labels = MENU[lang]
+    bar = " ".join(f'<a href="{home}m{k}">{html.escape(labels[k % len(labels)])}</a>'
+                   for k in range(60))  # fmt: skip
+    cells = "".join(
+        f'<td><a href="{home}f{k}">{html.escape(labels[(k * 7) % len(labels)])}</a></td>'
+        + ("</tr><tr>" if k % 8 == 7 else "")
+        for k in range(64)
+    )
+    side = "".join(
+        f'<li><a href="{url}">{html.escape(text[:60])}</a></li>' for url, text in related
+    )
+    body: list[str] = []
+    after = set(range(len(paragraphs))[:: max(1, len(paragraphs) // max(1, len(boxes)))])
+    pending = list(boxes)
+    for k, text in enumerate(paragraphs):
+        body.append(f"<p>{html.escape(text)}</p>")
+        if k in after and pending:
+            body.append(f'<div class="c{k}"><p>{html.escape(pending.pop())}</p></div>')
+    body += [f'<div class="c9"><p>{html.escape(text)}</p></div>' for text in pending]
+    return (
+        f"<html><head><title>{html.escape(title)}</title></head><body>"
+        f'<div class="c1">{BOX[lang][0]} <button>OK</button></div>'
+        f'<div class="c2"><div class="c3">{bar}</div></div>'
+        f'<div class="c4"><div class="c5"><h1>{html.escape(title)}</h1>{"".join(body)}'
+        f'<div class="c6"><p>{BOX[lang][2]}</p><form><input></form></div>'
+        f'<div class="c7"><ul>{side}</ul></div></div></div>'
+        f'<div class="c8"><table><tr>{cells}</tr></table><p>{FOOTERS[lang]}</p></div>'
+        "</body></html>"
+    )
 
 
 def _page_html(
@@ -212,8 +257,14 @@ def site_crawl(
     pages = []
     for lang, url, paragraphs, title in drafts:
         others = [(u, t) for other, u, _, t in drafts if other == lang and u != url]
-        related = rng.sample(others, min(5, len(others))) if template == "portal" else []
-        page_html = _page_html(lang, paragraphs, f"https://{host}/", template, related, title)
+        related = rng.sample(others, min(5, len(others))) if template in ("portal", HEAVY) else []
+        if template == HEAVY:
+            prose = [p for other, u, ps, _ in drafts if other == lang and u != url for p in ps]
+            boxes = rng.sample(prose, min(HEAVY_BOXES, len(prose)))
+            home = f"https://{host}/"
+            page_html = _heavy_html(lang, paragraphs, home, related, boxes, title)
+        else:
+            page_html = _page_html(lang, paragraphs, f"https://{host}/", template, related, title)
         pages.append(CrawledPage(url, page_html))
     rng.shuffle(pages)
     return pages, gold

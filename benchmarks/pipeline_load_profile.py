@@ -45,6 +45,31 @@ class Laps:
             self.cpu[source] -= cpu
 
 
+class TimedCalls:
+    """Replaces ``owner.name`` by a wrapper adding each call's wall and CPU time (the caller
+    finds the function by its module-level name at call time)."""
+
+    def __init__(self, owner: Any, name: str) -> None:
+        self.wall = self.cpu = 0.0
+        original = getattr(owner, name)
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            wall, cpu = time.perf_counter(), time.process_time()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self.wall += time.perf_counter() - wall
+                self.cpu += time.process_time() - cpu
+
+        setattr(owner, name, timed)
+
+    def take(self) -> tuple[float, float]:
+        """The time added since the last call."""
+        taken = (self.wall, self.cpu)
+        self.wall = self.cpu = 0.0
+        return taken
+
+
 class TimedStore:
     """Wraps the store: every store call adds its wall and CPU time to ``wall``/``cpu``."""
 
@@ -74,12 +99,14 @@ PROFILE_STEPS = (
     ("tree_align: JSON decode of the message", "decode_in"),
     ("tree_align: schema validation (pydantic)", "validate_in"),
     ("tree_align: algorithm (parse, tree alignment)", "tree_algorithm"),
+    ("tree_align: content model (extractor, block evidence, site counts)", "content"),
     ("tree_align: store writes and commit", "tree_store"),
     ("tree_align → sentence_align: serialise (model_dump + JSON)", "encode_mid"),
     ("tree_align → sentence_align: publish to Redis", "publish"),
     ("sentence_align: JSON decode of the message", "decode_mid"),
     ("sentence_align: schema validation (pydantic)", "validate_mid"),
     ("sentence_align: algorithm (sentence alignment)", "sentence_algorithm"),
+    ("sentence_align: pair classifier (features, trees)", "pair_score"),
     ("sentence_align: store writes and commit", "sentence_store"),
     ("both stages: metrics (counters, histogram, gauge)", "metrics"),
 )
@@ -98,7 +125,10 @@ def profile_pairs(count: int, redis_url: str, admin_url: str, seed: int) -> dict
 
     from prometheus_client import CollectorRegistry
 
+    from services.sentence_align import handler as sentence_handler
     from services.sentence_align.handler import handle as sentence_handle
+    from services.tree_align import handler as tree_handler
+    from services.tree_align import repository as tree_repository
     from services.tree_align.handler import handle as tree_handle
     from services.worker_process import warm_up
     from shared.celery_app import make_celery
@@ -117,6 +147,11 @@ def profile_pairs(count: int, redis_url: str, admin_url: str, seed: int) -> dict
     sender = CelerySender(make_celery(Settings(redis_url=redis_url)))
     metrics = StageMetrics.create(CollectorRegistry())
     laps = Laps()
+    content = TimedCalls(tree_handler, "page_content")
+    # the site's block counts and the page's blocks: store work, counted with the store's
+    site_reads = TimedCalls(tree_repository, "block_counts")
+    site_writes = TimedCalls(tree_repository, "record_blocks")
+    scoring = TimedCalls(sentence_handler, "pair_scores")
     with postgres_database(admin_url) as database_url:
         store = Store(database_url)
         store.ensure_schema()
@@ -135,6 +170,9 @@ def profile_pairs(count: int, redis_url: str, admin_url: str, seed: int) -> dict
                 laps.lap("tree_algorithm")
             laps.lap("tree_store")  # the commit
             laps.move("tree_store", timed.wall, timed.cpu, source="tree_algorithm")
+            laps.move("content", *content.take(), source="tree_algorithm")
+            laps.move("tree_store", *site_reads.take(), source="content")
+            laps.move("tree_store", *site_writes.take(), source="tree_algorithm")
             calls += timed.calls
             (next_stage, next_message), *_ = outgoing
             mid = json.dumps(next_message.model_dump(mode="json"))
@@ -151,6 +189,7 @@ def profile_pairs(count: int, redis_url: str, admin_url: str, seed: int) -> dict
                 laps.lap("sentence_algorithm")
             laps.lap("sentence_store")
             laps.move("sentence_store", timed.wall, timed.cpu, source="sentence_algorithm")
+            laps.move("pair_score", *scoring.take(), source="sentence_algorithm")
             calls += timed.calls
             for stage in ("tree_align", "sentence_align"):
                 with metrics.observe(stage):
@@ -178,7 +217,7 @@ def profile_pairs(count: int, redis_url: str, admin_url: str, seed: int) -> dict
 def profile_table(profile: dict[str, Any]) -> list[str]:
     wall, cpu = profile["wall"], profile["cpu"]
     total_wall, total_cpu = sum(wall.values()), sum(cpu.values())
-    algorithm = ("tree_algorithm", "sentence_algorithm")
+    algorithm = ("tree_algorithm", "content", "sentence_algorithm", "pair_score")
     stores = ("tree_store", "sentence_store")
     plumbing = [key for _, key in PROFILE_STEPS if key not in algorithm + stores]
     return [

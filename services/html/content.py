@@ -3,23 +3,26 @@
 Crawled pages carry menus, footers, cookie and newsletter banners, related-article lists and
 ads around the text that was translated; aligned as text they pair menus with sentences. Each
 text chunk of the tag tree (``parse.text_chunks``: one block element's text) gets a
-probability of being content from four kinds of evidence:
+probability of being content from five kinds of evidence:
 
 - **the extractor's verdict**: the share of the block's tokens inside the main text that a
-  maintained boilerplate remover finds (trafilatura, chosen against resiliparse and jusText
-  in ``benchmarks/results/content.md``), read as runs of three tokens so that a menu word
-  that also occurs in the article is no match;
+  maintained boilerplate remover finds (trafilatura with its recall setting, chosen against
+  resiliparse and jusText in ``benchmarks/results/content.md``), read as runs of three
+  tokens so that a menu word that also occurs in the article is no match (each run used up
+  by one block, body before head, plain text before links: a headline repeated in a teaser
+  is in the text once; a table cell counts inside a short line, a row of the extractor's
+  table);
 - **link density**: the share of the block's characters inside ``<a>`` (a menu or a list of
   related articles is nearly all links, a paragraph nearly none);
-- **template markup**: the block sits inside ``nav``, ``header``, ``footer``, ``aside`` or a
-  ``form``;
+- **template markup**: the block sits inside ``nav``, ``footer``, ``aside``, ``form`` or a
+  ``header`` outside ``article`` and ``main``;
 - **site-level repetition**: the number of other pages of the same site holding the same
   normalised block (a block on many pages of a site is its template); the caller supplies
   the counts (:class:`SiteBlocks`), so the model improves as the crawl of a site grows;
 - **boxes in the text**: a block the other evidence calls content that is wrapped alone in
-  an element off the parent path holding most of the page's content (an ad, a teaser or a
-  one-sided box of another document's prose between the paragraphs, which an extractor
-  keeps with the article around it).
+  a ``div`` or ``section`` off the parent path holding most of the page's content (an ad, a
+  teaser or a one-sided box of another document's prose between the paragraphs, which an
+  extractor keeps with the article around it).
 
 The evidence is combined as log-odds (:func:`content_probability`): the extractor's verdict
 is the prior (+-3), link density (up to -4), template markup (-1), repetition (-3 per
@@ -60,6 +63,8 @@ TEMPLATE_WEIGHT = 1.0  # inside nav, footer, aside, form or a header outside the
 REPEAT_WEIGHT = 3.0
 # A box in the text: a block wrapped alone off the path that holds most of the page's text.
 OFF_PATH_WEIGHT = 4.0
+# Elements a box of the text is wrapped in.
+BOX_WRAPPERS = frozenset({"div", "section"})
 # Probability at or above which a block counts as content.
 CONTENT_THRESHOLD = 0.5
 # Token runs the extractor's verdict is read in.
@@ -116,12 +121,15 @@ class BlockContent:
 def extracted_text(page: str | lxml.html.HtmlElement) -> str:
     """The page's main text by the extractor (trafilatura), "" when it finds none.
 
-    ``page`` is HTML text or the lxml document of ``parse.parse_document`` (not modified)."""
+    ``page`` is HTML text or the lxml document of ``parse.parse_document`` (not modified).
+    trafilatura's recall setting: its other settings leave out lists inside the article (a
+    real site's list of its services), which then are never aligned; the block evidence
+    here takes out what the recall setting lets through (benchmarks/results/content.md)."""
     import trafilatura  # the extractor loads its own lexicons: kept off start-up paths
 
     found = trafilatura.extract(
         page,
-        favor_precision=True,
+        favor_recall=True,
         include_comments=False,
         include_tables=True,
         include_images=False,
@@ -239,30 +247,37 @@ def block_contents(
     if main_text is not None:
         for line in main_text.splitlines():
             line_tokens = tokens(line)
-            shingles.update(_shingles(line_tokens))
             lines[" ".join(line_tokens)] += 1
             if len(line_tokens) <= SHORT_LINE:  # a table row: its cells' runs of tokens
                 for size in range(1, SHINGLE):
                     for k in range(len(line_tokens) - size + 1):
                         cells[" ".join(line_tokens[k : k + size])] += 1
+        # runs across the main text's line breaks too: the extractor breaks lines where the
+        # page's block does not
+        shingles.update(_shingles(tokens(main_text)))
     words = [tokens(chunk.text) for chunk in chunks]
+    links = [_link_density(tree, chunk) for chunk in chunks]
+    template = [_in_template(tree, chunk.block) for chunk in chunks]
+    repeated = [site.repeated(chunk.text) if words[k] else 0 for k, chunk in enumerate(chunks)]
     extractor = [-1.0] * len(chunks)
     if main_text is not None:
-        # the main text's runs go to the blocks that hold them best, body before head: a
-        # headline repeated in the page title and a teaser is in the main text once
+        # the main text's runs go to the blocks that hold them best, body before head and
+        # plain text before template or links: a headline repeated in the page title, a
+        # teaser and the article is in the main text once
         first = [coverage(w, shingles, lines, consume=False) for w in words]
         first = [
             f or coverage(w, shingles, cells, consume=False)
             for f, w in zip(first, words, strict=True)
         ]
         head = [_in_head(tree, chunk.block) for chunk in chunks]
-        for k in sorted(range(len(chunks)), key=lambda k: (head[k], -first[k], k)):
+        order = sorted(
+            range(len(chunks)),
+            key=lambda k: (head[k], template[k] or links[k] > 0.5, -first[k], k),
+        )
+        for k in order:
             extractor[k] = coverage(words[k], shingles, lines) if first[k] > 0 else 0.0
             if extractor[k] == 0.0 and first[k] > 0 and len(words[k]) < SHINGLE:
                 extractor[k] = coverage(words[k], shingles, cells)
-    links = [_link_density(tree, chunk) for chunk in chunks]
-    template = [_in_template(tree, chunk.block) for chunk in chunks]
-    repeated = [site.repeated(chunk.text) if words[k] else 0 for k, chunk in enumerate(chunks)]
     boxes = _boxes(tree, chunks, words, extractor, links, template, repeated)
     return [
         BlockContent(
@@ -308,7 +323,17 @@ def _boxes(
     if main_weight < 0.5 * sum(weight.values()):
         return [False] * len(chunks)
     lone = _lone_blocks(tree, chunks)
-    return [content[k] and lone[k] and paths[k] != main_path for k in range(len(chunks))]
+    return [
+        content[k] and lone[k] and paths[k] != main_path and _wrapper(tree, chunks[k].block)
+        for k in range(len(chunks))
+    ]
+
+
+def _wrapper(tree: TagTree, block: int) -> bool:
+    """Whether ``block``'s parent is a generic container (``div``, ``section``): a one-item
+    list or a figure caption is the article's own."""
+    parent = int(tree.parent[block])
+    return parent >= 0 and tree.label(parent) in BOX_WRAPPERS
 
 
 def _lone_blocks(tree: TagTree, chunks: list[TextChunk]) -> list[bool]:

@@ -16,6 +16,7 @@ import pytest
 import redis
 import sqlalchemy as sa
 
+from services.sentence_align.pair_model import default_threshold
 from shared.inputs import pairs_from_html_dir
 from shared.store import SentencePairQuery, Store
 from tests.integration.conftest import STAGES, Cluster
@@ -126,7 +127,9 @@ def test_gateway_pairs_land_in_postgres_and_match_embedded_mode(
     exported = (tmp_path / "out" / "sentence_pairs.jsonl").read_text(encoding="utf-8").splitlines()
     # out/ holds the corpus view (distinct, unflagged pairs), the same on PostgreSQL
     corpus = Store(cluster.env["PARAMINE_DATABASE_URL"]).list_sentence_pairs(
-        SentencePairQuery(job_id=accepted["job_id"], limit=100_000)
+        SentencePairQuery(
+            job_id=accepted["job_id"], limit=100_000, default_min_score=default_threshold()
+        )
     )
     assert {json.loads(line)["id"] for line in exported} == {row["id"] for row in corpus}
     assert {row["id"] for row in corpus} <= {row[0] for row in distributed}

@@ -174,6 +174,7 @@ def test_the_albatec_crawl_exports_distinct_translated_pairs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # README's example command: 518 pairs came out, 222 distinct, 149 the same on both sides
+    # (before the content model: its menus and breadcrumbs are template now, not stored)
     from shared.corpus_clean import normalise
     from tests.conftest import kit_path
 
@@ -191,9 +192,9 @@ def test_the_albatec_crawl_exports_distinct_translated_pairs(
         get_settings.cache_clear()
     pairs = [(r["src"], r["tgt"]) for r in map(json.loads, exported.stdout.splitlines())]
     keys = [(normalise(src), normalise(tgt)) for src, tgt in pairs]
-    assert len(set(keys)) == len(pairs) > 100  # every exported pair distinct
+    assert len(set(keys)) == len(pairs) > 50  # every exported pair distinct
     assert not any(a == b for a, b in keys)  # none the same on both sides
-    assert len(stored.stdout.splitlines()) > 2 * len(pairs)
+    assert len(stored.stdout.splitlines()) > len(pairs)  # duplicates, flagged, below threshold
 
 
 def test_a_writing_command_creates_the_default_store_folder_and_all(

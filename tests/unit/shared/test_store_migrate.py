@@ -102,5 +102,5 @@ def test_a_replay_after_migration_supersedes_the_unrecorded_pairs(
         SentencePairQuery(duplicates=True, flagged=True, limit=1_000)
     )
     assert sorted(r["id"] for r in rows) == sorted(r["id"] for r in expected)
-    assert len(rows) > 40
+    assert len(rows) > 25  # the sample crawl's content pairs (its menus are template)
     assert "unrecorded" not in {r["method"] for r in rows}
