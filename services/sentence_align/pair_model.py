@@ -183,8 +183,9 @@ class PairModel:
 
 
 @functools.cache
+@functools.cache
 def default_threshold() -> float:
-    """The shipped model's default export threshold, read without parsing its trees."""
+    """The shipped model's default export threshold, read without parsing its trees (once)."""
     try:
         state = json.loads(DEFAULT_MODEL_PATH.read_text(encoding="utf-8"))
         return float(state["threshold"])
