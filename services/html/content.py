@@ -37,10 +37,11 @@ the model reads Chinese and Japanese as well as spaced scripts.
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import lxml.html  # type: ignore[import-untyped]
@@ -50,7 +51,7 @@ from services.html.parse import TextChunk, text_chunks
 from services.html.tag_tree import NODE_ELEMENT, TagTree
 
 _IDEOGRAPHIC = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}"
-_TOKEN = regex.compile(rf"[{_IDEOGRAPHIC}]|(?:(?![{_IDEOGRAPHIC}])[\p{{L}}\p{{N}}\p{{M}}])+")
+_TOKEN = regex.compile(rf"[{_IDEOGRAPHIC}]|[[\p{{L}}\p{{N}}\p{{M}}]--[{_IDEOGRAPHIC}]]+", regex.V1)
 # Elements whose text is template by the page's own markup.
 TEMPLATE_TAGS = frozenset({"nav", "footer", "aside", "form", "menu"})
 # Log-odds of the evidence (docs/methods.md §1, content model). A block wholly inside the
@@ -74,9 +75,10 @@ SHINGLE = 3
 SHORT_LINE = 12
 
 
-def tokens(text: str) -> list[str]:
+@functools.lru_cache(maxsize=65_536)  # a site's menus and footers come back with every page
+def tokens(text: str) -> tuple[str, ...]:
     """The content model's tokens of ``text``: lower-cased words, single ideographs."""
-    return [token.lower() for token in _TOKEN.findall(text)]
+    return tuple(token.lower() for token in _TOKEN.findall(text))
 
 
 def block_key(text: str) -> str:
@@ -94,7 +96,7 @@ class SiteBlocks:
 
     def repeated(self, text: str) -> int:
         """Other pages of the site holding ``text`` as a block."""
-        return int(self.pages.get(block_key(text), 0))
+        return int(self.pages.get(block_key(text), 0)) if self.pages else 0
 
 
 NO_SITE = SiteBlocks({})
@@ -141,12 +143,12 @@ def extracted_text(page: str | lxml.html.HtmlElement) -> str:
     return found or ""
 
 
-def _shingles(words: list[str]) -> Counter[tuple[str, ...]]:
+def _shingles(words: Sequence[str]) -> Counter[tuple[str, ...]]:
     return Counter(tuple(words[k : k + SHINGLE]) for k in range(len(words) - SHINGLE + 1))
 
 
 def coverage(
-    block: list[str],
+    block: Sequence[str],
     shingles: Counter[tuple[str, ...]],
     lines: Counter[str],
     *,
@@ -245,8 +247,10 @@ def block_contents(
     lines: Counter[str] = Counter()
     cells: Counter[str] = Counter()
     if main_text is not None:
+        text_tokens: list[str] = []
         for line in main_text.splitlines():
             line_tokens = tokens(line)
+            text_tokens += line_tokens
             lines[" ".join(line_tokens)] += 1
             if len(line_tokens) <= SHORT_LINE:  # a table row: its cells' runs of tokens
                 for size in range(1, SHINGLE):
@@ -254,7 +258,7 @@ def block_contents(
                         cells[" ".join(line_tokens[k : k + size])] += 1
         # runs across the main text's line breaks too: the extractor breaks lines where the
         # page's block does not
-        shingles.update(_shingles(tokens(main_text)))
+        shingles.update(_shingles(text_tokens))
     words = [tokens(chunk.text) for chunk in chunks]
     links = [_link_density(tree, chunk) for chunk in chunks]
     template = [_in_template(tree, chunk.block) for chunk in chunks]
@@ -296,7 +300,7 @@ def block_contents(
 def _boxes(
     tree: TagTree,
     chunks: list[TextChunk],
-    words: list[list[str]],
+    words: list[tuple[str, ...]],
     extractor: list[float],
     links: list[float],
     template: list[bool],

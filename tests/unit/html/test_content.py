@@ -56,8 +56,8 @@ def kinds(blocks: list) -> dict[str, bool]:  # type: ignore[type-arg]
 
 
 def test_tokens_read_ideographs_one_by_one_and_words_whole() -> None:
-    assert tokens("Die Brücke, 1998!") == ["die", "brücke", "1998"]
-    assert tokens("新的大桥2019年") == ["新", "的", "大", "桥", "2019", "年"]
+    assert tokens("Die Brücke, 1998!") == ("die", "brücke", "1998")
+    assert tokens("新的大桥2019年") == ("新", "的", "大", "桥", "2019", "年")
 
 
 def test_article_blocks_are_content_and_menus_footers_related_links_are_not() -> None:
