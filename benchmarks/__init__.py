@@ -18,6 +18,8 @@ Sentence alignment (``sentence_align``):
         long document -> sentence_align_whole_process.md
     sentence_align_ablation: the hybrid's components outside dev -> sentence_align_ablation.md
     sentence_align_missing_block: a block missing on one side -> sentence_align_missing_block.md
+    sentence_align_long: one paragraph of 20,000 sentences a side, cut at anchors before the
+        DP -> sentence_align_long.md
     bam_anchors: BAM anchors on monolingual text -> bam_anchors.md
     web_mobile: Web-vs-mobile article and sentence pairing -> web_mobile.md
 Content (``services/html/content``):

@@ -24,6 +24,7 @@ BENCHMARKS = (
     "bam_anchors",
     "sentence_align_ablation",
     "sentence_align_missing_block",
+    "sentence_align_long",
     "web_mobile",
     "content",
     "tree_align_pages",

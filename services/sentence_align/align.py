@@ -115,14 +115,20 @@ def align_segments(
     output. Moore (2002) trains Model 1 on the whole corpus being aligned; one page pair is
     a small corpus and a site a larger one (benchmarks/results/page_match.md). Used by
     "lexicon" and "hybrid" only, and not when a segment has an empty side.
+
+    A segment of more than ``long_segments.LONG_SEGMENT`` sentences a side ("lexicon",
+    "hybrid") is cut at confident anchor pairs before the passes (``long_segments``):
+    one huge paragraph then stays aligned (benchmarks/results/sentence_align_long.md).
     """
     if extra and method in ("lexicon", "hybrid") and all(src and tgt for src, tgt in segments):
         pooled = [*segments, *(([src], [tgt]) for src, tgt in extra)]
         aligned = _align_pooled(
-            pooled, method, src_lang, tgt_lang, refine=False, dictionary=dictionary
+            pooled, method, src_lang, tgt_lang, refine=False, dictionary=dictionary, cut_long=True
         )
         return aligned[: len(segments)]
-    return _align_pooled(segments, method, src_lang, tgt_lang, refine=False, dictionary=dictionary)
+    return _align_pooled(
+        segments, method, src_lang, tgt_lang, refine=False, dictionary=dictionary, cut_long=True
+    )
 
 
 def align_corpus(
@@ -154,7 +160,12 @@ def _align_pooled(
     *,
     refine: bool,
     dictionary: BilingualDictionary | None = None,
+    cut_long: bool = False,
 ) -> list[list[Bead]]:
+    """The beads of each segment, the length model and Model 1 shared by all ("lexicon",
+    "hybrid"). ``cut_long``: a segment of thousands of sentences is also cut at confident
+    anchor pairs inside it (``long_segments.refine_cuts``), so that the passes align it
+    piece by piece and a wrong length decision cannot drift over the whole segment."""
     if method not in METHODS:
         raise InvalidInput(f"unknown sentence alignment method {method!r}; use one of {METHODS}")
     if method in ("length", "anchors") or not all(src and tgt for src, tgt in segments):
@@ -166,6 +177,7 @@ def _align_pooled(
     from services.sentence_align.hybrid import HYBRID_SETTINGS, SEGMENT_SETTINGS
     from services.sentence_align.length import shift_beads, split_by_window
     from services.sentence_align.lexicon import lexicon_settings
+    from services.sentence_align.long_segments import refine_cuts
 
     if method == "lexicon":
         settings = lexicon_settings()
@@ -174,10 +186,13 @@ def _align_pooled(
     cuts = [(0, 0)]
     for src, tgt in segments:
         cuts.append((cuts[-1][0] + len(src), cuts[-1][1] + len(tgt)))
+    # The pieces of a long segment are windows of their own; beads never cross a piece,
+    # so they split by the segments' windows as before.
     beads = align_two_pass(
         [sentence for src, _ in segments for sentence in src],
         [sentence for _, tgt in segments for sentence in tgt],
-        src_lang, tgt_lang, settings, segments=cuts, dictionary=dictionary,
+        src_lang, tgt_lang, settings,
+        segments=refine_cuts(segments) if cut_long else cuts, dictionary=dictionary,
     )  # fmt: skip
     windows = [(x0, x1, y0, y1) for (x0, y0), (x1, y1) in itertools.pairwise(cuts)]
     return [

@@ -30,24 +30,26 @@ def _anchor_pieces(raw: str) -> list[str]:
     return [piece for piece in _CJK_RUN.split(unicodedata.normalize("NFKC", raw)) if piece]
 
 
+def token_occurrences(sentences: Sequence[str]) -> dict[str, list[int]]:
+    """Each anchor token (a number of 2+ characters, or a capitalised word of 4+ letters,
+    punctuation stripped) with the sentence of each of its occurrences, in order."""
+    found: dict[str, list[int]] = {}
+    for index, sentence in enumerate(sentences):
+        for piece in (p for raw in sentence.split() for p in _anchor_pieces(raw)):
+            token = piece.strip(ANCHOR_STRIP)
+            digit = any(char.isdigit() for char in token)
+            if (digit and len(token) >= 2) or (len(token) >= 4 and token[0].isupper()):
+                found.setdefault(token, []).append(index)
+    return found
+
+
 def anchor_tokens(src: Sequence[str], tgt: Sequence[str]) -> dp.IntArray:
     """Sentence pairs (i, j) sharing an anchor token: a number, or a capitalised word of 4+
     letters, written the same on both sides and found once on each side (isolated cognates
     as anchor points, after Simard & Plamondon 1998: names, years, heights, page numbers).
     A bead that takes one sentence of such a pair without the other pays
     ``LexicalSettings.anchor_weight`` (``anchor_extra``)."""
-
-    def occurrences(sentences: Sequence[str]) -> dict[str, list[int]]:
-        found: dict[str, list[int]] = {}
-        for index, sentence in enumerate(sentences):
-            for piece in (p for raw in sentence.split() for p in _anchor_pieces(raw)):
-                token = piece.strip(ANCHOR_STRIP)
-                digit = any(char.isdigit() for char in token)
-                if (digit and len(token) >= 2) or (len(token) >= 4 and token[0].isupper()):
-                    found.setdefault(token, []).append(index)
-        return found
-
-    src_found, tgt_found = occurrences(src), occurrences(tgt)
+    src_found, tgt_found = token_occurrences(src), token_occurrences(tgt)
     pairs = [
         (where[0], tgt_found[token][0])
         for token, where in src_found.items()
