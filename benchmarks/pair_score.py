@@ -177,7 +177,7 @@ def _stage_seconds(
 ) -> tuple[float, float, int]:
     """(CPU of handle() over the messages, CPU inside ``scores``, pairs) from empty caches."""
     langid.clear_cache()
-    model1._cached_tokens.cache_clear()
+    model1.clear_token_cache()
     inside = [0.0, 0.0]
 
     def timed(*args: Any, **kwargs: Any) -> list[float]:

@@ -28,11 +28,9 @@ from benchmarks.common import RESULTS
 from benchmarks.sentence_align_large import bead_pool, concatenate_beads
 from benchmarks.sentence_align_length import TEST, load
 from services.lexical.registry import dictionary_for
-from services.sentence_align._two_pass import align_two_pass
 from services.sentence_align.align import align_segments
 from services.sentence_align.beads import Bead
 from services.sentence_align.evaluate import score_documents
-from services.sentence_align.hybrid import SEGMENT_SETTINGS
 from services.sentence_align.long_segments import segment_cuts
 
 RESULT = RESULTS / "sentence_align_long.md"
@@ -99,10 +97,9 @@ def case_rows(name: str, paragraph: Paragraph) -> list[str]:
     dictionary = dictionary_for("de", "fr")
 
     def one_window() -> list[Bead]:
-        whole = [(0, 0), (len(src), len(tgt))]
-        return align_two_pass(
-            src, tgt, "de", "fr", SEGMENT_SETTINGS, segments=whole, dictionary=dictionary
-        )
+        return align_segments(
+            [(src, tgt)], src_lang="de", tgt_lang="fr", dictionary=dictionary, cut_long=False
+        )[0]
 
     before, before_seconds = _timed(one_window)
     after, after_seconds = _timed(

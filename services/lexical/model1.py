@@ -103,6 +103,11 @@ def _cached_tokens(sentence: str, lang: str | None) -> tuple[str, ...]:
     return tuple(_tokenize(sentence, lang))
 
 
+def clear_token_cache() -> None:
+    """Forget the remembered tokens of sentences (for measurements that start cold)."""
+    _cached_tokens.cache_clear()
+
+
 def _tokenize(sentence: str, lang: str | None) -> list[str]:
     base = base_lang(lang or "")
     text = sentence.lower()

@@ -100,6 +100,7 @@ def align_segments(
     tgt_lang: str | None = None,
     dictionary: BilingualDictionary | None = None,
     extra: Sequence[tuple[str, str]] = (),
+    cut_long: bool = True,
 ) -> list[list[Bead]]:
     """Align several already paired segments (e.g. the text chunks of one page pair).
 
@@ -118,17 +119,20 @@ def align_segments(
 
     A segment of more than ``long_segments.LONG_SEGMENT`` sentences a side ("lexicon",
     "hybrid") is cut at confident anchor pairs before the passes (``long_segments``):
-    one huge paragraph then stays aligned (benchmarks/results/sentence_align_long.md).
+    one huge paragraph then stays aligned (benchmarks/results/sentence_align_long.md);
+    ``cut_long=False`` aligns each segment whole (the path before the cuts, for comparison).
     """
     if extra and method in ("lexicon", "hybrid") and all(src and tgt for src, tgt in segments):
         pooled = [*segments, *(([src], [tgt]) for src, tgt in extra)]
         aligned = _align_pooled(
-            pooled, method, src_lang, tgt_lang, refine=False, dictionary=dictionary, cut_long=True
-        )
+            pooled, method, src_lang, tgt_lang, refine=False, dictionary=dictionary,
+            cut_long=cut_long,
+        )  # fmt: skip
         return aligned[: len(segments)]
     return _align_pooled(
-        segments, method, src_lang, tgt_lang, refine=False, dictionary=dictionary, cut_long=True
-    )
+        segments, method, src_lang, tgt_lang, refine=False, dictionary=dictionary,
+        cut_long=cut_long,
+    )  # fmt: skip
 
 
 def align_corpus(
