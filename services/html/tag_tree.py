@@ -1,6 +1,7 @@
 """The tag tree of one page (docs/methods.md §1) as flat numpy arrays: node ids in pre-order
 (document order), children in CSR form, ``#text`` leaves, and the XPath of every node in the
-parsed page. ``html_tree`` builds it from HTML; :func:`tree_from_nodes` from node lists."""
+parsed page. ``services.html.parse`` builds it from HTML; :func:`tree_from_nodes` from node
+lists."""
 
 from __future__ import annotations
 
