@@ -71,13 +71,14 @@ def chunk_pairs(
         )
     )  # fmt: skip
     content = tuple([k for k, block in enumerate(side) if block.is_content] for side in blocks)
+    # the flat text: each page's content blocks, or every block when a page has none
+    whole = not content[0] or not content[1]
 
     def flat_text() -> ChunkPairs:  # the pages' content (else whole) texts, one chunk pair
         texts = [
-            [block.chunk.text for k, block in enumerate(side) if block.chunk.text and (
-                not content[0] or not content[1] or k in set(content[number]))]
-            for number, side in enumerate(blocks)
-        ]  # fmt: skip
+            [block.chunk.text for block in side if block.chunk.text and (whole or block.is_content)]
+            for side in blocks
+        ]
         chunk = TextChunkPair(src_text="\n".join(texts[0]), tgt_text="\n".join(texts[1]))
         return ChunkPairs(context=pair_context(message), chunks=[chunk])
 
