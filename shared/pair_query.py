@@ -83,8 +83,9 @@ def sentence_pair_query(
 ) -> SentencePairQuery:
     """The query of a listing or an export, from the filters as ``paramine export`` and the
     gateway take them: ``since``/``until`` as unix seconds or ISO dates (``until_default``
-    when ``until`` is not given), ``every`` keeps flagged pairs, ``default_min_score`` is
-    the pair classifier's threshold where ``min_score`` is not given. Raises ``ValueError`` (from
+    when ``until`` is not given), ``every`` keeps flagged pairs and the pairs under
+    ``default_min_score``, the pair classifier's threshold, which applies where ``min_score``
+    is not given. Raises ``ValueError`` (from
     ``parse_since``) for a time neither reads as."""
     after = parse_since(since)
     before = parse_since(until, "until") if until is not None else until_default
@@ -100,7 +101,7 @@ def sentence_pair_query(
         stored_before=before,
         flagged=every,
         duplicates=duplicates,
-        default_min_score=default_min_score,
+        default_min_score=None if every else default_min_score,
     )
 
 

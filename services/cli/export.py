@@ -129,7 +129,7 @@ def export(
             since=since,
             every=every,
             duplicates=duplicates,
-            default_min_score=None if every or min_score is not None else _default_threshold(),
+            default_min_score=_default_threshold(),
         )
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--since") from None

@@ -6,7 +6,7 @@ import functools
 import math
 from typing import Annotated
 
-from fastapi import Depends, Header, HTTPException, Request, status
+from fastapi import Depends, Header, HTTPException, Query, Request, status
 from fastapi.exceptions import RequestValidationError
 
 from services.gateway.security import RateLimiter, key_matches
@@ -87,3 +87,15 @@ StoreDep = Annotated[Store, Depends(get_store)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 IngestKey = Annotated[str, Depends(require_ingest_key)]
 AdminKey = Annotated[None, Depends(require_admin_key)]
+
+
+# The score filter of the sentence-pair listings and downloads.
+MinScore = Annotated[
+    float | None,
+    Query(
+        ge=0.0,
+        le=1.0,
+        description="lowest score kept; default: the pair classifier's export threshold "
+        "(pairs the DP alone scored, such as news articles, are kept)",
+    ),
+]

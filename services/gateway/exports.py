@@ -11,7 +11,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, HTTPException, Query, Response, status
 from fastapi.responses import StreamingResponse
 
-from services.gateway.deps import StoreDep
+from services.gateway.deps import MinScore, StoreDep
 from services.sentence_align.pair_model import default_threshold
 from shared.exports import (
     SimilarityMatrix,
@@ -58,15 +58,7 @@ def export_sentence_pairs(
     site: Annotated[str | None, Query(max_length=256)] = None,
     src_lang: Annotated[str | None, Query(max_length=16, pattern=LANG_PATTERN)] = None,
     tgt_lang: Annotated[str | None, Query(max_length=16, pattern=LANG_PATTERN)] = None,
-    min_score: Annotated[
-        float | None,
-        Query(
-            ge=0.0,
-            le=1.0,
-            description="lowest score kept; default: the pair classifier's export threshold "
-            "(pairs the DP alone scored, such as news articles, are kept)",
-        ),
-    ] = None,
+    min_score: MinScore = None,
     since: Annotated[
         str | None, Query(max_length=40, description="unix seconds or ISO date")
     ] = None,
@@ -113,7 +105,7 @@ def export_sentence_pairs(
             src_lang=src_lang,
             tgt_lang=tgt_lang,
             min_score=min_score,
-            default_min_score=None if every or min_score is not None else default_threshold(),
+            default_min_score=default_threshold(),
             since=since,
             until=until,
             until_default=time.time(),

@@ -17,7 +17,13 @@ from pydantic import (
     model_validator,
 )
 
-from services.gateway.deps import AdminKey, IngestKey, SettingsDep, StoreDep
+from services.gateway.deps import (
+    AdminKey,
+    IngestKey,
+    MinScore,
+    SettingsDep,
+    StoreDep,
+)
 from services.sentence_align.pair_model import default_threshold
 from shared.errors import InvalidInput
 from shared.ids import content_id
@@ -396,15 +402,7 @@ def list_sentence_pairs(
     site: str | None = None,
     src_lang: str | None = None,
     tgt_lang: str | None = None,
-    min_score: Annotated[
-        float | None,
-        Query(
-            ge=0.0,
-            le=1.0,
-            description="lowest score kept; default: the pair classifier's export threshold "
-            "(pairs the DP alone scored, such as news articles, are kept)",
-        ),
-    ] = None,
+    min_score: MinScore = None,
     limit: Annotated[int, Query(ge=1, le=1_000)] = 100,
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
     every: Annotated[
@@ -427,7 +425,7 @@ def list_sentence_pairs(
             src_lang=src_lang,
             tgt_lang=tgt_lang,
             min_score=min_score,
-            default_min_score=None if every or min_score is not None else default_threshold(),
+            default_min_score=default_threshold(),
             limit=limit,
             offset=offset,
             every=every,

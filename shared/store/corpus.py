@@ -102,8 +102,9 @@ class CorpusRepository(StoreBase):
             return [dict(row._mapping) for row in conn.execute(statement)]
 
     def below_threshold(self, query: SentencePairQuery) -> int:
-        """Unflagged stored rows the query's default threshold leaves out."""
-        if query.default_min_score is None:
+        """Unflagged stored rows the query's default threshold leaves out (none when the
+        query names its own ``min_score``)."""
+        if query.default_min_score is None or query.min_score is not None:
             return 0
         statement = select_below_threshold(sentence_pairs, job_pairs, query)
         with self.guard(), self.begin() as conn:
