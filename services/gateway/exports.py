@@ -12,7 +12,7 @@ from fastapi import APIRouter, HTTPException, Query, Response, status
 from fastapi.responses import StreamingResponse
 
 from services.gateway.deps import MinScore, StoreDep
-from services.sentence_align.pair_model import default_threshold
+from services.sentence_align.pair_threshold import default_threshold
 from shared.exports import (
     SimilarityMatrix,
     jsonl_lines,

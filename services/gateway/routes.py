@@ -24,7 +24,7 @@ from services.gateway.deps import (
     SettingsDep,
     StoreDep,
 )
-from services.sentence_align.pair_model import default_threshold
+from services.sentence_align.pair_threshold import default_threshold
 from shared.errors import InvalidInput
 from shared.ids import content_id
 from shared.ingest import build_job

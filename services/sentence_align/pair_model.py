@@ -6,9 +6,10 @@ two sides are a translation; ParaCrawl-style pipelines end with a pair classifie
 features of :mod:`pair_features` with gradient-boosted trees (:mod:`shared.boosted`), then
 maps the trees' output through an isotonic calibration (pool-adjacent-violators, Ayer et
 al. 1955; Zadrozny & Elkan 2002) fitted on held-out aligner output, so that a score of 0.8
-means about 8 pairs in 10 correct. It carries the default export threshold, chosen on the
-training documents' held-out scores (every language pair's together) for precision
-``TARGET_PRECISION``.
+means about 8 pairs in 10 correct. It carries the default export threshold: fitting chooses
+it on the training documents' held-out scores (every language pair's together) for
+precision ``TARGET_PRECISION``; the shipped file's was set on the page_match training crawls
+(``paramine train-pair-model --threshold``; benchmarks/results/tuning_history.md).
 
 :func:`fit_pair_model` fits it on labelled rows (gold pairs, aligner output labelled by the
 gold, synthetic wrong pairs: :mod:`pair_training`): trees for each fold of documents on the
@@ -33,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from services.sentence_align.pair_features import FEATURE_NAMES, Candidate, page_features
+from services.sentence_align.pair_threshold import DEFAULT_MODEL_PATH
 from shared.boosted import BoostedTrees
 from shared.errors import InvalidInput
 
@@ -42,7 +44,6 @@ if TYPE_CHECKING:
 FloatArray = npt.NDArray[np.float64]
 FORMAT = "paramine-pair-model"
 VERSION = 1
-DEFAULT_MODEL_PATH = Path(__file__).with_name("pair_model.json")
 WHAT = "pair model"
 TARGET_PRECISION = 0.95  # of the kept pairs, on the held-out training scores
 MIN_THRESHOLD_ROWS = 100  # a language pair with fewer held-out aligner rows is not recorded
@@ -180,17 +181,6 @@ class PairModel:
             )
         except (KeyError, TypeError, ValueError) as error:
             raise InvalidInput(f"malformed {WHAT}: {error}") from None
-
-
-@functools.cache
-@functools.cache
-def default_threshold() -> float:
-    """The shipped model's default export threshold, read without parsing its trees (once)."""
-    try:
-        state = json.loads(DEFAULT_MODEL_PATH.read_text(encoding="utf-8"))
-        return float(state["threshold"])
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise InvalidInput(f"cannot read pair model {DEFAULT_MODEL_PATH}: {error}") from None
 
 
 def load_pair_model(path: Path | None = None) -> PairModel:

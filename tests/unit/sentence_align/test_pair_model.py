@@ -19,13 +19,13 @@ from services.sentence_align.pair_model import (
     Calibration,
     LabelledRows,
     PairModel,
-    default_threshold,
     expected_calibration_error,
     fit_pair_model,
     load_pair_model,
     precision_threshold,
     reliability,
 )
+from services.sentence_align.pair_threshold import default_threshold
 from shared.errors import InvalidInput
 from tests.conftest import kit_path
 
