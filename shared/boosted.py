@@ -15,6 +15,7 @@ format, no pickle) and read back with LightGBM.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -111,3 +112,23 @@ def _booster(model: str, what: str) -> lightgbm.Booster:
         return lightgbm.Booster(model_str=model)
     except lightgbm.basic.LightGBMError as error:
         raise InvalidInput(f"malformed {what}: {error}") from None
+
+
+def model_file_state(
+    text: str, *, file_format: str, version: int, what: str, command: str
+) -> dict[str, Any]:
+    """The JSON object of a versioned model file (``{"format", "version", ...}``), or one
+    line (InvalidInput) for text that is not JSON, a file of another format, or another
+    version (with the ``command`` that retrains it). ``what``: "word model", "pair model"."""
+    try:
+        state = json.loads(text)
+    except ValueError as error:
+        raise InvalidInput(f"malformed {what} (not JSON): {error}") from None
+    if not isinstance(state, dict) or state.get("format") != file_format:
+        raise InvalidInput(f"not a paramine {what} (no format {file_format!r})")
+    if state.get("version") != version:
+        raise InvalidInput(
+            f"{what} version {state.get('version')!r} is not supported (this paramine "
+            f"reads version {version}): retrain it with {command}"
+        )
+    return state

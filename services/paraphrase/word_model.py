@@ -33,6 +33,7 @@ from services.paraphrase.evaluate import GoldAlignment, word_scores
 from services.paraphrase.link_classifier import LinkClassifier
 from services.paraphrase.word_align import AlignerConfig, Link, TokenPair, WordAligner
 from services.paraphrase.wordnet import default_wordnet
+from shared.boosted import model_file_state
 from shared.errors import InvalidInput
 
 FORMAT = "paramine-word-model"
@@ -149,17 +150,10 @@ class WordModel:
 
     @classmethod
     def from_json(cls, text: str) -> WordModel:
-        try:
-            state = json.loads(text)
-        except ValueError as error:
-            raise InvalidInput(f"malformed word model (not JSON): {error}") from None
-        if not isinstance(state, dict) or state.get("format") != FORMAT:
-            raise InvalidInput(f"not a paramine word model (no format {FORMAT!r})")
-        if state.get("version") != VERSION:
-            raise InvalidInput(
-                f"word model version {state.get('version')!r} is not supported (this paramine "
-                f"reads version {VERSION}): retrain it with paramine train-word-model"
-            )
+        state = model_file_state(
+            text, file_format=FORMAT, version=VERSION, what="word model",
+            command="paramine train-word-model",
+        )  # fmt: skip
         try:
             config = AlignerConfig(**state["aligner_config"]).validated()
             classifier = LinkClassifier.from_json(json.dumps(state["classifier"]))

@@ -35,7 +35,7 @@ import numpy.typing as npt
 
 from services.sentence_align.pair_features import FEATURE_NAMES, Candidate, page_features
 from services.sentence_align.pair_threshold import DEFAULT_MODEL_PATH
-from shared.boosted import BoostedTrees
+from shared.boosted import BoostedTrees, model_file_state
 from shared.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -155,17 +155,10 @@ class PairModel:
 
     @classmethod
     def from_json(cls, text: str) -> PairModel:
-        try:
-            state = json.loads(text)
-        except ValueError as error:
-            raise InvalidInput(f"malformed {WHAT} (not JSON): {error}") from None
-        if not isinstance(state, dict) or state.get("format") != FORMAT:
-            raise InvalidInput(f"not a paramine pair model (no format {FORMAT!r})")
-        if state.get("version") != VERSION:
-            raise InvalidInput(
-                f"pair model version {state.get('version')!r} is not supported (this paramine "
-                f"reads version {VERSION}): retrain it with paramine train-pair-model"
-            )
+        state = model_file_state(
+            text, file_format=FORMAT, version=VERSION, what=WHAT,
+            command="paramine train-pair-model",
+        )  # fmt: skip
         if state.get("features") != list(FEATURE_NAMES):
             raise InvalidInput(f"malformed {WHAT}: its features are not this paramine's")
         try:
