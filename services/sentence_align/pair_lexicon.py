@@ -188,26 +188,28 @@ def _coverage(
                     best_e[e] = max(best_e[e], p)
                     best = max(best, p)
             best_f[f] = best
-        n_tgt = tgt_start[q + 1] - tgt_start[q]
-        if n_tgt:
-            total = 0.0
-            hits = 0.0
-            for k in range(tgt_start[q], tgt_start[q + 1]):
-                e = tgt_ids[k]
-                p = best_e[e] if e >= 0 else 0.0
-                total += p
-                hits += p >= covered
-            result[q, 0] = total / n_tgt
-            result[q, 2] = hits / n_tgt
-        n_src = src_start[q + 1] - src_start[q]
-        if n_src:
-            total = 0.0
-            hits = 0.0
-            for k in range(src_start[q], src_start[q + 1]):
-                f = src_ids[k]
-                p = best_f[f] if f >= 0 else 0.0
-                total += p
-                hits += p >= covered
-            result[q, 1] = total / n_src
-            result[q, 3] = hits / n_src
+        result[q, 0], result[q, 2] = _mean_and_share(
+            tgt_ids, tgt_start[q], tgt_start[q + 1], best_e, covered
+        )
+        result[q, 1], result[q, 3] = _mean_and_share(
+            src_ids, src_start[q], src_start[q + 1], best_f, covered
+        )
     return result
+
+
+@njit(cache=True)
+def _mean_and_share(
+    ids: IntArray, start: int, stop: int, best: FloatArray, covered: float
+) -> tuple[float, float]:
+    """Over the words ``ids[start:stop]``: the mean of their ``best`` probability and the
+    share reaching ``covered`` (an unknown word, id -1, counts as 0); (0, 0) for no word."""
+    if stop <= start:
+        return 0.0, 0.0
+    total = 0.0
+    hits = 0.0
+    for k in range(start, stop):
+        word = ids[k]
+        p = best[word] if word >= 0 else 0.0
+        total += p
+        hits += p >= covered
+    return total / (stop - start), hits / (stop - start)
