@@ -96,17 +96,17 @@ def align_page_texts(
     restricted spans; InputTooLarge when no restriction fits).
     """
     walls = lines = None
-    if content is not None:
-        texts = [[chunk.text for chunk in text_chunks(tree)] for tree in (src, tgt)]
-        walls = (block_kinds(texts[0], content[0]), block_kinds(texts[1], content[1]))
-        lines = (line_kinds(texts[0], content[0]), line_kinds(texts[1], content[1]))
     if fold_inline and content is not None and any(content[0]) and any(content[1]):
         # the content trees: template blocks, and elements holding only them, left out
         src = block_tree(src, [k for k, is_content in enumerate(content[0]) if is_content])
         tgt = block_tree(tgt, [k for k, is_content in enumerate(content[1]) if is_content])
-        walls = lines = None
-    elif fold_inline:
-        src, tgt = block_tree(src), block_tree(tgt)
+    else:
+        if content is not None:  # whole trees, template walled off from content
+            texts = [[chunk.text for chunk in text_chunks(tree)] for tree in (src, tgt)]
+            walls = (block_kinds(texts[0], content[0]), block_kinds(texts[1], content[1]))
+            lines = (line_kinds(texts[0], content[0]), line_kinds(texts[1], content[1]))
+        if fold_inline:
+            src, tgt = block_tree(src), block_tree(tgt)
     model = calibrated(model or default_model(), src, tgt)
     if walls is not None:
         model = dataclasses.replace(model, text_model=ContentWall(model.text_model, *walls))
