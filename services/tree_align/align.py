@@ -28,15 +28,10 @@ from services.html.tag_tree import TagTree
 from services.lexical.dictionary import BilingualDictionary
 from services.tree_align import fallback
 from services.tree_align.adjacent import attach_adjacent
+from services.tree_align.boilerplate import all_template, line_kinds
 from services.tree_align.calibrate import calibrated
 from services.tree_align.chunk_union import ChunkComponent
 from services.tree_align.components import chunk_components
-from services.tree_align.content_wall import (
-    ContentWall,
-    all_template,
-    block_kinds,
-    line_kinds,
-)
 from services.tree_align.decoder import (
     DEFAULT_MAX_TABLE_BYTES,
     DEFAULT_MAX_WORK,
@@ -81,11 +76,11 @@ def align_page_texts(
     ``content``: for each text chunk of ``src`` and ``tgt`` (``text_chunks`` order) whether
     the content model (``services.html.content``) calls it content. With content on both
     pages only the content blocks are aligned (the folded trees keep them and the elements
-    above them: a menu, a footer or a banner is no node at all); a page without content
-    blocks is aligned whole, its template walled off from the other page's content
-    (:mod:`~services.tree_align.content_wall`) and template pairs flagged ``boilerplate``.
-    Aligning the content trees scored above walling template off in the full trees on the
-    page suite's development parts (``benchmarks/results/tree_align_pages.md``).
+    above them: a menu, a footer or a banner is no node at all); when a page has no content
+    block the pages are aligned whole, as without the model, and pairs of template on both
+    pages are flagged ``boilerplate`` (:mod:`~services.tree_align.boilerplate`). Aligning
+    the content trees scored above walling template off in the full trees, which scored as
+    the full trees did (``benchmarks/results/tree_align_pages.md``, step 30).
 
     ``fold_inline`` (default): align the :func:`block_tree` of each page, the configuration
     benchmarked and the default model was trained on (the full trees scored lower on the
@@ -95,21 +90,18 @@ def align_page_texts(
     ``max_table_bytes``: see :func:`~services.tree_align.decoder.align_trees` (wide pages get
     restricted spans; InputTooLarge when no restriction fits).
     """
-    walls = lines = None
+    lines = None
     if fold_inline and content is not None and any(content[0]) and any(content[1]):
         # the content trees: template blocks, and elements holding only them, left out
         src = block_tree(src, [k for k, is_content in enumerate(content[0]) if is_content])
         tgt = block_tree(tgt, [k for k, is_content in enumerate(content[1]) if is_content])
     else:
-        if content is not None:  # whole trees, template walled off from content
+        if content is not None:  # whole trees: pairs of template on both pages flagged
             texts = [[chunk.text for chunk in text_chunks(tree)] for tree in (src, tgt)]
-            walls = (block_kinds(texts[0], content[0]), block_kinds(texts[1], content[1]))
             lines = (line_kinds(texts[0], content[0]), line_kinds(texts[1], content[1]))
         if fold_inline:
             src, tgt = block_tree(src), block_tree(tgt)
     model = calibrated(model or default_model(), src, tgt)
-    if walls is not None:
-        model = dataclasses.replace(model, text_model=ContentWall(model.text_model, *walls))
     components = None
     if lexical:
         alignment, model, components = align_two_pass(

@@ -1,53 +1,23 @@
-"""Template and content apart in the tree path: pruned trees, walled leaf pairs, flags."""
+"""Template and content apart in the tree path: content trees, and the boilerplate flag of
+pairs that are template on both pages when a page has no content."""
 
 from __future__ import annotations
 
-import numpy as np
-from hypothesis import given
-from hypothesis import strategies as st
-
 from services.html.parse import block_tree, parse_html, text_chunks
 from services.tree_align.align import align_page_texts
-from services.tree_align.content_wall import (
+from services.tree_align.boilerplate import (
     CONTENT,
     TEMPLATE,
     UNKNOWN,
-    WALL_COST,
-    ContentWall,
     all_template,
-    block_kinds,
     line_kinds,
 )
 
 
-class Flat:
-    """A text model pricing every leaf pair at 1."""
-
-    def pair_costs(self, src_texts: list[str], tgt_texts: list[str]) -> np.ndarray:
-        return np.ones((len(src_texts), len(tgt_texts)))
-
-
-def test_a_text_both_content_and_template_on_one_page_is_unknown() -> None:
-    kinds = block_kinds(["Home", "A  paragraph", "Home", "Menu"], [False, True, True, False])
-    assert kinds == {"Home": UNKNOWN, "A paragraph": CONTENT, "Menu": TEMPLATE}
-
-
-@given(
-    st.lists(st.sampled_from([CONTENT, TEMPLATE, UNKNOWN]), min_size=1, max_size=6),
-    st.lists(st.sampled_from([CONTENT, TEMPLATE, UNKNOWN]), min_size=1, max_size=6),
-)
-def test_the_wall_prices_exactly_the_content_template_pairs(src: list[int], tgt: list[int]) -> None:
-    src_texts = [f"s{k}" for k in range(len(src))]
-    tgt_texts = [f"t{k}" for k in range(len(tgt))]
-    wall = ContentWall(
-        Flat(), dict(zip(src_texts, src, strict=True)), dict(zip(tgt_texts, tgt, strict=True))
-    )
-    costs = wall.pair_costs([*src_texts, "joined"], tgt_texts)
-    for i, a in enumerate(src):
-        for j, b in enumerate(tgt):
-            walled = UNKNOWN not in (a, b) and a != b
-            assert costs[i, j] == 1 + WALL_COST * walled
-    assert (costs[-1] == 1).all()  # a text the model does not know passes
+def test_a_line_both_content_and_template_on_one_page_is_unknown() -> None:
+    kinds = line_kinds(["Home", "A  paragraph", "Home\nMenu"], [False, True, True])
+    assert kinds == {"Home": UNKNOWN, "A paragraph": CONTENT, "Menu": CONTENT}
+    assert line_kinds(["Menu"], [False]) == {"Menu": TEMPLATE}
 
 
 def test_output_texts_of_template_lines_only_are_boilerplate() -> None:
@@ -91,8 +61,11 @@ def test_with_content_flags_no_pair_joins_template_and_content() -> None:
     )
     pairs = align_page_texts(src, tgt, content=(flags[0], flags[1]))
     assert [(p.src_text, p.tgt_text) for p in pairs] == list(zip(*PARAGRAPHS, strict=True))
-    # a side with no content block: the whole trees, template pairs flagged boilerplate
+    # a page with no content block: the whole trees, as without the content model; a pair
+    # is boilerplate exactly when every line of it is template on both pages
     none = ([False] * len(flags[0]), flags[1])
-    for pair in align_page_texts(src, tgt, content=none):
-        assert pair.src_text not in PARAGRAPHS[0] or pair.tgt_text not in MENUS[1]
-        assert pair.boilerplate == (pair.tgt_text not in PARAGRAPHS[1])
+    whole = align_page_texts(src, tgt, content=none)
+    plain = align_page_texts(src, tgt)
+    assert [(p.src_text, p.tgt_text) for p in whole] == [(p.src_text, p.tgt_text) for p in plain]
+    for pair in whole:
+        assert pair.boilerplate == (pair.tgt_text not in "\n".join(PARAGRAPHS[1]))
