@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from shared.config import get_settings
-from shared.ingest import Job, page_messages, register_job, send_job
+from shared.ingest import Job, page_messages, register_job, register_page_messages, send_job
 from shared.metrics import stage_metrics
 from shared.pipeline import LocalRunner
 from shared.schemas import CrawledPages, Message, Page, pair_id_of
@@ -42,7 +42,7 @@ def enqueue_pages(store: Store, job_id: str, pages: Sequence[Page], source: str)
     if not pages:
         return
     store.record_job(job_id, [], source)
-    for payload in page_messages(job_id, pages):
+    for payload in register_page_messages(store, job_id, page_messages(job_id, pages)):
         dispatch(store, "page_match", CrawledPages.model_validate(payload))
 
 

@@ -163,5 +163,20 @@ def page_messages(job_id: str, pages: Iterable[Page]) -> Iterator[dict[str, Any]
     for site in sorted(by_site):
         group = by_site[site]
         for start in range(0, len(group), PAGES_PER_MESSAGE):
-            message = CrawledPages(job_id=job_id, pages=group[start : start + PAGES_PER_MESSAGE])
+            batch = group[start : start + PAGES_PER_MESSAGE]
+            keys = (content_id(p.url, p.lang, p.html) for p in batch)
+            batch_id = content_id(job_id, *keys, prefix="pb")
+            message = CrawledPages(job_id=job_id, pages=batch, batch_id=batch_id)
             yield message.model_dump(mode="json")
+
+
+def register_page_messages(
+    store: Store, job_id: str, payloads: Iterable[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Record a job's page_match messages as pending (job_batches) before they are sent, so
+    the job is "running" until page_match is done with each; returns them as a list."""
+    messages = list(payloads)
+    store.record_page_batches(
+        job_id, [(str(m["batch_id"]), len(m["pages"])) for m in messages if m.get("batch_id")]
+    )
+    return messages

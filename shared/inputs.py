@@ -15,11 +15,13 @@ import io
 import json
 import re
 import zlib
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, TypeVar, cast
+
+from pydantic import ValidationError
 
 from shared.encoding import decode_page
 from shared.errors import InvalidInput
@@ -48,12 +50,43 @@ class PairSource:
 
 @dataclass(frozen=True)
 class PairingOptions:
-    """How pages of a multi-page crawl (.lett, WARC) are paired."""
+    """How pages of a multi-page crawl (.lett, WARC) are paired; ``languages_seen`` counts
+    the pages read per language (filled as they are read: a run that pairs nothing says what
+    it found)."""
 
     src_lang: str = "en"
     tgt_lang: str = "de"
     url_key: str | None = None
     pairs_file: Path | None = None
+    languages_seen: Counter[str] = field(default_factory=Counter, compare=False)
+
+
+# The files an input folder is searched for (besides <id>.<lang>.html pair folders).
+INPUT_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".lett", ".lett.gz", ".warc", ".warc.gz")
+
+
+def expand_inputs(paths: Iterable[Path]) -> list[Path]:
+    """The inputs a list of paths names: a folder holding ``.html`` files is a page pair
+    folder; any folder is searched, its subfolders too, for pair folders and input files
+    (hidden ones left out, symbolic links to folders not followed); a folder with none of
+    them, like a missing path, is kept as given, for its reader to refuse."""
+    found: list[Path] = []
+    for path in paths:
+        inside = _inputs_in(path) if path.is_dir() else []
+        found.extend(inside or [path])
+    return list(dict.fromkeys(found))
+
+
+def _inputs_in(directory: Path) -> list[Path]:
+    entries = sorted(p for p in directory.iterdir() if not p.name.startswith("."))
+    files = [p for p in entries if p.is_file()]
+    found = [directory] if any(p.suffix.lower() in (".html", ".htm") for p in files) else []
+    for entry in entries:
+        if entry.is_dir() and not entry.is_symlink():
+            found.extend(_inputs_in(entry))
+        elif entry.is_file() and entry.name.lower().endswith(INPUT_SUFFIXES):
+            found.append(entry)
+    return found
 
 
 def decode_html(data: bytes, declared: str | None = None) -> str:
@@ -128,27 +161,78 @@ def _file_page(path: Path, variant: str) -> Page:
 
 # -- JSONL manifests ------------------------------------------------------------------------
 def pairs_from_jsonl(path: Path) -> Iterator[PairSource | InvalidInput]:
-    """One ``{"id", "src", "tgt", "kind"}`` page-pair record per line; bad lines: errors."""
+    """One ``{"id", "src", "tgt", "kind"}`` page-pair record per line; bad lines: errors, one
+    line each (a binary file: one error for the file)."""
+    if binary_file(path):
+        yield InvalidInput(f"{path}: binary data, not JSON lines")
+        return
     with _open_text(path) as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             try:
                 record = json.loads(line)
-                yield PairSource(
-                    Page.model_validate(record["src"]),
-                    Page.model_validate(record["tgt"]),
-                    str(record.get("kind", "translation")),
-                    origin=f"{path}:{number}",
-                )
-            except (ValueError, KeyError, TypeError, RecursionError) as exc:
-                yield InvalidInput(f"{path}:{number}: not a page-pair record ({str(exc)[:200]})")
+                if not isinstance(record, dict):
+                    raise InvalidInput(f"a JSON object per line, not {type(record).__name__}")
+                src, tgt = (_record_page(record, side) for side in ("src", "tgt"))
+                kind = str(record.get("kind", "translation"))
+                yield PairSource(src, tgt, kind, origin=f"{path}:{number}")
+            except (ValueError, InvalidInput, RecursionError) as exc:
+                yield InvalidInput(f"{path}:{number}: not a page-pair record ({record_error(exc)})")
+
+
+def _record_page(record: dict[str, Any], side: str) -> Page:
+    if side not in record:
+        raise InvalidInput(f"no {side!r} field")
+    try:
+        return Page.model_validate(record[side])
+    except ValidationError as exc:
+        raise InvalidInput(f"{side}: {record_error(exc)}") from None
+
+
+def record_error(exc: BaseException) -> str:
+    """A reason a record was refused, in one short line: pydantic's errors as ``field:
+    message`` (its dump ran over several lines and was cut mid-word), JSON's with the
+    column."""
+    if isinstance(exc, ValidationError):
+        problems = [
+            f"{'.'.join(str(part) for part in error['loc']) or 'record'}: {error['msg'].lower()}"
+            for error in exc.errors()
+        ]
+        more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        return "; ".join(problems[:3]) + more
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not JSON: {exc.msg.lower()} at column {exc.colno}"
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return str(exc)[:200]
+
+
+def binary_file(path: Path) -> bool:
+    """Whether a file meant to be text starts as binary data: a NUL byte, or more than a
+    tenth of its first 4 KiB control characters or bytes that are not UTF-8 (a binary file
+    once gave one error per 'line' it happened to hold, 60 of them)."""
+    try:
+        with _open_binary(path) as stream:
+            head = stream.read(4096)
+    except (OSError, EOFError, zlib.error):
+        return False  # the reader names what is wrong with it
+    if not head:
+        return False
+    if b"\x00" in head:
+        return True
+    text = head.decode("utf-8", errors="replace")
+    odd = sum(1 for c in text if c == "\ufffd" or (ord(c) < 32 and c not in "\t\n\r\f"))
+    return odd > len(text) / 10
 
 
 # -- WMT16 .lett and WARC --------------------------------------------------------------------
 def pages_from_lett(path: Path) -> Iterator[Page | InvalidInput]:
     """Pages of a WMT16 ``.lett`` file: lang, mime, encoding, url, base64 html, base64 text;
-    a line that cannot be read: an error naming it."""
+    a line that cannot be read: an error naming it (a binary file: one error)."""
+    if binary_file(path):
+        yield InvalidInput(f"{path}: binary data, not a .lett file")
+        return
     with _open_text(path) as handle:
         for number, line in enumerate(handle, start=1):
             fields = line.rstrip("\r\n").split("\t")
@@ -261,6 +345,7 @@ def pair_pages(
             yield page
             continue
         by_lang[page.lang][page.url] = page
+        options.languages_seen[page.lang] += 1
     # page languages are lower case (schemas.Page): so are the options' here
     sources = by_lang.get(options.src_lang.lower(), {})
     targets = by_lang.get(options.tgt_lang.lower(), {})

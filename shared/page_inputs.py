@@ -14,7 +14,14 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from shared.errors import InvalidInput
-from shared.inputs import decode_html, html_language, pages_from_lett, pages_from_warc
+from shared.inputs import (
+    binary_file,
+    decode_html,
+    html_language,
+    pages_from_lett,
+    pages_from_warc,
+    record_error,
+)
 from shared.schemas import Page
 
 UNDETERMINED = "und"
@@ -58,8 +65,12 @@ def pages_from_html_files(directory: Path) -> Iterator[Page | InvalidInput]:
 
 
 def pages_from_jsonl(path: Path) -> Iterator[Page | InvalidInput]:
-    """One page a line: ``{"url", "html", "lang"?}``."""
+    """One page a line: ``{"url", "html", "lang"?}`` (a binary file: one error)."""
     import gzip
+
+    if binary_file(path):
+        yield InvalidInput(f"{path}: binary data, not JSON lines")
+        return
 
     opener = gzip.open if path.name.lower().endswith(".gz") else open
     with opener(path, "rt", encoding="utf-8-sig") as handle:
@@ -76,4 +87,4 @@ def pages_from_jsonl(path: Path) -> Iterator[Page | InvalidInput]:
                     html=record["html"],
                 )
             except (ValueError, InvalidInput, ValidationError) as exc:
-                yield InvalidInput(f"{path}:{number}: {str(exc)[:200]}")
+                yield InvalidInput(f"{path}:{number}: {record_error(exc)}")

@@ -210,6 +210,9 @@ class CrawledPages(Message):
 
     job_id: str = Field(min_length=1, max_length=64)
     pages: list[Page] = Field(min_length=1, max_length=MAX_INGEST_PAIRS)
+    # the job's record of this message (job_batches): settled when page_match is done with it,
+    # so the job is not "done" before its pages are matched (None: an untracked message)
+    batch_id: str | None = Field(default=None, min_length=1, max_length=64)
 
 
 class JapaneseSentences(Message):

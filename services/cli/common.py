@@ -72,15 +72,55 @@ def root_app() -> tuple[typer.Typer, typer.Typer, typer.Typer]:
 
 
 InputPaths = Annotated[
-    list[Path], typer.Argument(help="HTML pair directories, .jsonl, .lett(.gz), .warc(.gz)")
+    list[Path],
+    typer.Argument(
+        help="HTML pair folders, .jsonl, .lett(.gz), .warc(.gz), or folders holding them "
+        "(searched)",
+        exists=True,
+    ),
 ]
+
+
+def language_option(value: str | None) -> str | None:
+    """``--src-lang`` / ``--tgt-lang``: a BCP 47 tag in any case (``EN``, ``en-GB``, ``deu``)
+    or a language name (``english``, ``Deutsch``), read as its language (``en``); anything
+    else refused with a hint (``EN`` once found nothing: page languages are lower case)."""
+    if value is None:
+        return None
+    import langcodes
+
+    from shared.text import base_lang
+
+    try:
+        tag = str(langcodes.standardize_tag(value.strip()))
+    except ValueError:
+        tag = ""
+    if not tag or not langcodes.tag_is_valid(tag):
+        try:
+            tag = str(langcodes.find(value.strip()))
+        except LookupError:
+            raise typer.BadParameter(
+                f"{value!r} is not a language: give a BCP 47 tag (en, en-GB, zh-Hant) or a "
+                "language name (english)"
+            ) from None
+    return base_lang(tag)
+
+
 OptionalSrcLang = Annotated[
     str | None,
-    typer.Option("--src-lang", help="pair .lett/WARC pages of this source language by URL"),
+    typer.Option(
+        "--src-lang",
+        help="pair .lett/WARC pages of this source language by URL (BCP 47 tag or name)",
+        callback=language_option,
+    ),
 ]
 OptionalTgtLang = Annotated[
     str | None,
-    typer.Option("--tgt-lang", help="pair .lett/WARC pages of this target language by URL"),
+    typer.Option(
+        "--tgt-lang",
+        help="pair .lett/WARC pages of this target language by URL (BCP 47 tag or name)",
+        callback=language_option,
+    ),
 ]
 
 
@@ -121,9 +161,28 @@ def job_id_option(value: str | None) -> str | None:
 
 
 def pairing_options(
-    src_lang: str, tgt_lang: str, url_key: str | None, pairs_file: Path | None
+    src_lang: str | None, tgt_lang: str | None, url_key: str | None, pairs_file: Path | None
 ) -> Any:
-    """How .lett/WARC pages are paired into page pairs (``shared.inputs.PairingOptions``)."""
+    """How .lett/WARC pages are paired into page pairs (``shared.inputs.PairingOptions``);
+    None when no pairing option is given (the pages are single pages, for page_match).
+    Pairing needs both languages, and two different ones: a pairing option without them
+    is refused with a hint (exit 2), as is ``--src-lang de --tgt-lang de``, which paired
+    each page with itself."""
     from shared.inputs import PairingOptions
 
+    if all(option is None for option in (src_lang, tgt_lang, url_key, pairs_file)):
+        return None
+    if src_lang is None or tgt_lang is None:
+        given = "--url-key" if url_key else "--pairs-file" if pairs_file else "one language"
+        raise typer.BadParameter(
+            f"pairing pages by URL needs both --src-lang and --tgt-lang ({given} given); "
+            "without any pairing option the pages are matched by page_match",
+            param_hint="'--src-lang' / '--tgt-lang'",
+        )
+    if src_lang == tgt_lang:
+        raise typer.BadParameter(
+            f"--src-lang and --tgt-lang are both {src_lang!r}: a translation pair needs two "
+            "languages (two versions of one page in one language: align-pages --kind pc-mobile)",
+            param_hint="'--src-lang' / '--tgt-lang'",
+        )
     return PairingOptions(src_lang, tgt_lang, url_key, pairs_file)

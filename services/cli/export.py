@@ -5,7 +5,8 @@ store brought up to date."""
 
 from __future__ import annotations
 
-import re
+import dataclasses
+import itertools
 import sys
 from collections.abc import Iterator
 from enum import StrEnum
@@ -15,6 +16,8 @@ from typing import IO, TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
+
+from services.cli.common import language_option
 
 if TYPE_CHECKING:
     from shared.exports import MosesCorpus
@@ -46,16 +49,6 @@ class ExportFormat(StrEnum):
     thesaurus_npz = "thesaurus-npz"
 
 
-def _language(value: str | None) -> str | None:
-    """``--src-lang``/``--tgt-lang`` of ``export``: a language code, as the gateway takes it
-    (one with "/" or a control character ended in a traceback, and left an empty file)."""
-    from shared.schemas import LANG_PATTERN
-
-    if value is not None and not re.fullmatch(LANG_PATTERN, value):
-        raise typer.BadParameter("a language code: en, de, pt-BR, zh_Hant")
-    return value
-
-
 def export(
     format: Annotated[
         ExportFormat,
@@ -67,8 +60,30 @@ def export(
     ] = None,
     job: Annotated[str | None, typer.Option(help="only this job")] = None,
     site: Annotated[str | None, typer.Option(help="only pairs from this host")] = None,
-    src_lang: Annotated[str | None, typer.Option("--src-lang", callback=_language)] = None,
-    tgt_lang: Annotated[str | None, typer.Option("--tgt-lang", callback=_language)] = None,
+    src_lang: Annotated[
+        str | None,
+        typer.Option(
+            "--src-lang",
+            help="only pairs from this language (BCP 47 tag or name; ppdb: the language)",
+            callback=language_option,
+        ),
+    ] = None,
+    tgt_lang: Annotated[
+        str | None,
+        typer.Option(
+            "--tgt-lang",
+            help="only pairs into this language (BCP 47 tag or name)",
+            callback=language_option,
+        ),
+    ] = None,
+    either_direction: Annotated[
+        bool,
+        typer.Option(
+            "--either-direction",
+            help="with --src-lang and --tgt-lang: pairs stored the other way round too, "
+            "turned to read src → tgt",
+        ),
+    ] = False,
     min_score: Annotated[
         float | None,
         typer.Option(help=MIN_SCORE_HELP.format(threshold=_default_threshold()), min=0, max=1),
@@ -134,7 +149,16 @@ def export(
         )
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--since") from None
+    if either_direction and (src_lang is None or tgt_lang is None):
+        raise typer.BadParameter("needs --src-lang and --tgt-lang", param_hint="--either-direction")
     store = Store.existing(get_settings().database_url)
+    if job is not None and store.job_status(job) is None:
+        console.print(
+            f"[red]no job {escape(repr(job))}[/red] in the store: `paramine process` and "
+            "`paramine submit` print a run's job id",
+            soft_wrap=True,
+        )
+        raise typer.Exit(1)
     if out is not None and not stdout:
         out.parent.mkdir(parents=True, exist_ok=True)  # as process does for its --out
     target = "standard output" if stdout or out is None else str(out)
@@ -170,7 +194,11 @@ def export(
         count = write_lines((line + "\n" for line in table), text_out)
         console.print(f"{count} paraphrase pairs → {escape(target)}")
         return
-    stored = _Occurrences(store.iter_sentence_pairs(query))
+    reverse = dataclasses.replace(query, src_lang=tgt_lang, tgt_lang=src_lang)
+    rows = store.iter_sentence_pairs(query)
+    if either_direction:
+        rows = itertools.chain(rows, map(turned, store.iter_sentence_pairs(reverse)))
+    stored = _Occurrences(rows)
     if format is ExportFormat.moses:
         assert out is not None  # refused above
         for corpus in write_moses(stored, out, src_lang=src_lang, tgt_lang=tgt_lang):
@@ -184,6 +212,17 @@ def export(
         count = write_lines(lines, text_out) - header
         console.print(f"{count} sentence pairs → {escape(target)}")
     sys.stdout.flush()
+    if stored.distinct == 0 and src_lang and tgt_lang and not either_direction:
+        other_way = next(store.iter_sentence_pairs(dataclasses.replace(reverse, limit=1)), None)
+        if other_way is not None:
+            console.print(
+                f"[red]no {escape(src_lang)}-{escape(tgt_lang)} pair[/red], but the store holds "
+                f"{escape(tgt_lang)}-{escape(src_lang)} pairs (a single-page crawl stores the "
+                f"direction page_match found): --src-lang {escape(tgt_lang)} --tgt-lang "
+                f"{escape(src_lang)}, or --either-direction",
+                soft_wrap=True,
+            )
+            raise typer.Exit(1)
     _print_left_out(stored, store.flag_counts(query) if not every else {})
     below = store.below_threshold(query)
     if below:
@@ -191,6 +230,22 @@ def export(
             f"{below} stored pairs scoring below the default threshold "
             f"{query.default_min_score:.2f} left out; --min-score or --all keeps them"
         )
+
+
+def turned(row: dict[str, Any]) -> dict[str, Any]:
+    """A sentence pair read the other way round: every src_ field swapped with its tgt_ one
+    (the bead too: ``[0, 1]:[2]`` becomes ``[2]:[0, 1]``)."""
+    turned_row = dict(row)
+    for key in row:
+        if key == "src" or key.startswith("src_"):
+            other = "tgt" + key[3:]
+            if other in row:
+                turned_row[key], turned_row[other] = row[other], row[key]
+    bead = row.get("bead")
+    if isinstance(bead, str) and bead.count(":") == 1:
+        left, right = bead.split(":")
+        turned_row["bead"] = f"{right}:{left}"
+    return turned_row
 
 
 class _Occurrences:

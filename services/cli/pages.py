@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from services.cli.common import console, language_option
 from services.sentence_align.align import Method
 
 
@@ -21,8 +22,22 @@ class PageKind(StrEnum):
 def align_pages(
     src: Annotated[Path, typer.Argument(help="source page HTML")],
     tgt: Annotated[Path, typer.Argument(help="target page HTML")],
-    src_lang: Annotated[str, typer.Option("--src-lang")] = "en",
-    tgt_lang: Annotated[str, typer.Option("--tgt-lang")] = "de",
+    src_lang: Annotated[
+        str | None,
+        typer.Option(
+            "--src-lang",
+            help="the source page's language (BCP 47 tag or name; default: detected)",
+            callback=language_option,
+        ),
+    ] = None,
+    tgt_lang: Annotated[
+        str | None,
+        typer.Option(
+            "--tgt-lang",
+            help="the target page's language (BCP 47 tag or name; default: detected)",
+            callback=language_option,
+        ),
+    ] = None,
     method: Annotated[
         Method, typer.Option(help="sentence aligner inside the aligned nodes")
     ] = Method.hybrid,
@@ -33,26 +48,28 @@ def align_pages(
 ) -> None:
     """Align two pages: tree alignment, then sentences inside aligned nodes; prints JSONL pairs.
 
-    A bad ``--src-lang`` fails the message's schema: one line and exit 2 (root group)."""
+    A language not given is detected from the page's text (py3langid), and said on standard
+    error; two pages of one language are refused unless ``--kind pc-mobile``."""
     from services.sentence_align.handler import sentence_pairs
     from services.tree_align.handler import chunk_pairs
     from shared.inputs import decode_html
     from shared.schemas import PagePair
 
+    src_html, tgt_html = decode_html(src.read_bytes()), decode_html(tgt.read_bytes())
+    src_lang = src_lang or detected_language(src, src_html, "--src-lang")
+    tgt_lang = tgt_lang or detected_language(tgt, tgt_html, "--tgt-lang")
+    if src_lang == tgt_lang and kind is PageKind.translation:
+        raise typer.BadParameter(
+            f"both pages are {src_lang!r}: a translation pair needs two languages (two "
+            "versions of one page in one language: --kind pc-mobile)",
+            param_hint="'--src-lang' / '--tgt-lang'",
+        )
     message = PagePair.model_validate(
         {
             "job_id": "cli",
             "kind": kind.value,
-            "src": {
-                "url": src.resolve().as_uri(),
-                "lang": src_lang,
-                "html": decode_html(src.read_bytes()),
-            },
-            "tgt": {
-                "url": tgt.resolve().as_uri(),
-                "lang": tgt_lang,
-                "html": decode_html(tgt.read_bytes()),
-            },
+            "src": {"url": src.resolve().as_uri(), "lang": src_lang, "html": src_html},
+            "tgt": {"url": tgt.resolve().as_uri(), "lang": tgt_lang, "html": tgt_html},
         }
     )
     chunks = chunk_pairs(message, flat=flat).model_copy(update={"method": method.value})
@@ -60,6 +77,26 @@ def align_pages(
         typer.echo(
             json.dumps({"src": pair.src, "tgt": pair.tgt, "score": pair.score}, ensure_ascii=False)
         )
+
+
+def detected_language(path: Path, html: str, option: str) -> str:
+    """The language py3langid reads in a page's text, said on standard error; a page with
+    too little text to tell is refused, naming the option to give."""
+    from services.html.parse import page_text, parse_page
+    from shared import langid
+    from shared.text import base_lang
+
+    text = " ".join(page_text(parse_page(html)[0]))
+    if langid.letters(text) < 20:
+        raise typer.BadParameter(
+            f"{path}: too little text to detect its language; give {option}", param_hint=option
+        )
+    lang, probability = langid.guess(text)
+    lang = base_lang(lang)
+    console.print(
+        f"{path}: detected {option} {lang} (py3langid, p={probability:.2f})", soft_wrap=True
+    )
+    return lang
 
 
 def read_page(path: Path) -> str:

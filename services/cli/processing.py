@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -30,6 +31,7 @@ from shared.schemas import STAGES
 if TYPE_CHECKING:
     from shared.gateway_client import Submitted
     from shared.ingest import Job
+    from shared.inputs import PairingOptions
     from shared.schemas import Page
 
 
@@ -61,6 +63,7 @@ def process(
     """
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from services.page_match.repository import with_waiting_pages
     from services.registry import all_handlers
     from services.run_outputs import write_job_outputs
     from services.store_schema import prepare_store
@@ -71,19 +74,23 @@ def process(
         merged_job,
         page_messages,
         register_job,
+        register_page_messages,
         single_page_input,
     )
-    from shared.inputs import read_page_pairs
+    from shared.inputs import expand_inputs, read_page_pairs
     from shared.metrics import stage_metrics
     from shared.page_inputs import read_single_pages
     from shared.pipeline import LocalRunner, RunSummary
     from shared.store import Store
 
-    store = Store(get_settings().database_url)
-    pairing = any(option is not None for option in (src_lang, tgt_lang, url_key, pairs_file))
+    options = pairing_options(src_lang, tgt_lang, url_key, pairs_file)
+    pairing = options is not None
+    inputs = expand_inputs(inputs)
     page_inputs = [] if pairing else [path for path in inputs if single_page_input(path)]
     pair_inputs = [path for path in inputs if path not in page_inputs]
-    options = pairing_options(src_lang or "en", tgt_lang or "de", url_key, pairs_file)
+    if not (quiet or as_json):
+        say_what_is_read(page_inputs, pair_inputs)
+    store = Store(get_settings().database_url)
     page_job = build_page_job(read_single_pages(page_inputs), job_id)
     job = build_job(read_page_pairs(pair_inputs, options), job_id)
     if page_inputs:
@@ -107,19 +114,34 @@ def process(
         task = progress.add_task("page pairs", total=len(job.pairs))
 
         def advance(stage: str) -> None:
+            # the page pairs page_match finds join the bar's total as they are found
+            progress.update(task, total=len(job.pairs) + summary.emitted["page_match"])
             if stage == "tree_align":
                 progress.advance(task)
 
         runner = LocalRunner(all_handlers(), store, stage_metrics(), on_message=advance)
-        runner.run("page_match", page_messages(job.job_id, page_job.pages), summary)
+        batches = register_page_messages(
+            store, job.job_id, page_messages(job.job_id, page_job.pages)
+        )
+        runner.run("page_match", batches, summary)
         runner.run("tree_align", (pair.model_dump(mode="json") for pair in job.pairs), summary)
     program = sys.argv[0] if Path(sys.argv[0]).name == "paramine" else "paramine"
     written = write_job_outputs(store, job.job_id, out, program=program)
     status = store.job_status(job.job_id)
+    if status is not None:
+        status = with_waiting_pages(store.engine, status)
     page_pairs = status.pairs if status else len(job.pairs)
+    # what failed, from the store's dead letters of the job: a page page_match refuses is one,
+    # though the message that carried it succeeded (the runner counts messages only)
+    failures = status.failures if status else ()
+    failed = Counter[str]()
+    for failure in failures:
+        failed[failure.stage] += failure.count
     report = {
         "job_id": job.job_id,
+        "state": status.state if status else "done",
         "pages": len(page_job.pages),
+        "pages_waiting": status.waiting_pages if status else 0,
         "page_pairs": page_pairs,
         "sentence_pairs": status.sentence_pairs if status else 0,
         "exported": written.exported,
@@ -132,22 +154,68 @@ def process(
             stage: {
                 "in": summary.received[stage],
                 "out": summary.emitted[stage],
-                "failed": summary.failed[stage],
+                "failed": failed[stage],
                 "seconds": round(summary.seconds[stage], 3),
             }
             for stage in ("ingest", *STAGES)
         },
-        "failures": [{"stage": s, "reason": r} for s, r in summary.failures],
+        "failures": [
+            {"stage": f.stage, "reason": f.reason, "count": f.count, "of": f.unit, "line": f.line()}
+            for f in failures
+        ],
     }
     if as_json:
         typer.echo(json.dumps(report, ensure_ascii=False, indent=2))
-    elif not quiet:
-        print_summary(report)
-    if not page_pairs or summary.failures:
+    else:
+        if not quiet:
+            print_summary(report)
+        print_failures(report)  # -q too: a run never fails unsaid
+    if not page_pairs:
         # a typo in a path "succeeded" with nothing done: `process ... && export` went on
-        problem = f"{len(summary.failures)} failed" if summary.failures else "no page pair read"
-        console.print(f"[red]job {escape(job.job_id)}[/red]: {escape(problem)}", soft_wrap=True)
+        console.print(
+            f"[red]job {escape(job.job_id)}[/red]: no page pair found: "
+            f"{escape(read_what(len(page_job.pages), len(job.refused), options))}",
+            soft_wrap=True,
+        )
         raise typer.Exit(1)
+    if failures:
+        count = sum(f.count for f in failures)
+        console.print(
+            f"[red]job {escape(job.job_id)}[/red]: {count} failed or refused "
+            f"(`paramine dead-letters list` shows each)",
+            soft_wrap=True,
+        )
+        raise typer.Exit(1)
+
+
+def say_what_is_read(page_inputs: Sequence[Path], pair_inputs: Sequence[Path]) -> None:
+    """One line per input, saying how it is read (a folder is searched for inputs)."""
+    for path in pair_inputs:
+        how = "page pairs (HTML folder)" if path.is_dir() else "page pairs"
+        console.print(f"reading {escape(str(path))}: {how}", soft_wrap=True)
+    for path in page_inputs:
+        console.print(f"reading {escape(str(path))}: single pages", soft_wrap=True)
+
+
+def read_what(pages: int, refused: int, options: PairingOptions | None) -> str:
+    """What a run read, and what to try, when it found no page pair."""
+    if pages:
+        return (
+            f"{pages} single pages read; none has a counterpart yet (they wait in the store "
+            "for a later run); to pair them by URL give --src-lang and --tgt-lang"
+        )
+    if options is not None:
+        seen = options.languages_seen
+        languages = ", ".join(f"{n} {lang}" for lang, n in sorted(seen.items())) or "none"
+        return (
+            f"{sum(seen.values())} pages read ({languages}); none paired as "
+            f"{options.src_lang} → {options.tgt_lang}: check the languages, and --url-key "
+            "or --pairs-file against the URLs"
+        )
+    return (
+        f"{refused} input{'' if refused == 1 else 's'} refused, none read: give HTML pair "
+        "folders (<id>.<lang>.html), .jsonl, .lett or WARC files, or folders holding them"
+    )
 
 
 def print_summary(report: dict[str, Any]) -> None:
@@ -156,7 +224,8 @@ def print_summary(report: dict[str, Any]) -> None:
         table.add_column(column, justify="left" if column == "stage" else "right")
     for stage, row in report["stages"].items():
         table.add_row(stage, *(str(row[key]) for key in ("in", "out", "failed", "seconds")))
-    out = Console()
+    # piped or redirected: as wide as the rows are (a terminal's 80 columns cut paths)
+    out = Console() if sys.stdout.isatty() else Console(width=1_000)
     out.print(table)
     flagged = report["flagged_left_out"]
     left_out = ", ".join(f"{count} {flag}" for flag, count in flagged.items()) or "none"
@@ -174,9 +243,14 @@ def print_summary(report: dict[str, Any]) -> None:
             *(escape(text) for text in (row["what"], row["where"], entries, row["look"]))
         )
     out.print(outputs)
+    if report["pages_waiting"]:
+        out.print(f"pages waiting for a counterpart: {report['pages_waiting']}")
+
+
+def print_failures(report: dict[str, Any]) -> None:
+    """One line per distinct reason, with its count, on standard error."""
     for failure in report["failures"]:
-        reason = escape(f"{failure['stage']}: {failure['reason']}")
-        out.print(f"[red]failed[/red] {reason}")
+        console.print(f"[red]failed[/red] {escape(failure['line'])}", soft_wrap=True)
 
 
 def _gateway_url(value: str | None) -> str | None:
@@ -211,13 +285,13 @@ def submit(
     them) go to page_match (``POST /v1/pages``), all under one job."""
     from shared.config import get_settings, secret
     from shared.ingest import build_job, build_page_job, merged_job, single_page_input
-    from shared.inputs import read_page_pairs
+    from shared.inputs import expand_inputs, read_page_pairs
     from shared.page_inputs import read_single_pages
 
     settings = get_settings()
-    pairing = any(option is not None for option in (src_lang, tgt_lang, url_key, pairs_file))
-    page_inputs = [] if pairing else [path for path in inputs if single_page_input(path)]
-    options = pairing_options(src_lang or "en", tgt_lang or "de", url_key, pairs_file)
+    options = pairing_options(src_lang, tgt_lang, url_key, pairs_file)
+    inputs = expand_inputs(inputs)
+    page_inputs = [] if options is not None else [p for p in inputs if single_page_input(p)]
     pages = build_page_job(read_single_pages(page_inputs))
     job = build_job(read_page_pairs([p for p in inputs if p not in page_inputs], options), job_id)
     if page_inputs:

@@ -26,6 +26,7 @@ from services.page_match import repository
 from services.page_match.features import PageFeatures, page_features
 from services.page_match.matching import match_site
 from shared.errors import InvalidInput
+from shared.ids import content_id
 from shared.metrics import stage_metrics
 from shared.pipeline import Outgoing
 from shared.schemas import CrawledPages, Page, PagePair
@@ -49,7 +50,12 @@ def handle(message: CrawledPages, store: Store) -> list[Outgoing]:
         except InvalidInput as error:
             store.record_dead_letter(
                 stage="page_match",
-                payload={"job_id": message.job_id, "url": page.url[:2_000]},
+                # the page's digest too: pages without a URL of their own are each kept
+                payload={
+                    "job_id": message.job_id,
+                    "url": page.url[:2_000],
+                    "page": content_id(page.url, page.html, prefix="pg"),
+                },
                 error_type=error.__class__.__name__,
                 reason=f"{page.url[:200]}: {error}",
                 attempts=1,
@@ -106,6 +112,8 @@ def handle(message: CrawledPages, store: Store) -> list[Outgoing]:
             [(pair.pair_id, pair.src.url, pair.tgt.url) for pair in pairs],
             "page_match",
         )
+    if message.batch_id is not None:  # after the job's pairs: it is never "done" in between
+        store.settle_page_batch(message.batch_id)
     return [("tree_align", pair) for pair in pairs]
 
 

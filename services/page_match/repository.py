@@ -19,14 +19,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import sqlalchemy as sa
 
 from services.page_match.features import PageFeatures
 from services.page_match.matching import PageMatch
-from shared.store import create_tables_once
+from shared.store import JobStatus, create_tables_once
 
 metadata = sa.MetaData()
 
@@ -360,8 +360,11 @@ def current_matches(engine: sa.Engine, site: str | None = None) -> list[dict[str
         return [dict(row._mapping) for row in conn.execute(statement)]
 
 
-def waiting_pages(engine: sa.Engine, received_before: float | None = None) -> int:
-    """Stored pages that are in no current page pair (received before a time, if given)."""
+def waiting_pages(
+    engine: sa.Engine, received_before: float | None = None, job_id: str | None = None
+) -> int:
+    """Stored pages that are in no current page pair (received before a time, and last
+    stored by a job, if given)."""
     ensure_schema(engine)
     paired = sa.union(
         sa.select(page_matches.c.src_key.label("key")).where(
@@ -376,5 +379,13 @@ def waiting_pages(engine: sa.Engine, received_before: float | None = None) -> in
     )
     if received_before is not None:
         statement = statement.where(crawled_pages.c.received_at < received_before)
+    if job_id is not None:
+        statement = statement.where(crawled_pages.c.job_id == job_id)
     with engine.connect() as conn:
         return int(conn.execute(statement).scalar_one())
+
+
+def with_waiting_pages(engine: sa.Engine, status: JobStatus) -> JobStatus:
+    """A job's status with its pages still waiting for a counterpart counted in (its state
+    is "waiting", not "done", while there are some)."""
+    return replace(status, waiting_pages=waiting_pages(engine, job_id=status.job_id))

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from services.tree_align import repository
 from shared.config import get_settings
 from shared.pipeline import Outgoing
-from shared.schemas import ChunkPairs, PagePair, PairContext, TextChunkPair
+from shared.schemas import ChunkPairs, Page, PagePair, PairContext, TextChunkPair
 from shared.store import NodePairRow, Store
 from shared.store.tables import site_of
 
@@ -56,14 +56,20 @@ def chunk_pairs(
     from services.html.parse import ParseLimits, parse_page
     from services.lexical.registry import dictionary_for
     from services.tree_align.align import align_page_texts
-    from shared.errors import InputTooLarge
+    from shared.errors import InputTooLarge, InvalidInput
 
     limits = get_settings().html
     parse_limits = ParseLimits(
         max_bytes=limits.max_bytes, max_depth=limits.max_depth, max_elements=limits.max_elements
     )
-    src_tree, src_document = parse_page(message.src.html, limits=parse_limits)
-    tgt_tree, tgt_document = parse_page(message.tgt.html, limits=parse_limits)
+
+    def parsed(page: Page) -> tuple[TagTree, HtmlElement]:
+        try:
+            return parse_page(page.html, limits=parse_limits)
+        except InvalidInput as refused:  # which page it is: the reason alone did not say
+            raise type(refused)(f"{page.url[:200]}: {refused}") from None
+
+    (src_tree, src_document), (tgt_tree, tgt_document) = parsed(message.src), parsed(message.tgt)
     blocks = tuple(
         page_content(tree, document, page.url, site_blocks)
         for tree, document, page in (

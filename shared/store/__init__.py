@@ -28,6 +28,7 @@ from shared.store.inserts import insert_ignoring_conflicts, without_nul
 from shared.store.jobs import JobRepository
 from shared.store.paraphrases import ParaphraseRepository
 from shared.store.rows import (
+    FailureCount,
     JobStatus,
     NodePairRow,
     ParaphraseObservationRow,
@@ -64,6 +65,7 @@ __all__ = [
     "POSTERIOR",
     "PROVENANCE",
     "PROVENANCE_COLUMNS",
+    "FailureCount",
     "JobStatus",
     "NodePairRow",
     "ParaphraseObservationRow",

@@ -14,7 +14,7 @@ from shared.ids import content_id
 from shared.schemas import pair_id_of
 from shared.store.base import StoreBase
 from shared.store.inserts import insert_ignoring_conflicts
-from shared.store.tables import DEAD, PENDING, dead_letters, job_pairs
+from shared.store.tables import DEAD, PENDING, dead_letters, job_batches, job_pairs
 
 
 class DeadLetterRepository(StoreBase):
@@ -31,7 +31,8 @@ class DeadLetterRepository(StoreBase):
         job_id: str | None = None,
     ) -> str:
         """Keep a message that cannot be processed, with why; the same message is kept once.
-        A tracked page pair the message belongs to is marked dead (the reconciler leaves it)."""
+        A tracked page pair the message belongs to is marked dead (the reconciler leaves it),
+        and so is a page_match message's batch (its job no longer waits for it)."""
         text = (
             payload
             if isinstance(payload, str)
@@ -56,8 +57,15 @@ class DeadLetterRepository(StoreBase):
             "created_at": time.time(),
         }
         pair_id = pair_id_of(payload) if isinstance(payload, dict) else None
+        batch_id = payload.get("batch_id") if isinstance(payload, dict) else None
         with self.guard(), self.begin() as conn:
             insert_ignoring_conflicts(conn, dead_letters, [row])
+            if isinstance(batch_id, str):  # a page_match message: its job is not waiting on it
+                conn.execute(
+                    sa.update(job_batches)
+                    .where(job_batches.c.batch_id == batch_id, job_batches.c.state == PENDING)
+                    .values(state=DEAD)
+                )
             if pair_id is not None:
                 conn.execute(
                     sa.update(job_pairs)

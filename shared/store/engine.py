@@ -16,7 +16,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from shared.errors import TransientError
+from shared.errors import ConfigurationError, TransientError
 
 
 def normalise_url(url: str) -> str:
@@ -26,17 +26,51 @@ def normalise_url(url: str) -> str:
     return url
 
 
+SUPPORTED_STORES = "sqlite:///PATH or postgresql://USER@HOST/DATABASE"
+
+
 def make_engine(url: str) -> Engine:
-    """An engine for the store URL, with connection checks so restarts are survived."""
+    """An engine for the store URL, with connection checks so restarts are survived.
+
+    A store that cannot be had is refused in one line naming PARAMINE_DATABASE_URL
+    (``ConfigurationError``): a database other than SQLite and PostgreSQL, a URL SQLAlchemy
+    cannot read, a SQLite file whose folder cannot be made or written (a 484-line traceback,
+    a ``ModuleNotFoundError`` or an "invalid input" blamed on the input, once)."""
     url = normalise_url(url)
-    if url.startswith("sqlite"):
+    try:
+        dialect = sa.engine.make_url(url).get_backend_name()
+    except sa.exc.ArgumentError:
+        raise ConfigurationError(
+            f"PARAMINE_DATABASE_URL is not a database URL ({url!r}): use {SUPPORTED_STORES}"
+        ) from None
+    if dialect not in ("sqlite", "postgresql"):
+        raise ConfigurationError(
+            f"PARAMINE_DATABASE_URL names a {dialect} database, which paramine does not "
+            f"support: use {SUPPORTED_STORES}"
+        )
+    if dialect == "sqlite":
         path = sqlite_path(url)
-        if path is not None:  # the default store's folder (~/.local/share/paramine) may be new
-            path.parent.mkdir(parents=True, exist_ok=True)
-        engine = sa.create_engine(url, connect_args={"timeout": 30})
-    else:
-        engine = sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
-    return engine
+        if path is not None:
+            _check_sqlite_file(path)
+        return sa.create_engine(url, connect_args={"timeout": 30})
+    return sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+
+
+def _check_sqlite_file(path: Path) -> None:
+    """Make the store file's folder (the default one, ~/.local/share/paramine, may be new)
+    and, for a new store, open the file once: where that fails, say why in one line."""
+    import sqlite3
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists():
+            sqlite3.connect(path).close()
+    except (OSError, sqlite3.Error) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigurationError(
+            f"PARAMINE_DATABASE_URL: cannot create the SQLite store {path} ({reason}); set "
+            f"it to a writable place ({SUPPORTED_STORES})"
+        ) from None
 
 
 # One process at a time creates the tables (a PostgreSQL advisory lock, transaction-scoped);

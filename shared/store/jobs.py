@@ -3,15 +3,18 @@ per-stage progress and the job status computed from them."""
 
 from __future__ import annotations
 
+import re
 import time
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import sqlalchemy as sa
 
+from shared.schemas import STAGES
 from shared.store.base import StoreBase
 from shared.store.inserts import insert_ignoring_conflicts
-from shared.store.rows import JobStatus, TrackedPair
+from shared.store.rows import FailureCount, JobStatus, TrackedPair
 from shared.store.tables import (
     COMPLETING_STAGE,
     DEAD,
@@ -19,11 +22,32 @@ from shared.store.tables import (
     PENDING,
     SOURCE_LENGTH,
     dead_letters,
+    job_batches,
     job_pairs,
     jobs,
     pair_progress,
     sentence_pairs,
 )
+
+# A reason's leading subject, left out when reasons are counted: "<URL or id>: " or
+# "<file>:<line>: ".
+_SUBJECT = re.compile(r"^(?:\S*(?:://|/|_url|_id)\S*|\S+:\d+): (?=\S)")
+
+
+def failure_counts(letters: Iterable[tuple[str, str]]) -> tuple[FailureCount, ...]:
+    """Dead letters (stage, reason) counted per stage and reason, the page, pair or line each
+    names left out of its reason; stages in pipeline order, the most frequent reason first."""
+    counts: Counter[tuple[str, str]] = Counter()
+    examples: dict[tuple[str, str], str] = {}
+    for stage, reason in letters:
+        key = (stage, _SUBJECT.sub("", reason, count=1))
+        counts[key] += 1
+        examples.setdefault(key, reason)
+    order = {stage: i for i, stage in enumerate(("ingest", *STAGES))}
+    ranked = sorted(counts.items(), key=lambda kv: (order.get(kv[0][0], 99), -kv[1], kv[0]))
+    return tuple(
+        FailureCount(stage, reason, n, examples[stage, reason]) for (stage, reason), n in ranked
+    )
 
 
 def _completed() -> sa.Exists:
@@ -73,6 +97,31 @@ class JobRepository(StoreBase):
                     for row in rows
                 ]
             insert_ignoring_conflicts(conn, job_pairs, rows)
+
+    def record_page_batches(self, job_id: str, batches: Sequence[tuple[str, int]]) -> None:
+        """Register a job (if new) and its page_match messages (batch_id, pages) as pending;
+        idempotent (a message sent again keeps its state)."""
+        with self.guard(), self.begin() as conn:
+            insert_ignoring_conflicts(
+                conn, jobs, [{"job_id": job_id, "created_at": time.time(), "source": ""}]
+            )
+            insert_ignoring_conflicts(
+                conn,
+                job_batches,
+                [
+                    {"job_id": job_id, "batch_id": b, "pages": n, "state": PENDING}
+                    for b, n in batches
+                ],
+            )
+
+    def settle_page_batch(self, batch_id: str, state: str = DONE) -> None:
+        """page_match is done with a message (``DONE``) or it became a dead letter (``DEAD``)."""
+        with self.guard(), self.begin() as conn:
+            conn.execute(
+                sa.update(job_batches)
+                .where(job_batches.c.batch_id == batch_id, job_batches.c.state == PENDING)
+                .values(state=state)
+            )
 
     def complete_tracked(self, before: float) -> int:
         """Pending pairs sent before ``before`` whose sentence_align progress exists: mark them
@@ -166,6 +215,9 @@ class JobRepository(StoreBase):
             )
 
     def job_status(self, job_id: str) -> JobStatus | None:
+        """The job's progress from its rows: pairs, pages, dead letters (``JobStatus.state``).
+        Its pages waiting for a counterpart live in page_match's tables: that stage's reader
+        fills ``waiting_pages`` in."""
         with self.guard(), self.begin() as conn:
             if (
                 conn.execute(sa.select(jobs.c.job_id).where(jobs.c.job_id == job_id)).first()
@@ -185,23 +237,16 @@ class JobRepository(StoreBase):
                 )
                 or 0
             )
-            failed = (
-                conn.scalar(
-                    sa.select(sa.func.count(sa.distinct(dead_letters.c.id))).where(
-                        dead_letters.c.job_id == job_id,
-                        dead_letters.c.stage.in_(("tree_align", "sentence_align")),
-                    )
+            letters = conn.execute(
+                sa.select(dead_letters.c.stage, dead_letters.c.reason).where(
+                    dead_letters.c.job_id == job_id
                 )
-                or 0
-            )
-            refused = (
-                conn.scalar(
-                    sa.select(sa.func.count()).where(
-                        dead_letters.c.job_id == job_id, dead_letters.c.stage == "ingest"
-                    )
-                )
-                or 0
-            )
+            ).all()
+            batches = conn.execute(
+                sa.select(job_batches.c.state, sa.func.sum(job_batches.c.pages), sa.func.count())
+                .where(job_batches.c.job_id == job_id)
+                .group_by(job_batches.c.state)
+            ).all()
             n_sentences = (
                 conn.scalar(
                     sa.select(sa.func.count())
@@ -210,8 +255,21 @@ class JobRepository(StoreBase):
                 )
                 or 0
             )
+        by_stage = Counter(stage for stage, _ in letters)
+        pages = {state: (int(n or 0), int(count)) for state, n, count in batches}
+        dead_pages, dead_batches = pages.get(DEAD, (0, 0))
         return JobStatus(
-            job_id, int(total), int(completed), int(failed), int(n_sentences), int(refused)
+            job_id,
+            int(total),
+            int(completed),
+            failed=by_stage["tree_align"] + by_stage["sentence_align"],
+            sentence_pairs=int(n_sentences),
+            refused=by_stage["ingest"],
+            pages=sum(n for n, _ in pages.values()),
+            pending_pages=pages.get(PENDING, (0, 0))[0],
+            # a dead batch is one letter for all its pages; each refused page is a letter
+            failed_pages=dead_pages + by_stage["page_match"] - dead_batches,
+            failures=failure_counts(letters),
         )
 
     def count_jobs(self) -> int:

@@ -83,8 +83,43 @@ class TrackedPair:
 
 
 @dataclass(frozen=True)
+class FailureCount:
+    """Dead letters of one job that share a stage and a reason (the reason without the URL or
+    id it names): one line of a summary, "27 pages: HTML page looks like binary data"."""
+
+    stage: str
+    reason: str
+    count: int
+    example: str = ""  # one letter's whole reason, with the page or pair it names
+
+    @property
+    def unit(self) -> str:
+        """What the stage's dead letters are of: inputs, pages, page pairs or messages."""
+        return STAGE_UNITS.get(self.stage, "messages")
+
+    def line(self) -> str:
+        """The summary line: a lone letter's whole reason, else the count and the reason."""
+        if self.count == 1:
+            return f"1 {self.unit[:-1]} ({self.stage}): {self.example or self.reason}"
+        return f"{self.count} {self.unit} ({self.stage}): {self.reason}"
+
+
+STAGE_UNITS = {
+    "ingest": "inputs",
+    "page_match": "pages",
+    "tree_align": "page pairs",
+    "sentence_align": "page pairs",
+}
+
+
+@dataclass(frozen=True)
 class JobStatus:
-    """Progress of one job, computed from observations."""
+    """Progress of one job, computed from observations.
+
+    ``state``: "running" while a page_match message of the job is pending or a page pair is
+    neither completed nor failed; then "waiting" while pages of the job wait for a
+    counterpart (``waiting_pages``: a later page may still pair them); else "done", or
+    "done-with-errors" when anything of the job was refused or failed (``failures``)."""
 
     job_id: str
     pairs: int
@@ -92,9 +127,17 @@ class JobStatus:
     failed: int
     sentence_pairs: int
     refused: int = 0  # inputs refused at ingest (dead letters of stage "ingest")
+    pages: int = 0  # single pages sent to page_match
+    pending_pages: int = 0  # of them, in page_match messages not yet processed
+    failed_pages: int = 0  # pages page_match refused (or whose message it dead-lettered)
+    waiting_pages: int = 0  # the job's pages in no page pair yet (set by page_match's reader)
+    failures: tuple[FailureCount, ...] = ()
 
     @property
     def state(self) -> str:
-        if self.completed + self.failed >= self.pairs:
-            return "done" if self.failed == 0 and self.refused == 0 else "done-with-errors"
-        return "running"
+        if self.pending_pages > 0 or self.completed + self.failed < self.pairs:
+            return "running"
+        if self.waiting_pages > 0:
+            return "waiting"
+        errors = self.failed or self.refused or self.failed_pages or self.failures
+        return "done-with-errors" if errors else "done"

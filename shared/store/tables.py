@@ -124,6 +124,20 @@ paraphrase_observations = sa.Table(
     sa.Column("created_at", sa.Float, nullable=False),
 )
 
+# The page_match messages of a job (single pages, PAGES_PER_MESSAGE a message), recorded before
+# they are sent: a job is not done while one of them is pending (state as job_pairs.state,
+# without NULL: 'pending', 'done' when page_match has stored its pages, 'dead' when the whole
+# message became a dead letter).
+job_batches = sa.Table(
+    "job_batches",
+    metadata,
+    sa.Column("job_id", sa.String(64), primary_key=True),
+    sa.Column("batch_id", sa.String(64), primary_key=True),
+    sa.Column("pages", sa.Integer, nullable=False),
+    sa.Column("state", sa.String(8), nullable=False),
+    sa.Index("ix_job_batches_batch_id", "batch_id"),
+)
+
 dead_letters = sa.Table(
     "dead_letters",
     metadata,

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from services.cli import app
-from services.cli.processing import print_summary
+from services.cli.processing import print_failures, print_summary
 from shared.config import get_settings
 from shared.schemas import STAGES
 from shared.store import Store
@@ -43,13 +43,19 @@ def test_job_summary_prints_failure_reasons_as_written(
         "outputs": [{"what": "store", "where": "x/[y].db", "count": None, "look": "cat [z]"}],
         "output": "out/[run]",
         "moses": ["out/[run]/sentence_pairs.en-de.en", "out/[run]/sentence_pairs.en-de.de"],
-        "failures": [{"stage": "ingest", "reason": reason} for reason in reasons],
+        "pages_waiting": 0,
+        "failures": [
+            {"stage": "ingest", "reason": reason, "count": 1, "of": "inputs", "line": reason}
+            for reason in reasons
+        ],
     }
     monkeypatch.setenv("COLUMNS", "400")  # one line per reason
     print_summary(report)
-    printed = capsys.readouterr().out
+    print_failures(report)
+    captured = capsys.readouterr()
+    printed = captured.out + captured.err
     for reason in reasons:
-        assert f"failed ingest: {reason}" in printed
+        assert f"failed {reason}" in printed
     assert "x/[y].db" in printed and "cat [z]" in printed and "1 wrong-language" in printed
     assert "job-[1]" in printed
 

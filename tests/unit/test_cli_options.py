@@ -67,12 +67,13 @@ def embedded_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
 
 def test_process_fails_when_an_input_is_refused_or_nothing_was_read(embedded_cli: Path) -> None:
     # a typo in the path exited 0 after doing nothing, so `process ... && export` went on
+    # a missing input is a usage error (exit 2, as documented), named before anything runs
     result = CliRunner().invoke(app, ["process", str(embedded_cli / "nope"), "-q"])
-    assert result.exit_code == 1 and "1 failed" in result.output
+    assert result.exit_code == 2 and "does not exist" in " ".join(result.output.split())
     empty = embedded_cli / "empty.jsonl"
     empty.write_text("", encoding="utf-8")
     result = CliRunner().invoke(app, ["process", str(empty), "-q"])
-    assert result.exit_code == 1 and "no page pair read" in result.output
+    assert result.exit_code == 1 and "no page pair found" in result.output
 
 
 @pytest.mark.parametrize(
@@ -181,8 +182,8 @@ def test_settings_that_cannot_work_end_in_one_line(
 @pytest.mark.parametrize(
     ("option", "message"),
     [
-        (["--format", "moses", "--src-lang", "en/../../x", "--tgt-lang", "de"], "language code"),
-        (["--format", "tmx", "--src-lang", "e\x01"], "language code"),
+        (["--format", "moses", "--src-lang", "en/../../x", "--tgt-lang", "de"], "not a language"),
+        (["--format", "tmx", "--src-lang", "e\x01"], "not a language"),
         (["--format", "ppdb", "--tgt-lang", "de"], "--tgt-lang do not apply to ppdb"),
     ],
 )
