@@ -16,6 +16,7 @@ import typer
 
 from services.cli import dead_letters, export, pages, processing, runtime
 from services.cli.common import root_app
+from services.cli.help import tidy_help
 from services.page_match import cli as page_match_cli
 from services.paraphrase import cli as paraphrase_cli
 from services.sentence_align import cli as sentence_cli
@@ -23,7 +24,7 @@ from services.sentence_align import cli_comparable
 from services.thesaurus import cli as thesaurus_cli
 from services.tree_align import cli as tree_cli
 
-__all__ = ["app", "build_app"]
+__all__ = ["app", "build_app", "main"]
 
 
 def build_app() -> typer.Typer:
@@ -48,3 +49,9 @@ def build_app() -> typer.Typer:
 
 
 app = build_app()
+
+
+def main() -> None:
+    """The ``paramine`` program: the application, its help tidied for a terminal
+    (:mod:`services.cli.help`)."""
+    tidy_help(typer.main.get_command(app))(prog_name="paramine")

@@ -16,6 +16,8 @@ from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperGroup
 
+from services.cli.help import UsageError, close_suggestions
+
 HELP = "The ``paramine`` command line: one entry point for every mode and algorithm."
 
 
@@ -28,6 +30,12 @@ class ClearErrors(TyperGroup):
     traceback.
     """
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except UsageError as exc:  # the root's unknown option
+            raise close_suggestions(exc) from None
+
     def invoke(self, ctx: Any) -> Any:  # a click Context (typer vendors its own click)
         from pydantic import ValidationError
         from sqlalchemy.exc import ArgumentError
@@ -36,6 +44,8 @@ class ClearErrors(TyperGroup):
 
         try:
             return super().invoke(ctx)
+        except UsageError as exc:  # a subcommand's unknown option: close suggestions only
+            raise close_suggestions(exc) from None
         except BrokenPipeError:
             # the reader went away (| head): quiet, as Unix tools are; no flush into the pipe
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -59,12 +69,46 @@ class ClearErrors(TyperGroup):
 console = Console(stderr=True)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"paramine {version('paramine')}")
+        raise typer.Exit()
+
+
+def _root_options(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="print paramine's version and exit",
+            is_eager=True,
+            callback=_print_version,
+        ),
+    ] = False,
+) -> None:
+    """The ``paramine`` command line: one entry point for every mode and algorithm."""
+
+
 def root_app() -> tuple[typer.Typer, typer.Typer, typer.Typer]:
     """The root ``paramine`` application, its ``eval`` group and its ``dead-letters`` group."""
-    app = typer.Typer(no_args_is_help=True, add_completion=False, help=HELP, cls=ClearErrors)
-    eval_app = typer.Typer(no_args_is_help=True, help="Score aligner output against gold.")
+    # Markdown: the docstrings' ``code`` shows as code and their paragraphs reflow
+    app = typer.Typer(
+        no_args_is_help=True,
+        add_completion=False,
+        help=HELP,
+        cls=ClearErrors,
+        rich_markup_mode="markdown",
+    )
+    app.callback()(_root_options)
+    eval_app = typer.Typer(
+        no_args_is_help=True, help="Score aligner output against gold.", rich_markup_mode="markdown"
+    )
     dead_letter_app = typer.Typer(
-        no_args_is_help=True, help="Inspect, retry or purge dead letters."
+        no_args_is_help=True,
+        help="Inspect, retry or purge dead letters.",
+        rich_markup_mode="markdown",
     )
     app.add_typer(eval_app, name="eval")
     app.add_typer(dead_letter_app, name="dead-letters")

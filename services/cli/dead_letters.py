@@ -12,8 +12,10 @@ from services.cli.common import console
 
 
 def dead_letters_list(
-    stage: Annotated[str | None, typer.Option()] = None,
-    limit: Annotated[int, typer.Option(min=1)] = 100,
+    stage: Annotated[
+        str | None, typer.Option(help="only this stage's (ingest, page_match, tree_align, ...)")
+    ] = None,
+    limit: Annotated[int, typer.Option(min=1, help="at most this many, oldest first")] = 100,
 ) -> None:
     """List dead letters: id, stage, error type and reason."""
     from shared.config import get_settings

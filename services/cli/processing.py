@@ -273,7 +273,10 @@ def submit(
         str | None,
         typer.Option(help="gateway base URL (default: straight to Redis)", callback=_gateway_url),
     ] = None,
-    job_id: Annotated[str | None, typer.Option(callback=job_id_option)] = None,
+    job_id: Annotated[
+        str | None,
+        typer.Option(help="job id (default: derived from content)", callback=job_id_option),
+    ] = None,
     src_lang: OptionalSrcLang = None,
     tgt_lang: OptionalTgtLang = None,
     url_key: UrlKey = None,

@@ -46,7 +46,9 @@ def worker(
     concurrency: Annotated[int, typer.Option(help="worker processes")] = 1,
     metrics_port: Annotated[int, typer.Option(help="port of this worker's /metrics (0: none)")] = 0,
     metrics_host: Annotated[str, typer.Option(help="address of /metrics")] = "127.0.0.1",
-    loglevel: Annotated[str, typer.Option()] = "INFO",
+    loglevel: Annotated[
+        str, typer.Option(help="Celery log level: DEBUG, INFO, WARNING, ERROR")
+    ] = "INFO",
 ) -> None:
     """Start a Celery worker consuming one stage's Redis queue (PARAMINE_REDIS_URL)."""
     use_metrics_dir()
@@ -68,8 +70,8 @@ def worker(
 
 
 def serve(
-    host: Annotated[str, typer.Option()] = "127.0.0.1",
-    port: Annotated[int, typer.Option()] = 8000,
+    host: Annotated[str, typer.Option(help="address the gateway listens on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port the gateway listens on")] = 8000,
 ) -> None:
     """Start the HTTP gateway (ingest, status, queries, /metrics, /healthz)."""
     use_metrics_dir()
@@ -87,7 +89,11 @@ def serve(
     )
 
 
-def scheduler(loglevel: Annotated[str, typer.Option()] = "INFO") -> None:
+def scheduler(
+    loglevel: Annotated[
+        str, typer.Option(help="Celery log level: DEBUG, INFO, WARNING, ERROR")
+    ] = "INFO",
+) -> None:
     """Run the periodic tasks (similarity recompute) with Celery beat; needs PARAMINE_REDIS_URL."""
     from shared.celery_app import get_celery
 

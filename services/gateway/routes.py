@@ -93,7 +93,21 @@ class IngestResponse(BaseModel):
     refused: list[str]
 
 
+class FailureOut(BaseModel):
+    """The dead letters of a job that share a stage and a reason."""
+
+    stage: str
+    reason: str
+    count: int
+    line: str  # as the CLI prints it: "27 pages (page_match): HTML page looks like binary data"
+
+
 class JobOut(BaseModel):
+    """A job's progress. ``state``: "running" while a page_match message of the job is pending
+    or a page pair neither completed nor failed; "waiting" when its pages are all matched but
+    some wait for a counterpart (``waiting_pages``: a later page may pair them); then "done",
+    or "done-with-errors" when anything was refused or failed (``failures``)."""
+
     job_id: str
     state: str
     pairs: int
@@ -101,6 +115,11 @@ class JobOut(BaseModel):
     failed: int
     sentence_pairs: int
     refused: int  # inputs refused at ingest, each a dead letter with its reason
+    pages: int = 0  # single pages sent to page_match
+    pending_pages: int = 0  # of them, not yet processed by page_match
+    failed_pages: int = 0  # refused by page_match
+    waiting_pages: int = 0  # stored, waiting for a counterpart
+    failures: list[FailureOut] = []
 
 
 class SentencePairOut(BaseModel):
@@ -384,6 +403,10 @@ def get_job(job_id: str, store: StoreDep) -> JobOut:
     job = store.job_status(job_id)
     if job is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"no job {job_id!r}")
+    # page_match's tables are read here only: its features (lxml) stay off the start-up path
+    from services.page_match.repository import with_waiting_pages
+
+    job = with_waiting_pages(store.engine, job)
     return JobOut(
         job_id=job.job_id,
         state=job.state,
@@ -392,6 +415,14 @@ def get_job(job_id: str, store: StoreDep) -> JobOut:
         failed=job.failed,
         sentence_pairs=job.sentence_pairs,
         refused=job.refused,
+        pages=job.pages,
+        pending_pages=job.pending_pages,
+        failed_pages=job.failed_pages,
+        waiting_pages=job.waiting_pages,
+        failures=[
+            FailureOut(stage=f.stage, reason=f.reason, count=f.count, line=f.line())
+            for f in job.failures
+        ],
     )
 
 

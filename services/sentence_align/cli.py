@@ -116,7 +116,7 @@ def align_sentences_command(
     ] = True,
 ) -> None:
     r"""Align the sentences of SRC and TGT; print one bead per line,
-    `\[i, j]:\[k]<TAB>cost<TAB>confidence` (confidence: the bead's posterior probability, from
+    `[i, j]:[k]<TAB>cost<TAB>confidence` (confidence: the bead's posterior probability, from
     lexicon and hybrid; length and anchors print the cost only).
 
     With several pairs, each pair's beads follow a `# SRC TGT` line."""

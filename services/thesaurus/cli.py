@@ -13,7 +13,9 @@ if TYPE_CHECKING:
     import sqlalchemy as sa
 
 thesaurus_app = typer.Typer(
-    no_args_is_help=True, help="Thesaurus import, similarity build and queries (Shinnou)."
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+    help="Thesaurus import, similarity build and queries (Shinnou).",
 )
 
 DEFAULT_WORDNET_DIR = Path("/usr/share/wordnet")

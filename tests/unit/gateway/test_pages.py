@@ -9,6 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from services.gateway.app import create_app
+from shared.celery_app import get_celery
 from shared.config import Settings, get_settings
 from tests.unit.page_match.test_handler import ENGLISH, GERMAN
 
@@ -66,3 +67,46 @@ def test_pages_over_the_body_limit_or_the_rate_are_refused(
     ]
     assert statuses[-1] == 429
     get_settings.cache_clear()
+
+
+def test_a_job_of_pages_is_waiting_not_done_while_its_page_has_no_counterpart(
+    client: TestClient,
+) -> None:
+    # the job said "done" with 0 pairs at once: a client polling until done stopped there
+    english = {"url": "https://alone.example/en/rhine.html", "html": ENGLISH}
+    client.post("/v1/pages", json={"job_id": "w1", "pages": [english]}, headers=KEY)
+    job = client.get("/v1/jobs/w1").json()
+    assert (job["state"], job["pages"], job["pending_pages"], job["waiting_pages"]) == (
+        "waiting",
+        1,
+        0,
+        1,
+    )
+
+
+def test_a_job_is_running_while_its_page_message_waits_in_the_queue(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a real Redis, no worker: the page_match message stays queued, and so the job runs
+    import redis
+
+    url = "redis://127.0.0.1:6379/13"
+    try:
+        redis.Redis.from_url(url).ping()
+    except redis.RedisError:
+        pytest.skip("no Redis on 127.0.0.1:6379 (.ci/run starts one)")
+    monkeypatch.setenv("PARAMINE_DATABASE_URL", f"sqlite:///{tmp_path / 'g.db'}")
+    monkeypatch.setenv("PARAMINE_API_KEY", "k1")
+    monkeypatch.setenv("PARAMINE_REDIS_URL", url)
+    get_settings.cache_clear()
+    get_celery.cache_clear()  # built from the settings: this Redis
+    try:
+        client = TestClient(create_app(Settings()))
+        english = {"url": "https://queued.example/en/rhine.html", "html": ENGLISH}
+        client.post("/v1/pages", json={"job_id": "q1", "pages": [english]}, headers=KEY)
+        job = client.get("/v1/jobs/q1").json()
+        assert (job["state"], job["pending_pages"]) == ("running", 1)
+    finally:
+        redis.Redis.from_url(url).flushdb()
+        get_settings.cache_clear()
+        get_celery.cache_clear()
