@@ -240,3 +240,38 @@ def send_refusals(
         if response.status_code >= 400:
             raise GatewayRefused(f"gateway answered {response.status_code}: {response.text}")
         submitted.refused += response.json()["refused"]
+
+
+# What `submit --wait` waits for: a job is finished when nothing of it is in a queue; pages
+# waiting for a counterpart ("waiting") may never get one, so they end the wait too.
+FINISHED_STATES = frozenset({"done", "done-with-errors", "waiting"})
+
+
+@dataclass(frozen=True)
+class Waited:
+    """The job's last status (the gateway's ``GET /v1/jobs/{id}`` answer) and whether it
+    finished before the time allowed ran out."""
+
+    status: dict[str, object]
+    finished: bool
+
+
+def wait_for_job(client: httpx.Client, job_id: str, timeout: float, poll: float = 1.0) -> Waited:
+    """Ask ``GET /v1/jobs/{job_id}`` (relative to ``client``'s base URL) every ``poll``
+    seconds until the job's state is in FINISHED_STATES or ``timeout`` seconds have passed.
+
+    A job the gateway does not know yet (404 right after submit) and a 429/503 are asked
+    again; any other error answer raises GatewayRefused."""
+    deadline = time.monotonic() + timeout
+    status: dict[str, object] = {"job_id": job_id, "state": "unknown"}
+    while True:
+        response = client.get(f"/v1/jobs/{job_id}")
+        if response.status_code == 200:
+            status = response.json()
+            if status.get("state") in FINISHED_STATES:
+                return Waited(status, True)
+        elif response.status_code not in (404, 429, 503):
+            raise GatewayRefused(f"GET /v1/jobs/{job_id}: {response.status_code} {response.text}")
+        if time.monotonic() >= deadline:
+            return Waited(status, False)
+        wait(poll)

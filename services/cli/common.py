@@ -66,7 +66,7 @@ class ClearErrors(TyperGroup):
             raise typer.Exit(1) from None
 
 
-console = Console(stderr=True)
+console = Console(stderr=True, soft_wrap=True)  # a message is one line when piped
 
 
 def _print_version(value: bool) -> None:

@@ -22,7 +22,7 @@ from services.cli.common import language_option
 if TYPE_CHECKING:
     from shared.exports import MosesCorpus
 
-console = Console(stderr=True)
+console = Console(stderr=True, soft_wrap=True)  # a message is one line when piped
 
 
 def _default_threshold() -> float:
@@ -227,9 +227,14 @@ def export(
     below = store.below_threshold(query)
     if below:
         console.print(
-            f"{below} stored pairs scoring below the default threshold "
+            f"{counted(below, 'stored pair')} scoring below the default threshold "
             f"{query.default_min_score:.2f} left out; --min-score or --all keeps them"
         )
+
+
+def counted(count: int, noun: str) -> str:
+    """``count`` and ``noun``, plural unless one: "1 stored pair", "3 stored pairs"."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def turned(row: dict[str, Any]) -> dict[str, Any]:
@@ -274,7 +279,8 @@ def _print_left_out(stored: _Occurrences, flagged: dict[str, int]) -> None:
     if flagged:
         kinds = ", ".join(f"{flag} {count}" for flag, count in flagged.items())
         console.print(
-            f"{sum(flagged.values())} flagged stored pairs left out ({kinds}); --all keeps them"
+            f"{counted(sum(flagged.values()), 'flagged stored pair')} left out ({kinds}); "
+            "--all keeps them"
         )
 
 

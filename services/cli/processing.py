@@ -29,10 +29,11 @@ from services.cli.common import (
 from shared.schemas import STAGES
 
 if TYPE_CHECKING:
-    from shared.gateway_client import Submitted
+    from shared.gateway_client import Submitted, Waited
     from shared.ingest import Job
     from shared.inputs import PairingOptions
     from shared.schemas import Page
+    from shared.store import Store
 
 
 def process(
@@ -281,11 +282,23 @@ def submit(
     tgt_lang: OptionalTgtLang = None,
     url_key: UrlKey = None,
     pairs_file: PairsFile = None,
+    wait: Annotated[
+        bool,
+        typer.Option(
+            "--wait",
+            help="wait until the job is done (or its pages wait for a counterpart), print its "
+            "status and exit 1 if anything of it failed",
+        ),
+    ] = False,
+    wait_timeout: Annotated[
+        float, typer.Option(help="seconds --wait waits at most (then exit 1)", min=0)
+    ] = 3600.0,
 ) -> None:
     """Send INPUTS to the gateway, or straight to the first queue when PARAMINE_REDIS_URL is set.
 
     Page pairs go to tree_align (``POST /v1/page-pairs``); single pages (as ``process`` reads
-    them) go to page_match (``POST /v1/pages``), all under one job."""
+    them) go to page_match (``POST /v1/pages``), all under one job. With ``--wait`` the job's
+    status is asked until it is finished."""
     from shared.config import get_settings, secret
     from shared.ingest import build_job, build_page_job, merged_job, single_page_input
     from shared.inputs import expand_inputs, read_page_pairs
@@ -303,6 +316,10 @@ def submit(
         console.print(f"[red]refused[/red] {escape(str(error))}")
     if gateway:
         _to_gateway(gateway, job, secret(settings.api_key), pages.pages)
+        if wait:
+            _report_wait(
+                _wait_on_gateway(gateway, job.job_id, secret(settings.api_key), wait_timeout)
+            )
         return
     if not settings.redis_url:
         raise typer.BadParameter("give --gateway URL or set PARAMINE_REDIS_URL")
@@ -322,6 +339,55 @@ def submit(
             }
         )
     )
+    if wait:
+        _report_wait(_wait_on_store(store, job.job_id, wait_timeout))
+
+
+def _wait_on_gateway(gateway: str, job_id: str, api_key: str | None, timeout: float) -> Waited:
+    import httpx
+
+    from shared.gateway_client import GatewayRefused, wait_for_job
+
+    headers = {"X-API-Key": api_key} if api_key else {}
+    try:
+        with httpx.Client(base_url=gateway, headers=headers, timeout=60) as client:
+            return wait_for_job(client, job_id, timeout)
+    except (GatewayRefused, httpx.HTTPError) as exc:
+        console.print(f"[red]waiting for job {escape(job_id)} failed[/red]: {escape(str(exc))}")
+        raise typer.Exit(1) from None
+
+
+def _wait_on_store(store: Store, job_id: str, timeout: float) -> Waited:
+    """``--wait`` without a gateway: the job's status read from the store, as the gateway
+    reads it."""
+    import time
+
+    from services.page_match.repository import with_waiting_pages
+    from shared.gateway_client import FINISHED_STATES, Waited
+
+    deadline = time.monotonic() + timeout
+    while True:
+        job = store.job_status(job_id)
+        answer: dict[str, object] = {"job_id": job_id, "state": "unknown"}
+        if job is not None:
+            answer = with_waiting_pages(store.engine, job).answer()
+        if answer["state"] in FINISHED_STATES or time.monotonic() >= deadline:
+            return Waited(answer, answer["state"] in FINISHED_STATES)
+        time.sleep(1.0)
+
+
+def _report_wait(waited: Waited) -> None:
+    """The finished job's status as one JSON line, its failures one line per reason; exit 1
+    when anything failed or the wait ran out."""
+    typer.echo(json.dumps(waited.status, ensure_ascii=False))
+    failures = waited.status.get("failures")
+    for failure in failures if isinstance(failures, list) else []:
+        console.print(f"[red]failed[/red] {escape(str(failure.get('line', failure)))}")
+    if not waited.finished:
+        console.print(f"[red]the job is not finished[/red]: state {waited.status.get('state')}")
+        raise typer.Exit(1)
+    if waited.status.get("state") == "done-with-errors":
+        raise typer.Exit(1)
 
 
 def _to_gateway(gateway: str, job: Job, api_key: str | None, pages: Sequence[Page]) -> None:

@@ -4,7 +4,7 @@ observations) and what the job bookkeeping reads back (tracked pairs, job status
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, is_dataclass
+from dataclasses import asdict, dataclass, is_dataclass
 from typing import Any
 
 
@@ -141,3 +141,12 @@ class JobStatus:
             return "waiting"
         errors = self.failed or self.refused or self.failed_pages or self.failures
         return "done-with-errors" if errors else "done"
+
+    def answer(self) -> dict[str, object]:
+        """The job as ``GET /v1/jobs/{id}`` and ``submit --wait`` give it (JSON types)."""
+        fields = {k: v for k, v in asdict(self).items() if k != "failures"}
+        failures = [
+            {"stage": f.stage, "reason": f.reason, "count": f.count, "line": f.line()}
+            for f in self.failures
+        ]
+        return {**fields, "state": self.state, "failures": failures}

@@ -111,7 +111,7 @@ def test_distinct_pairs_once_with_counts_and_flagged_pairs_left_out(corpus: Path
         ("Contact", 1, 0.8),
     ]
     message = " ".join(result.stderr.split())
-    assert "1 flagged stored pairs left out (untranslated 1); --all keeps them" in message
+    assert "1 flagged stored pair left out (untranslated 1); --all keeps them" in message
     assert "1 duplicate pairs merged" in message
     every = CliRunner().invoke(app, ["export", "--all"])
     flags = [json.loads(line).get("flag", "") for line in every.stdout.splitlines()]

@@ -232,7 +232,7 @@ def _kinds(items: list[PairSource | InvalidInput]) -> tuple[int, list[str]]:
 
 
 def _warc(records: list[tuple[str, str]]) -> bytes:
-    from tests.docs.test_readme_workflows import warc_record
+    from tests.docs.test_docs_blocks import warc_record
 
     return b"".join(gzip.decompress(warc_record(url, html.encode())) for url, html in records)
 
@@ -307,7 +307,7 @@ def test_a_truncated_warc_is_reported(tmp_path: Path) -> None:
     options = PairingOptions(src_lang="en", tgt_lang="de")
     pairs, errors = _kinds(list(read_page_pairs([tmp_path / "cut.warc"], options)))
     assert pairs == 1 and len(errors) == 1 and "cut short" in errors[0]
-    from tests.docs.test_readme_workflows import warc_record
+    from tests.docs.test_docs_blocks import warc_record
 
     compressed = b"".join(warc_record(url, html.encode()) for url, html in WARC_PAGES)
     (tmp_path / "full.warc.gz").write_bytes(compressed)
