@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from shared.gateway_client import Submitted, Waited
     from shared.ingest import Job
     from shared.inputs import PairingOptions
+    from shared.pipeline import RunSummary
     from shared.schemas import Page
     from shared.store import Store
 
@@ -115,10 +116,8 @@ def process(
         task = progress.add_task("page pairs", total=len(job.pairs))
 
         def advance(stage: str) -> None:
-            # the page pairs page_match finds join the bar's total as they are found
-            progress.update(task, total=len(job.pairs) + summary.emitted["page_match"])
-            if stage == "tree_align":
-                progress.advance(task)
+            completed, total = pair_progress(len(job.pairs), summary)
+            progress.update(task, completed=completed, total=total)
 
         runner = LocalRunner(all_handlers(), store, stage_metrics(), on_message=advance)
         batches = register_page_messages(
@@ -187,6 +186,16 @@ def process(
             soft_wrap=True,
         )
         raise typer.Exit(1)
+
+
+def pair_progress(given_pairs: int, summary: RunSummary) -> tuple[int, int]:
+    """(completed, total) of ``process``'s page-pair bar: the page pairs tree_align has taken
+    (stored or failed), of the ``given_pairs`` read plus those page_match has found so far.
+
+    The runner reports a message after it has counted what the message emitted and before
+    it takes any of those, so every pair tree_align takes is in the total already: the
+    total was once the pairs read only, and a run whose pages paired showed 5/4."""
+    return summary.received["tree_align"], given_pairs + summary.emitted["page_match"]
 
 
 def say_what_is_read(page_inputs: Sequence[Path], pair_inputs: Sequence[Path]) -> None:

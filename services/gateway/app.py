@@ -16,6 +16,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from services.gateway.deps import refuse_control_characters, store_for
 from services.gateway.exports import router as exports_router
+from services.gateway.jobs import router as jobs_router
 from services.gateway.pages import router as pages_router
 from services.gateway.routes import router, short_loc_part
 from services.gateway.security import BodySizeLimit, RateLimiter
@@ -89,6 +90,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(RequestValidationError, _invalid_request)
     app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute)
     app.include_router(router)
+    app.include_router(jobs_router)
     app.include_router(pages_router)
     app.include_router(exports_router)  # in the OpenAPI schema, unlike the viewer's pages
     app.include_router(viewer_router)

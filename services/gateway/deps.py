@@ -1,4 +1,5 @@
-"""Gateway dependencies as ``Annotated`` aliases: settings, store, API-key checks."""
+"""Gateway dependencies as ``Annotated`` aliases: settings, store, API-key checks, and the
+query parameters several routes share (paging, filters), each with its OpenAPI description."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from fastapi.exceptions import RequestValidationError
 
 from services.gateway.security import RateLimiter, key_matches
 from shared.config import Settings, get_settings, secret
-from shared.schemas import CONTROL_CHARACTER
+from shared.schemas import CONTROL_CHARACTER, LANG_PATTERN
 from shared.store import Store
 
 
@@ -97,5 +98,35 @@ MinScore = Annotated[
         le=1.0,
         description="lowest score kept; default: the pair classifier's export threshold "
         "(pairs the DP alone scored, such as news articles, are kept)",
+    ),
+]
+
+
+# Paging of the listings (each route has its own default limit).
+Limit = Annotated[int, Query(ge=1, le=1_000, description="rows to give at most (a page)")]
+Offset = Annotated[int, Query(ge=0, le=10_000_000, description="rows to skip (paging)")]
+
+# The filters of the sentence-pair listings and downloads.
+JobFilter = Annotated[
+    str | None, Query(max_length=64, description="only this job's pairs (its job id)")
+]
+SiteFilter = Annotated[
+    str | None,
+    Query(max_length=256, description="only pairs of this site (host name, e.g. example.org)"),
+]
+SrcLangFilter = Annotated[
+    str | None,
+    Query(
+        max_length=16,
+        pattern=LANG_PATTERN,
+        description="only pairs of this source language (BCP 47 tag, e.g. en)",
+    ),
+]
+TgtLangFilter = Annotated[
+    str | None,
+    Query(
+        max_length=16,
+        pattern=LANG_PATTERN,
+        description="only pairs of this target language (BCP 47 tag, e.g. de)",
     ),
 ]

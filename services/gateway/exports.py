@@ -11,7 +11,14 @@ from urllib.parse import quote
 from fastapi import APIRouter, HTTPException, Query, Response, status
 from fastapi.responses import StreamingResponse
 
-from services.gateway.deps import MinScore, StoreDep
+from services.gateway.deps import (
+    JobFilter,
+    MinScore,
+    SiteFilter,
+    SrcLangFilter,
+    StoreDep,
+    TgtLangFilter,
+)
 from services.sentence_align.pair_threshold import default_threshold
 from shared.exports import (
     SimilarityMatrix,
@@ -53,11 +60,17 @@ def _encoded(lines: Iterable[str]) -> Iterator[bytes]:
 @router.get("/sentence-pairs")
 def export_sentence_pairs(
     store: StoreDep,
-    format: SentenceFormat = "jsonl",
-    job: Annotated[str | None, Query(max_length=64)] = None,
-    site: Annotated[str | None, Query(max_length=256)] = None,
-    src_lang: Annotated[str | None, Query(max_length=16, pattern=LANG_PATTERN)] = None,
-    tgt_lang: Annotated[str | None, Query(max_length=16, pattern=LANG_PATTERN)] = None,
+    format: Annotated[
+        SentenceFormat,
+        Query(
+            description="jsonl, tsv, tmx, or one side of a Moses pair (moses-src, moses-tgt: "
+            "give src_lang and tgt_lang)"
+        ),
+    ] = "jsonl",
+    job: JobFilter = None,
+    site: SiteFilter = None,
+    src_lang: SrcLangFilter = None,
+    tgt_lang: TgtLangFilter = None,
     min_score: MinScore = None,
     since: Annotated[
         str | None, Query(max_length=40, description="unix seconds or ISO date")
@@ -191,8 +204,14 @@ def _matrix_or_404(store: Store, thesaurus: str | None) -> SimilarityMatrix:
 )
 def export_thesaurus_similarity(
     store: StoreDep,
-    format: Literal["csv", "npz"] = "csv",
-    thesaurus: Annotated[str | None, Query(max_length=100)] = None,
+    format: Annotated[
+        Literal["csv", "npz"],
+        Query(description="csv: the defined cells; npz: the full matrices (NumPy)"),
+    ] = "csv",
+    thesaurus: Annotated[
+        str | None,
+        Query(max_length=100, description="the thesaurus by name; default: the newest snapshot's"),
+    ] = None,
 ) -> Response | StreamingResponse:
     """The newest class similarity matrix: CSV of defined cells, or NPZ of the full matrices."""
     matrix = _matrix_or_404(store, thesaurus)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Annotated, Any, Literal
 
@@ -20,9 +21,15 @@ from pydantic import (
 from services.gateway.deps import (
     AdminKey,
     IngestKey,
+    JobFilter,
+    Limit,
     MinScore,
+    Offset,
     SettingsDep,
+    SiteFilter,
+    SrcLangFilter,
     StoreDep,
+    TgtLangFilter,
 )
 from services.sentence_align.pair_threshold import default_threshold
 from shared.errors import InvalidInput
@@ -93,36 +100,10 @@ class IngestResponse(BaseModel):
     refused: list[str]
 
 
-class FailureOut(BaseModel):
-    """The dead letters of a job that share a stage and a reason."""
-
-    stage: str
-    reason: str
-    count: int
-    line: str  # as the CLI prints it: "27 pages (page_match): HTML page looks like binary data"
-
-
-class JobOut(BaseModel):
-    """A job's progress. ``state``: "running" while a page_match message of the job is pending
-    or a page pair neither completed nor failed; "waiting" when its pages are all matched but
-    some wait for a counterpart (``waiting_pages``: a later page may pair them); then "done",
-    or "done-with-errors" when anything was refused or failed (``failures``)."""
-
-    job_id: str
-    state: str
-    pairs: int
-    completed: int
-    failed: int
-    sentence_pairs: int
-    refused: int  # inputs refused at ingest, each a dead letter with its reason
-    pages: int = 0  # single pages sent to page_match
-    pending_pages: int = 0  # of them, not yet processed by page_match
-    failed_pages: int = 0  # refused by page_match
-    waiting_pages: int = 0  # stored, waiting for a counterpart
-    failures: list[FailureOut] = []
-
-
 class SentencePairOut(BaseModel):
+    """One sentence pair of the listing, its fields named as in a JSONL export record
+    (``src`` and ``tgt``: the two sentences), with its kind and site besides."""
+
     id: str
     pair_id: str
     kind: str
@@ -131,8 +112,8 @@ class SentencePairOut(BaseModel):
     site: str
     src_lang: str
     tgt_lang: str
-    src_text: str
-    tgt_text: str
+    src: str
+    tgt: str
     score: float  # the best of the distinct pair's occurrences
     bead: str
     count: int = 1  # occurrences of the distinct pair (1: every occurrence was asked for)
@@ -140,6 +121,12 @@ class SentencePairOut(BaseModel):
     method: str = ""
     version: str = ""
     model_version: str = ""
+
+    @classmethod
+    def of_row(cls, row: Mapping[str, Any]) -> SentencePairOut:
+        """The listing's record of a stored row (``src_text``, ``tgt_text`` as the store
+        names them)."""
+        return cls.model_validate({**row, "src": row["src_text"], "tgt": row["tgt_text"]})
 
 
 class SentencePairPage(BaseModel):
@@ -323,9 +310,16 @@ async def ingest_articles(
 @router.get("/v1/paraphrases/endings")
 def ending_paraphrases(
     store: StoreDep,
-    noun: Annotated[str | None, Query(max_length=64)] = None,
-    top: Annotated[int, Query(ge=1, le=100)] = 10,
-    unit: Literal["char", "word"] = "char",
+    noun: Annotated[
+        str | None, Query(max_length=64, description="one action noun's endings (e.g. 決定)")
+    ] = None,
+    top: Annotated[
+        int, Query(ge=1, le=100, description="endings given per noun, the best first")
+    ] = 10,
+    unit: Annotated[
+        Literal["char", "word"],
+        Query(description="what an ending is made of: characters or words (morphemes)"),
+    ] = "char",
 ) -> dict[str, list[dict[str, Any]]]:
     """Sentence-ending paraphrases per action noun, ranked by Para = freq · log(n − 1)."""
     from services.paraphrase import tables
@@ -339,19 +333,28 @@ def ending_paraphrases(
 @router.get("/v1/paraphrases/phrases")
 def phrase_paraphrases(
     store: StoreDep,
-    q: Annotated[str | None, Query(max_length=256)] = None,
-    limit: Annotated[int, Query(ge=1, le=1_000)] = 50,
+    q: Annotated[
+        str | None,
+        Query(
+            max_length=256,
+            description="only entries whose phrase or paraphrase contains this text, case "
+            'ignored (bank finds "the bank of")',
+        ),
+    ] = None,
+    limit: Limit = 50,
     lang: Annotated[
         str | None, Query(max_length=16, pattern=LANG_PATTERN, description="one language's table")
     ] = None,
 ) -> list[dict[str, Any]]:
-    """PPDB-style phrase paraphrases (phrase, paraphrase, count, p(e|f), p(f|e), lang) of the
-    newest phrase table snapshot (computed by the periodic task; [] before the first)."""
+    """PPDB-style phrase paraphrases (phrase, paraphrase, count, p(e|f), p(f|e), lang, and
+    the word alignment inside the pair) of the newest phrase table snapshot (computed by the
+    periodic task; [] before the first)."""
+    from services.paraphrase.phrases import search_entries
     from services.paraphrase.repository import latest_phrase_table
 
     entries = latest_phrase_table(store.engine, lang=lang)
     if q:
-        entries = [e for e in entries if q in (e.phrase, e.paraphrase)]
+        entries = search_entries(entries, q)
     return [asdict(entry) for entry in entries[:limit]]
 
 
@@ -366,9 +369,12 @@ def _observations(store: Any) -> list[Any]:
 )
 def thesaurus_similarity(
     store: StoreDep,
-    a: Annotated[str, Query(min_length=1, max_length=64)],
-    b: Annotated[str, Query(min_length=1, max_length=64)],
-    thesaurus: Annotated[str | None, Query(max_length=100)] = None,
+    a: Annotated[str, Query(min_length=1, max_length=64, description="the first word")],
+    b: Annotated[str, Query(min_length=1, max_length=64, description="the second word")],
+    thesaurus: Annotated[
+        str | None,
+        Query(max_length=100, description="the thesaurus by name; default: the newest snapshot's"),
+    ] = None,
 ) -> dict[str, Any]:
     """Similarity of two words: max over their classes, from the newest similarity snapshot
     (``match`` is null when a word is in no class of the thesaurus or no similarity of their
@@ -394,48 +400,16 @@ def thesaurus_similarity(
     }
 
 
-@router.get(
-    "/v1/jobs/{job_id}", response_model=JobOut, responses={404: {"description": "unknown job"}}
-)
-def get_job(job_id: str, store: StoreDep) -> JobOut:
-    """Progress of a job: pairs, completed, failed, sentence pairs stored, inputs refused
-    (a job with refusals ends "done-with-errors")."""
-    job = store.job_status(job_id)
-    if job is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no job {job_id!r}")
-    # page_match's tables are read here only: its features (lxml) stay off the start-up path
-    from services.page_match.repository import with_waiting_pages
-
-    job = with_waiting_pages(store.engine, job)
-    return JobOut(
-        job_id=job.job_id,
-        state=job.state,
-        pairs=job.pairs,
-        completed=job.completed,
-        failed=job.failed,
-        sentence_pairs=job.sentence_pairs,
-        refused=job.refused,
-        pages=job.pages,
-        pending_pages=job.pending_pages,
-        failed_pages=job.failed_pages,
-        waiting_pages=job.waiting_pages,
-        failures=[
-            FailureOut(stage=f.stage, reason=f.reason, count=f.count, line=f.line())
-            for f in job.failures
-        ],
-    )
-
-
 @router.get("/v1/sentence-pairs", response_model=SentencePairPage)
 def list_sentence_pairs(
     store: StoreDep,
-    job: str | None = None,
-    site: str | None = None,
-    src_lang: str | None = None,
-    tgt_lang: str | None = None,
+    job: JobFilter = None,
+    site: SiteFilter = None,
+    src_lang: SrcLangFilter = None,
+    tgt_lang: TgtLangFilter = None,
     min_score: MinScore = None,
-    limit: Annotated[int, Query(ge=1, le=1_000)] = 100,
-    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+    limit: Limit = 100,
+    offset: Offset = 0,
     every: Annotated[
         bool,
         Query(
@@ -463,7 +437,7 @@ def list_sentence_pairs(
             duplicates=duplicates,
         )
     )
-    items = [SentencePairOut.model_validate(row) for row in rows]
+    items = [SentencePairOut.of_row(row) for row in rows]
     return SentencePairPage(
         items=items,
         limit=limit,
@@ -476,9 +450,12 @@ def list_sentence_pairs(
 def list_dead_letters(
     store: StoreDep,
     _admin: AdminKey,
-    stage: str | None = None,
-    limit: Annotated[int, Query(ge=1, le=1_000)] = 100,
-    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+    stage: Annotated[
+        str | None,
+        Query(max_length=64, description="one stage's letters (ingest, page_match, tree_align…)"),
+    ] = None,
+    limit: Limit = 100,
+    offset: Offset = 0,
 ) -> list[dict[str, Any]]:
     """Messages that could not be processed, with their reasons (admin key), oldest first,
     paged by ``limit`` and ``offset``."""

@@ -18,8 +18,8 @@ from fastapi import APIRouter, HTTPException, Query, Request, status
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
-from services.gateway.deps import StoreDep
-from shared.store import Store, job_pairs, jobs, sentence_pairs
+from services.gateway.deps import Offset, StoreDep
+from shared.store import Store, job_pairs, sentence_pairs
 
 _HERE = Path(__file__).parent
 _STATIC = {"viewer.js": "text/javascript", "viewer.css": "text/css"}
@@ -83,7 +83,6 @@ class NodeRow:
 JOBS_PER_PAGE = 200
 PAIRS_PER_PAGE = 500
 BEADS_PER_PAGE = 1_000
-Offset = Annotated[int, Query(ge=0, le=10_000_000, description="rows to skip (paging)")]
 
 
 @dataclass(frozen=True)
@@ -107,38 +106,6 @@ class Paging:
 def page_of(rows: list[Any], offset: int, limit: int) -> tuple[list[Any], Paging]:
     """``rows`` (read with one row more than ``limit``, from ``offset``) cut to the page."""
     return rows[:limit], Paging(offset, min(len(rows), limit), limit, len(rows) > limit)
-
-
-def list_jobs(store: Store, limit: int = JOBS_PER_PAGE, offset: int = 0) -> list[dict[str, Any]]:
-    """Newest jobs first, with their page-pair and sentence-pair counts."""
-    pair_count = (
-        sa.select(sa.func.count()).where(job_pairs.c.job_id == jobs.c.job_id).scalar_subquery()
-    )
-    # One join correlated to the outer jobs row (an IN over a nested select took its own
-    # ``jobs`` there and counted every job's pairs for every row).
-    sentence_count = (
-        sa.select(sa.func.count())
-        .select_from(
-            sentence_pairs.join(job_pairs, job_pairs.c.pair_id == sentence_pairs.c.pair_id)
-        )
-        .where(job_pairs.c.job_id == jobs.c.job_id)
-        .correlate(jobs)
-        .scalar_subquery()
-    )
-    statement = (
-        sa.select(
-            jobs.c.job_id,
-            jobs.c.created_at,
-            jobs.c.source,
-            pair_count.label("pairs"),
-            sentence_count.label("sentence_pairs"),
-        )
-        .order_by(jobs.c.created_at.desc(), jobs.c.job_id)
-        .limit(limit)
-        .offset(offset)
-    )
-    with store.begin() as conn:
-        return [dict(row._mapping) for row in conn.execute(statement)]
 
 
 def list_job_pairs(
@@ -198,7 +165,7 @@ def ui_root() -> RedirectResponse:
 @router.get("/ui/", response_class=HTMLResponse)
 def jobs_page(request: Request, store: StoreDep, offset: Offset = 0) -> HTMLResponse:
     """Every job, newest first, a page at a time."""
-    shown, paging = page_of(list_jobs(store, JOBS_PER_PAGE + 1, offset), offset, JOBS_PER_PAGE)
+    shown, paging = page_of(store.list_jobs(JOBS_PER_PAGE + 1, offset), offset, JOBS_PER_PAGE)
     return _page(request, "jobs.html", jobs=shown, paging=paging)
 
 
@@ -302,15 +269,14 @@ def paraphrases_page(
 ) -> HTMLResponse:
     """Ending paraphrases per action noun and the phrase table, filtered by a search string."""
     from services.gateway.routes import ending_paraphrases
+    from services.paraphrase.phrases import search_entries
     from services.paraphrase.repository import latest_phrase_table
 
     endings = ending_paraphrases(store, None, top, unit)
-    # searched over the whole table, then cut for display (cut first, a search missed most)
-    matching = [
-        asdict(entry)
-        for entry in latest_phrase_table(store.engine)
-        if not q or q in entry.phrase or q in entry.paraphrase
-    ]
+    # searched over the whole table, then cut for display (cut first, a search missed most);
+    # as GET /v1/paraphrases/phrases searches it: a substring of either side, case ignored
+    table = latest_phrase_table(store.engine)
+    matching = [asdict(entry) for entry in (search_entries(table, q) if q else table)]
     if q:
         endings = {noun: cands for noun, cands in endings.items() if q in noun}
     return _page(

@@ -7,7 +7,8 @@ no link leaves its box; we keep only pairs whose four boundary words are aligned
 pairs"): the smallest consistent box containing a given link (the closure of that link under
 "a row or column in the box drags in all its links"); every other extracted pair is *composite*
 and is covered by the atomic pairs inside it (tests check this). Aggregation (docs/methods.md
-§3b): counts per (phrase, paraphrase) and relative frequencies p(e|f), p(f|e), like PPDB.
+§3b): counts per (phrase, paraphrase) and relative frequencies p(e|f), p(f|e), like PPDB, and
+the word links inside the pair (PPDB's ALIGNMENT field).
 """
 
 from __future__ import annotations
@@ -41,6 +42,17 @@ class PhrasePair:
             " ".join(source[self.src_start : self.src_end]),
             " ".join(target[self.tgt_start : self.tgt_end]),
         )
+
+    def alignment(self, links: Iterable[Link]) -> str:
+        """The links inside the pair, as PPDB writes its ALIGNMENT field: ``"0-0 1-1 1-2"``,
+        "i-j" linking the phrase's word i to the paraphrase's word j (counted from the pair's
+        first words), sorted. A consistent pair's box holds every link of its words."""
+        inside = sorted(
+            (i - self.src_start, j - self.tgt_start)
+            for i, j in links
+            if self.src_start <= i < self.src_end and self.tgt_start <= j < self.tgt_end
+        )
+        return " ".join(f"{i}-{j}" for i, j in inside)
 
 
 def _check_links(links: Iterable[Link], source_len: int, target_len: int) -> set[Link]:
@@ -129,7 +141,9 @@ def atomic_phrase_pairs(
 
 @dataclass(frozen=True)
 class PhraseTableEntry:
-    """One non-identical paraphrase pair with its corpus count and relative frequencies."""
+    """One non-identical paraphrase pair with its corpus count, relative frequencies and word
+    alignment (:meth:`PhrasePair.alignment`: the most frequent one among the pair's
+    occurrences; "" in a table stored before alignments were kept)."""
 
     phrase: str
     paraphrase: str
@@ -137,6 +151,18 @@ class PhraseTableEntry:
     p_e_given_f: float
     p_f_given_e: float
     lang: str = ""  # the language of the pairs the table was built from ("" when unknown)
+    alignment: str = ""
+
+
+def search_entries(entries: Iterable[PhraseTableEntry], text: str) -> list[PhraseTableEntry]:
+    """The entries whose phrase or paraphrase contains ``text``, case ignored: "bank" finds
+    "the bank of" and "Bank"."""
+    needle = text.casefold()
+    return [
+        entry
+        for entry in entries
+        if needle in entry.phrase.casefold() or needle in entry.paraphrase.casefold()
+    ]
 
 
 def phrase_table(
@@ -152,12 +178,17 @@ def phrase_table(
 
     p(e|f) = c(f, e) / c(f) and p(f|e) = c(f, e) / c(e), with the marginals counted over all
     extracted pairs (identical ones too), so probabilities are honest relative frequencies.
+    An entry's alignment is the one its occurrences show most often (ties: the first in
+    string order), as PPDB keeps one alignment per rule.
     """
     distinct = {(tuple(s), tuple(t), frozenset(links)) for s, t, links in aligned_pairs}
     joint: Counter[tuple[str, str]] = Counter()
+    alignments: dict[tuple[str, str], Counter[str]] = {}
     for source, target, links in sorted(distinct, key=lambda x: (x[0], x[1], sorted(x[2]))):
         for pair in extract_phrase_pairs(source, target, links, max_len=max_len):
-            joint[pair.words(source, target)] += 1
+            words = pair.words(source, target)
+            joint[words] += 1
+            alignments.setdefault(words, Counter())[pair.alignment(links)] += 1
     phrase_count: Counter[str] = Counter()
     paraphrase_count: Counter[str] = Counter()
     for (phrase, paraphrase), count in joint.items():
@@ -170,6 +201,7 @@ def phrase_table(
             count,
             count / phrase_count[phrase],
             count / paraphrase_count[paraphrase],
+            alignment=most_frequent(alignments[phrase, paraphrase]),
         )
         for (phrase, paraphrase), count in joint.items()
         if phrase.lower() != paraphrase.lower()
@@ -177,12 +209,23 @@ def phrase_table(
     return sorted(entries, key=lambda e: (e.phrase, -e.count, e.paraphrase))
 
 
+def most_frequent(counts: Counter[str]) -> str:
+    """The most frequent key of ``counts``; of equally frequent ones, the first in order."""
+    return min(counts.items(), key=lambda item: (-item[1], item[0]))[0]
+
+
 def format_ppdb(entries: Iterable[PhraseTableEntry]) -> Iterator[str]:
-    """PPDB-style lines: ``[X] ||| phrase ||| paraphrase ||| features ||| count``; the
-    features end with ``lang=xx`` when the entry's language is known (one file may hold
-    several languages' tables)."""
+    """PPDB-style lines, as PPDB writes its LHS ||| PHRASE ||| PARAPHRASE ||| FEATURES |||
+    ALIGNMENT fields: ``[X] ||| phrase ||| paraphrase ||| p(e|f)=… p(f|e)=… count=N lang=xx
+    ||| 0-0 1-1``. The features hold the corpus count (``count=``) and end with ``lang=xx``
+    when the entry's language is known (one file may hold several languages' tables); the
+    alignment links word i of the phrase to word j of the paraphrase. PPDB 2.0's sixth
+    field, the entailment relation, is not given: nothing here classifies it."""
     for entry in entries:
-        features = f"p(e|f)={entry.p_e_given_f:.6g} p(f|e)={entry.p_f_given_e:.6g}"
+        features = (
+            f"p(e|f)={entry.p_e_given_f:.6g} p(f|e)={entry.p_f_given_e:.6g} count={entry.count}"
+        )
         if entry.lang:
             features += f" lang={entry.lang}"
-        yield f"[X] ||| {entry.phrase} ||| {entry.paraphrase} ||| {features} ||| {entry.count}"
+        fields = ("[X]", entry.phrase, entry.paraphrase, features, entry.alignment)
+        yield " ||| ".join(fields)

@@ -7,7 +7,8 @@ minutes, so the PPDB-style phrase table is computed by the periodic task (Celery
 the gateway's queries, downloads and viewer only read the newest one.
 
 A snapshot records what it was built from: the number of distinct observations, a digest of
-them and the word model that aligned them, so a recompute with nothing new stores nothing.
+them and of the word model that aligned them (and of the entries' format), so a recompute with
+nothing new stores nothing.
 Tables live in this module's own ``MetaData`` (``ensure_schema``); every function takes an
 ``Engine``, so the same code runs on SQLite and PostgreSQL.
 """
@@ -59,10 +60,17 @@ def observations_digest(observations: Sequence[Observation]) -> str:
     return digest.hexdigest()
 
 
+# The format of a snapshot's entries: another format means another table. 2: each entry
+# holds its word alignment (a snapshot of format 1 had none; it is computed again, not kept).
+TABLE_FORMAT = 2
+
+
 @functools.cache
 def model_digest() -> str:
-    """SHA-256 of the shipped word model's JSON: another model means another table."""
-    return hashlib.sha256(default_word_model().to_json().encode("utf-8")).hexdigest()
+    """SHA-256 of the table format and the shipped word model's JSON: another model or
+    another format means another table."""
+    payload = f"phrase table format {TABLE_FORMAT}\n" + default_word_model().to_json()
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
 def rebuild_phrase_table(
@@ -80,13 +88,29 @@ def rebuild_phrase_table(
         if newest is not None and (newest.digest, newest.model) == (digest, model):
             return int(newest.id)
     entries = phrase_paraphrases(observations)
+    distinct = len({(o.lang, o.kind, o.src, o.tgt) for o in observations})
+    return save_phrase_table(engine, entries, observations=distinct, digest=digest, model=model)
+
+
+def save_phrase_table(
+    engine: sa.Engine,
+    entries: Sequence[PhraseTableEntry],
+    *,
+    observations: int,
+    digest: str,
+    model: str,
+) -> int:
+    """Store ``entries`` as the newest snapshot, built from ``observations`` distinct
+    observations of that ``digest`` with that ``model``; the oldest beyond KEEP_SNAPSHOTS are
+    dropped. Returns the snapshot's id."""
+    ensure_schema(engine)
     payload = json.dumps([asdict(entry) for entry in entries], ensure_ascii=False)
     with engine.begin() as conn:
         row = conn.execute(
             phrase_table_snapshots.insert()
             .values(
                 created_at=time.time(),
-                observations=len({(o.lang, o.kind, o.src, o.tgt) for o in observations}),
+                observations=observations,
                 digest=digest,
                 model=model,
                 entries=payload,

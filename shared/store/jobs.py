@@ -274,3 +274,36 @@ class JobRepository(StoreBase):
 
     def count_jobs(self) -> int:
         return self.count(jobs)
+
+    def list_jobs(self, limit: int, offset: int = 0) -> list[dict[str, Any]]:
+        """Jobs newest first (``job_id``, ``created_at``, ``source``), with their page-pair and
+        sentence-pair counts (``pairs``, ``sentence_pairs``): the viewer's jobs page and
+        ``GET /v1/jobs`` (which asks each job's :meth:`job_status`)."""
+        pair_count = (
+            sa.select(sa.func.count()).where(job_pairs.c.job_id == jobs.c.job_id).scalar_subquery()
+        )
+        # One join correlated to the outer jobs row (an IN over a nested select took its own
+        # ``jobs`` there and counted every job's pairs for every row).
+        sentence_count = (
+            sa.select(sa.func.count())
+            .select_from(
+                sentence_pairs.join(job_pairs, job_pairs.c.pair_id == sentence_pairs.c.pair_id)
+            )
+            .where(job_pairs.c.job_id == jobs.c.job_id)
+            .correlate(jobs)
+            .scalar_subquery()
+        )
+        statement = (
+            sa.select(
+                jobs.c.job_id,
+                jobs.c.created_at,
+                jobs.c.source,
+                pair_count.label("pairs"),
+                sentence_count.label("sentence_pairs"),
+            )
+            .order_by(jobs.c.created_at.desc(), jobs.c.job_id)
+            .limit(limit)
+            .offset(offset)
+        )
+        with self.guard(), self.begin() as conn:
+            return [dict(row._mapping) for row in conn.execute(statement)]

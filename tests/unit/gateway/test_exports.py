@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import time
 
 import numpy as np
@@ -105,7 +106,10 @@ def test_ppdb_download(client: TestClient, store_url: str) -> None:
     lines = download(client, "/v1/exports/paraphrases.ppdb").decode().splitlines()
     fields = [line.split(" ||| ") for line in lines]
     assert all(len(f) == 5 and f[0] == "[X]" and f[3].endswith(" lang=en") for f in fields)
-    assert ["big", "large"] in [f[1:3] for f in fields]
+    # LHS ||| PHRASE ||| PARAPHRASE ||| FEATURES (count=N among them) ||| ALIGNMENT
+    assert all(re.search(r" count=[1-9]\d* ", f[3]) for f in fields)
+    assert all(re.fullmatch(r"\d+-\d+( \d+-\d+)*", f[4]) for f in fields)
+    assert ["big", "large", "0-0"] in [[f[1], f[2], f[4]] for f in fields]
     assert download(client, "/v1/exports/paraphrases.ppdb", lang="de") == b""  # one language
 
 

@@ -39,12 +39,27 @@ def twins(store_url: str) -> None:
 def test_the_listing_gives_distinct_unflagged_pairs(client: TestClient, twins: None) -> None:
     items = client.get("/v1/sentence-pairs").json()["items"]
     assert len(items) == len(ROWS)
-    first = next(item for item in items if item["tgt_text"] == "Öffnungszeiten.")
+    first = next(item for item in items if item["tgt"] == "Öffnungszeiten.")
     assert (first["count"], first["score"]) == (2, 0.95)
     every = client.get("/v1/sentence-pairs", params={"all": "true"}).json()["items"]
     assert [item["flag"] for item in every].count("untranslated") == 1
     stored = client.get("/v1/sentence-pairs", params={"all": "true", "duplicates": "true"})
     assert len(stored.json()["items"]) == len(ROWS) + 2
+
+
+def test_the_listing_names_its_fields_as_the_jsonl_export(client: TestClient, twins: None) -> None:
+    # the listing said src_text/tgt_text where an exported record says src/tgt
+    items = client.get("/v1/sentence-pairs").json()["items"]
+    download = client.get("/v1/exports/sentence-pairs", params={"format": "jsonl"})
+    records = {record["id"]: record for record in map(json.loads, download.content.splitlines())}
+    assert {item["id"] for item in items} == set(records)
+    for item in items:
+        record = records[item["id"]]
+        assert {"src", "tgt"} <= item.keys() and not {"src_text", "tgt_text"} & item.keys()
+        assert {key: item[key] for key in item.keys() & record.keys()} == {
+            key: record[key] for key in item.keys() & record.keys()
+        }
+        assert record.keys() - item.keys() <= {"posterior"}
 
 
 def test_the_download_carries_counts_flags_and_provenance(client: TestClient, twins: None) -> None:

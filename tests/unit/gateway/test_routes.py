@@ -10,6 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from services.gateway.app import create_app
+from services.paraphrase.phrases import PhraseTableEntry
+from services.paraphrase.repository import save_phrase_table
 from shared.config import Settings, get_settings
 from shared.store import Store
 
@@ -64,7 +66,7 @@ def test_article_batch_pairs_articles_and_sentences(client: TestClient) -> None:
     job = client.get(f"/v1/jobs/{accepted.json()['job_id']}").json()
     assert job["state"] == "done" and job["sentence_pairs"] >= 3
     pairs = client.get("/v1/sentence-pairs", params={"job": job["job_id"]}).json()["items"]
-    by_mobile = {pair["tgt_text"]: pair["src_text"] for pair in pairs}
+    by_mobile = {pair["tgt"]: pair["src"] for pair in pairs}
     assert by_mobile["JR東日本は新幹線の一部区間で運転見合わせを決定。"].startswith(
         "この雪の影響で"
     )
@@ -113,6 +115,46 @@ def test_the_openapi_schema_lists_the_export_endpoints(client: TestClient) -> No
     paths = client.get("/openapi.json").json()["paths"]
     assert "/v1/exports/sentence-pairs" in paths
     assert not any(path.startswith("/ui") for path in paths)
+
+
+def test_every_query_parameter_of_the_api_is_described() -> None:
+    schema = create_app(Settings()).openapi()
+    parameters = [
+        (path, method, parameter["name"], parameter.get("description", ""))
+        for path, operations in schema["paths"].items()
+        if path.startswith("/v1/")
+        for method, operation in operations.items()
+        for parameter in operation.get("parameters", [])
+        if parameter["in"] == "query"
+    ]
+    assert len(parameters) > 30  # the routes' parameters were found
+    assert [(path, method, name) for path, method, name, text in parameters if not text] == []
+
+
+def _phrase(phrase: str, paraphrase: str) -> PhraseTableEntry:
+    return PhraseTableEntry(phrase, paraphrase, 1, 1.0, 1.0, lang="en", alignment="0-0")
+
+
+def test_the_phrase_search_finds_a_part_of_either_side_case_ignored(client: TestClient) -> None:
+    # q matched only a whole phrase or paraphrase: "bank" did not find "the bank of"
+    table = [
+        _phrase("the bank of", "the shore of"),
+        _phrase("money", "the Bank"),
+        _phrase("river", "stream"),
+    ]
+    engine = Store(get_settings().database_url).engine
+    save_phrase_table(engine, table, observations=3, digest="test", model="test")
+
+    def found(q: str) -> list[tuple[str, str]]:
+        entries = client.get("/v1/paraphrases/phrases", params={"q": q}).json()
+        return [(entry["phrase"], entry["paraphrase"]) for entry in entries]
+
+    assert found("bank") == [("the bank of", "the shore of"), ("money", "the Bank")]
+    assert found("BANK") == found("bank")
+    assert found("shore") == [("the bank of", "the shore of")]  # the paraphrase side
+    assert found("ver") == [("river", "stream")]
+    assert found("bank of the") == []
+    assert len(client.get("/v1/paraphrases/phrases").json()) == 3
 
 
 def test_an_unreachable_store_is_503_with_retry_after_and_not_ready(

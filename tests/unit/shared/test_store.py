@@ -116,6 +116,21 @@ def test_listing_filters_and_pages(store: Store) -> None:
     assert store.list_sentence_pairs(SentencePairQuery(site="b.example")) == []
 
 
+def test_jobs_are_listed_newest_first_with_their_counts(store: Store) -> None:
+    # ids sorted against creation: a tie of the two creation times (a coarse clock) is
+    # listed by id, which gives the same order
+    store.record_job("job-b", [("pp1", "a", "b")], source="first")
+    store.add_sentence_pairs([_row(0), _row(1)], pair_id="pp1", stage="sentence_align")
+    store.record_job("job-a", [("pp2", "c", "d"), ("pp3", "e", "f")], source="second")
+    listed = store.list_jobs(10)
+    assert [(j["job_id"], j["source"], j["pairs"], j["sentence_pairs"]) for j in listed] == [
+        ("job-a", "second", 2, 0),
+        ("job-b", "first", 1, 2),
+    ]
+    assert [j["job_id"] for j in store.list_jobs(1, offset=1)] == ["job-b"]
+    assert store.list_jobs(5, offset=2) == []
+
+
 def test_an_export_sees_each_pair_once_while_pairs_are_stored(store: Store) -> None:
     store.add_sentence_pairs([_row(i) for i in range(10)], pair_id="pp5", stage="sentence_align")
     exported = []
