@@ -86,6 +86,11 @@ class Settings(BaseSettings):
     # tree_align: the content model counts a block on many pages of the site as template,
     # from the blocks of the site's pages aligned before (services/tree_align/repository.py)
     site_blocks: bool = True
+    # Both learn only from the site's page pairs accepted before (shared/ordering.py): a page
+    # pair whose earlier pairs are not through the stage yet waits for them, for at most this
+    # many seconds after it was accepted (and an earlier pair accepted this long before it,
+    # still not through, is taken as abandoned)
+    site_wait: float = Field(default=900.0, ge=0)
     # seconds between recomputes of the similarity matrices and the phrase table snapshot
     recompute_interval: float = Field(default=3_600.0, gt=0)
     html: HtmlLimits = HtmlLimits()

@@ -33,3 +33,13 @@ class TransientError(ParamineError):
 
 class ConfigurationError(ParamineError):
     """Settings are missing or unsafe for the chosen mode."""
+
+
+class Deferred(ParamineError):
+    """The message needs what earlier messages store first (a page pair learns from its
+    site's earlier pairs, which are not all through the stage yet): run it again after
+    ``seconds``. Not a failure: nothing is counted, retried or dead-lettered."""
+
+    def __init__(self, reason: str, seconds: float) -> None:
+        super().__init__(reason)
+        self.seconds = seconds

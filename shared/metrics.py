@@ -49,6 +49,7 @@ class StageMetrics:
     messages_out: Counter
     messages_failed: Counter
     messages_retried: Counter
+    messages_deferred: Counter
     messages_rejected: Counter
     pairs_resent: Counter
     latency: Histogram
@@ -78,6 +79,13 @@ class StageMetrics:
             messages_retried=Counter(
                 "paramine_messages_retried",
                 "Retries of transient failures",
+                ["stage"],
+                registry=registry,
+            ),
+            messages_deferred=Counter(
+                "paramine_messages_deferred",
+                "Messages sent again later: earlier page pairs of the site were not through "
+                "the stage yet (shared/ordering.py)",
                 ["stage"],
                 registry=registry,
             ),

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from shared.errors import InvalidInput, TransientError
 from shared.metrics import StageMetrics
+from shared.ordering import never_deferring
 from shared.schemas import Message, parse_message
 from shared.store import Store
 
@@ -87,12 +88,15 @@ class LocalRunner:
     ) -> RunSummary:
         """Process each payload and everything it leads to before taking the next one."""
         summary = summary or RunSummary()
-        for payload in payloads:
-            pending: deque[tuple[str, Any]] = deque([(stage, payload)])
-            while pending:
-                current_stage, current = pending.popleft()
-                for next_stage, message in self._process(current_stage, current, summary):
-                    pending.append((next_stage, message.model_dump(mode="json")))
+        # In this order every earlier page pair of a site has been through each stage (or
+        # failed) when a later one reaches it: nothing to wait for (shared.ordering).
+        with never_deferring():
+            for payload in payloads:
+                pending: deque[tuple[str, Any]] = deque([(stage, payload)])
+                while pending:
+                    current_stage, current = pending.popleft()
+                    for next_stage, message in self._process(current_stage, current, summary):
+                        pending.append((next_stage, message.model_dump(mode="json")))
         return summary
 
     def _process(self, stage: str, payload: Any, summary: RunSummary) -> list[Outgoing]:
@@ -177,9 +181,10 @@ class CelerySender:
     def send(self, stage: str, message: Message) -> None:
         self.send_payload(stage, message.model_dump(mode="json"))
 
-    def send_payload(self, stage: str, payload: dict[str, Any]) -> None:
-        """Send an already serialised message (a dict of JSON types), trying again for
-        ``patience`` (``PUBLISH_PATIENCE``) seconds while the broker cannot be reached."""
+    def send_payload(self, stage: str, payload: dict[str, Any], countdown: float = 0.0) -> None:
+        """Send an already serialised message (a dict of JSON types), to be run no sooner
+        than ``countdown`` seconds from now, trying again for ``patience``
+        (``PUBLISH_PATIENCE``) seconds while the broker cannot be reached."""
         from kombu.exceptions import OperationalError
 
         from shared.celery_app import queue_name, task_name
@@ -196,6 +201,7 @@ class CelerySender:
                     retry_policy=self.retry_policy,
                     argsrepr=args_label(payload),
                     headers={SENT_AT_HEADER: time.time()},
+                    countdown=countdown or None,
                 )
                 return
             except (OperationalError, OSError):

@@ -32,7 +32,7 @@ from celery.worker.request import Request
 from kombu.exceptions import KombuError
 
 from shared.config import QueueSettings, get_settings
-from shared.errors import InvalidInput, TransientError
+from shared.errors import Deferred, InvalidInput, TransientError
 from shared.metrics import StageMetrics, stage_metrics
 from shared.pipeline import SENT_AT_HEADER, CelerySender, Handler, describe_error, run_stage
 from shared.store import Store
@@ -177,6 +177,13 @@ def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
                 if malformed is not None:
                     raise malformed
                 outgoing = run_stage(stage, payload, handler, store, metrics, observed=True)
+        except Deferred as deferred:
+            # Not a failure: the same message again a little later, sent as a new message
+            # (stored first, then this one acked: a crash between runs it twice, idempotently).
+            metrics.messages_deferred.labels(stage).inc()
+            log.info("%s defers a message by %.0f s: %s", stage, deferred.seconds, deferred)
+            CelerySender(app).send_payload(stage, payload, countdown=deferred.seconds)
+            return 0
         except Exception as exc:
             if self.request.retries >= retries_allowed(exc, queue_settings):
                 if not isinstance(exc, InvalidInput | TransientError):

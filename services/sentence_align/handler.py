@@ -15,6 +15,7 @@ from shared.config import get_settings
 from shared.corpus_clean import BOILERPLATE, pair_flag
 from shared.ids import content_id
 from shared.metrics import stage_metrics
+from shared.ordering import learning_position
 from shared.pipeline import Outgoing
 from shared.provenance import code_version, model_version
 from shared.schemas import (
@@ -229,8 +230,9 @@ def handle(message: ChunkPairs | ArticleBatch, store: Store) -> list[Outgoing]:
 
 
 def site_pairs(message: ChunkPairs, store: Store) -> list[tuple[str, str]]:
-    """The site's latest distinct stored sentence pairs in the page pair's two languages
-    (filed under either page's host; one sentence a side, score at least
+    """The site's latest distinct stored sentence pairs in the page pair's two languages, of
+    the page pairs accepted before it (``shared.ordering``; filed under either page's host;
+    one sentence a side, score at least
     :data:`SITE_PAIR_MIN_SCORE`, at most ``Settings.site_pairs``), for its length model and
     Model 1. A page pair is a few dozen
     sentences; its site's earlier pages share its names and vocabulary (Moore 2002 trains on
@@ -245,6 +247,8 @@ def site_pairs(message: ChunkPairs, store: Store) -> list[tuple[str, str]]:
         or base_lang(context.src_lang) == base_lang(context.tgt_lang)
     ):
         return []
+    # the pairs of the page pairs accepted before this one, once they are all aligned
+    position = learning_position(store, context.pair_id, "sentence_align")
     pairs = store.site_pairs(
         (site_of(context.src_url), site_of(context.tgt_url)),
         (context.src_lang, context.tgt_lang),
@@ -252,6 +256,7 @@ def site_pairs(message: ChunkPairs, store: Store) -> list[tuple[str, str]]:
         min_score=SITE_PAIR_MIN_SCORE,
         exclude_pair_id=context.pair_id,
         max_length=SITE_PAIR_MAX_LENGTH,
+        before=position.seq if position is not None else None,
     )
     stage_metrics().site_pairs_used.inc(len(pairs))
     return pairs

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from services.tree_align import repository
 from shared.config import get_settings
+from shared.ordering import learning_position
 from shared.pipeline import Outgoing
 from shared.schemas import ChunkPairs, Page, PagePair, PairContext, TextChunkPair
 from shared.store import NodePairRow, Store
@@ -136,8 +137,16 @@ def handle(message: PagePair, store: Store) -> list[Outgoing]:
     """Align the pages' trees, note progress, and hand the chunk pairs to sentence_align.
 
     With ``site_blocks`` (the default), each page's blocks are counted against the blocks of
-    its site's pages aligned before and then stored for the pages after it."""
+    its site's pages stored by the page pairs accepted before it (``shared.ordering``: the
+    message waits while one of those is not aligned yet) and then stored for the pages
+    after it."""
     seen: dict[str, tuple[str, list[str]]] = {}
+    use_site = get_settings().site_blocks
+    position = None
+    if use_site:
+        repository.ensure_schema(store.engine)
+        position = learning_position(store, message.pair_id, "tree_align")
+    before = position.seq if position is not None else None
 
     def lookup(url: str, keys: list[str]) -> SiteBlocks:
         from services.html.content import SiteBlocks
@@ -145,14 +154,11 @@ def handle(message: PagePair, store: Store) -> list[Outgoing]:
         site = site_of(url)
         seen[url] = (site, keys)
         own = (message.src.url, message.tgt.url)
-        return SiteBlocks(repository.block_counts(store.engine, site, keys, own))
+        return SiteBlocks(repository.block_counts(store.engine, site, keys, own, before))
 
-    use_site = get_settings().site_blocks
-    if use_site:
-        repository.ensure_schema(store.engine)
     result = chunk_pairs(message, site_blocks=lookup if use_site else None)
     for url, (site, keys) in seen.items():
-        repository.record_blocks(store.engine, site, url, keys)
+        repository.record_blocks(store.engine, site, url, keys, before)
     store.add_node_pairs(
         message.pair_id,
         [

@@ -5,7 +5,9 @@ site as template (a menu, a footer, a newsletter box inside the article column t
 extractor tells from the article). This table remembers, per site, the blocks
 (``content.block_key`` digests) of every page the stage has aligned, so the count grows with
 the crawl. A page is keyed by its URL; aligning it again replaces its blocks, so a page
-crawled again is counted once and a changed page with its new blocks.
+crawled again is counted once and a changed page with its new blocks. Each page keeps the
+ingest ``seq`` (``shared.store.order``) of the first page pair that stored it, so a page pair
+counts the pages of the pairs accepted before it only, whatever order the work ran in.
 
 Tables live in this module's own ``MetaData``; every function takes an ``Engine``.
 """
@@ -22,13 +24,15 @@ from shared.store.inserts import insert_ignoring_conflicts
 
 metadata = sa.MetaData()
 
+# (site_blocks, the table of stores before the ingest order, is no longer read)
 site_blocks = sa.Table(
-    "site_blocks",
+    "site_page_blocks",
     metadata,
     sa.Column("site", sa.String(256), primary_key=True),
     sa.Column("block_key", sa.String(16), primary_key=True),
     sa.Column("page_key", sa.String(64), primary_key=True),
-    sa.Index("ix_site_blocks_page", "site", "page_key"),
+    sa.Column("seq", sa.Integer, nullable=True),  # None: stored by a pair no job recorded
+    sa.Index("ix_site_page_blocks_page", "site", "page_key"),
 )
 
 # Blocks of one page read or written at once (a page of 10,000 list items stays bounded).
@@ -45,35 +49,48 @@ def page_key(url: str) -> str:
 
 
 def block_counts(
-    engine: sa.Engine, site: str, keys: Iterable[str], excluded: Sequence[str]
+    engine: sa.Engine,
+    site: str,
+    keys: Iterable[str],
+    excluded: Sequence[str],
+    before: int | None = None,
 ) -> dict[str, int]:
     """For each of ``keys``, the number of stored pages of ``site`` holding it, the pages of
-    the URLs ``excluded`` (the page pair's own) not counted."""
+    the URLs ``excluded`` (the page pair's own) not counted; with ``before`` (the page pair's
+    ingest seq) only the pages stored by pairs accepted before it."""
     wanted = sorted(set(keys))[:MAX_PAGE_BLOCKS]
     if not wanted:
         return {}
+    conditions = [
+        site_blocks.c.site == site,
+        site_blocks.c.block_key.in_(wanted),
+        site_blocks.c.page_key.not_in([page_key(url) for url in excluded]),
+    ]
+    if before is not None:
+        conditions.append(site_blocks.c.seq < before)
     query = (
         sa.select(site_blocks.c.block_key, sa.func.count())
-        .where(
-            site_blocks.c.site == site,
-            site_blocks.c.block_key.in_(wanted),
-            site_blocks.c.page_key.not_in([page_key(url) for url in excluded]),
-        )
+        .where(*conditions)
         .group_by(site_blocks.c.block_key)
     )
     with engine.connect() as conn:
         return {str(key): int(count) for key, count in conn.execute(query)}
 
 
-def record_blocks(engine: sa.Engine, site: str, url: str, keys: Iterable[str]) -> None:
-    """Store the page's blocks (replacing what was stored for its URL)."""
+def record_blocks(
+    engine: sa.Engine, site: str, url: str, keys: Iterable[str], seq: int | None = None
+) -> None:
+    """Store the page's blocks (replacing what was stored for its URL), under the lowest
+    ingest ``seq`` of the page pairs that stored it."""
     page = page_key(url)
-    rows = [
-        {"site": site, "block_key": key, "page_key": page}
-        for key in sorted(set(keys))[:MAX_PAGE_BLOCKS]
-    ]
+    mine = (site_blocks.c.site == site, site_blocks.c.page_key == page)
     with engine.begin() as conn:
-        conn.execute(
-            site_blocks.delete().where(site_blocks.c.site == site, site_blocks.c.page_key == page)
-        )
+        earlier = conn.execute(sa.select(sa.func.min(site_blocks.c.seq)).where(*mine)).scalar()
+        if earlier is not None:
+            seq = int(earlier) if seq is None else min(int(earlier), seq)
+        rows = [
+            {"site": site, "block_key": key, "page_key": page, "seq": seq}
+            for key in sorted(set(keys))[:MAX_PAGE_BLOCKS]
+        ]
+        conn.execute(site_blocks.delete().where(*mine))
         insert_ignoring_conflicts(conn, site_blocks, rows)  # two workers storing one page

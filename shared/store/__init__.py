@@ -8,7 +8,8 @@ One module per concern: ``engine`` (connections, table creation, transactions), 
 (idempotent inserts), ``tables`` (the store's tables), ``rows`` (typed rows), and a
 repository per domain that ``Store`` combines: ``jobs`` (jobs, delivery tracking, progress,
 status), ``corpus`` (sentence pairs, node pairs), ``paraphrases`` (paraphrase observations),
-``dead_letters``. Each stage's derived tables live in its own ``services/<stage>/repository.py``.
+``dead_letters``, ``order`` (the page pairs' ingest order). Each stage's derived tables
+live in its own ``services/<stage>/repository.py``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from shared.store.engine import (
 )
 from shared.store.inserts import insert_ignoring_conflicts, without_nul
 from shared.store.jobs import JobRepository
+from shared.store.order import OrderRepository, PairPosition
 from shared.store.paraphrases import ParaphraseRepository
 from shared.store.rows import (
     FailureCount,
@@ -68,6 +70,7 @@ __all__ = [
     "FailureCount",
     "JobStatus",
     "NodePairRow",
+    "PairPosition",
     "ParaphraseObservationRow",
     "SentencePairQuery",
     "SentencePairRow",
@@ -94,5 +97,7 @@ __all__ = [
 ]
 
 
-class Store(JobRepository, CorpusRepository, ParaphraseRepository, DeadLetterRepository):
+class Store(
+    JobRepository, CorpusRepository, ParaphraseRepository, DeadLetterRepository, OrderRepository
+):
     """All reads and writes of paramine's own tables, one repository per domain."""

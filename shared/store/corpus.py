@@ -20,7 +20,14 @@ from shared.pair_query import (
 from shared.store.base import StoreBase
 from shared.store.inserts import insert_ignoring_conflicts
 from shared.store.rows import NodePairRow, SentencePairRow, row_dict
-from shared.store.tables import PROVENANCE, job_pairs, node_pairs, pair_progress, sentence_pairs
+from shared.store.tables import (
+    PROVENANCE,
+    job_pairs,
+    node_pairs,
+    pair_order,
+    pair_progress,
+    sentence_pairs,
+)
 
 # Rows of a host read for a site's latest distinct pairs, in multiples of how many are wanted
 # (``CorpusRepository.site_pairs``: repeated menu and footer lines count once).
@@ -141,6 +148,7 @@ class CorpusRepository(StoreBase):
         min_score: float,
         exclude_pair_id: str = "",
         max_length: int | None = None,
+        before: int | None = None,
     ) -> list[tuple[str, str]]:
         """The ``limit`` latest distinct one-sentence-a-side pairs of the ``sites`` (host
         names: a site with a host per language, ``en.`` and ``de.``, files each pair under its
@@ -150,7 +158,10 @@ class CorpusRepository(StoreBase):
         site's words from. Distinct: a pair stored again (a menu or footer line of every page,
         a page seen twice) counts once, at its latest; the newest ``SITE_SCAN`` times
         ``limit`` rows of each host are read for them. ``max_length``: pairs with a longer
-        side (in characters) are left out."""
+        side (in characters) are left out. ``before``: an ingest seq (``shared.store.order``):
+        only the pairs of page pairs accepted before it, latest by that order (by the time
+        they were stored otherwise), so what a page pair learns does not depend on the
+        schedule."""
         table = sentence_pairs
         first, second = langs
         conditions = [
@@ -171,7 +182,13 @@ class CorpusRepository(StoreBase):
                 sa.func.length(table.c.src_text) <= max_length,
                 sa.func.length(table.c.tgt_text) <= max_length,
             ]
-        columns = (table.c.created_at, table.c.id, table.c.dedup_key, table.c.src_lang,
+        latest: Any = table.c.created_at
+        source: Any = table
+        if before is not None:
+            latest = pair_order.c.seq
+            source = table.join(pair_order, pair_order.c.pair_id == table.c.pair_id)
+            conditions.append(pair_order.c.seq < before)
+        columns = (latest, table.c.id, table.c.dedup_key, table.c.src_lang,
                    table.c.src_text, table.c.tgt_text)  # fmt: skip
         found: list[tuple[float, str, str, str, str, str]] = []
         with self.guard(), self.begin() as conn:
@@ -179,8 +196,9 @@ class CorpusRepository(StoreBase):
             for site in sorted(set(sites)):
                 statement = (
                     sa.select(*columns)
+                    .select_from(source)
                     .where(table.c.site == site, *conditions)
-                    .order_by(table.c.created_at.desc(), table.c.id)
+                    .order_by(latest.desc(), table.c.id)
                     .limit(SITE_SCAN * limit)
                 )
                 found += [tuple(row) for row in conn.execute(statement)]

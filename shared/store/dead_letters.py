@@ -14,7 +14,14 @@ from shared.ids import content_id
 from shared.schemas import pair_id_of
 from shared.store.base import StoreBase
 from shared.store.inserts import insert_ignoring_conflicts
-from shared.store.tables import DEAD, PENDING, dead_letters, job_batches, job_pairs
+from shared.store.tables import (
+    DEAD,
+    PENDING,
+    dead_letters,
+    job_batches,
+    job_pairs,
+    pair_order,
+)
 
 
 class DeadLetterRepository(StoreBase):
@@ -71,6 +78,10 @@ class DeadLetterRepository(StoreBase):
                     sa.update(job_pairs)
                     .where(job_pairs.c.pair_id == pair_id, job_pairs.c.state == PENDING)
                     .values(state=DEAD)
+                )
+                # later page pairs of its site no longer wait for it (shared.store.order)
+                conn.execute(
+                    sa.update(pair_order).where(pair_order.c.pair_id == pair_id).values(failed=1)
                 )
         return letter_id
 

@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from shared.schemas import STAGES
 from shared.store.base import StoreBase
 from shared.store.inserts import insert_ignoring_conflicts
+from shared.store.order import record_order
 from shared.store.rows import FailureCount, JobStatus, TrackedPair
 from shared.store.tables import (
     COMPLETING_STAGE,
@@ -97,6 +98,7 @@ class JobRepository(StoreBase):
                     for row in rows
                 ]
             insert_ignoring_conflicts(conn, job_pairs, rows)
+            record_order(conn, [(row["pair_id"], row["src_url"], row["tgt_url"]) for row in rows])
 
     def record_page_batches(self, job_id: str, batches: Sequence[tuple[str, int]]) -> None:
         """Register a job (if new) and its page_match messages (batch_id, pages) as pending;

@@ -49,6 +49,23 @@ pair_progress = sa.Table(
     sa.Column("updated_at", sa.Float, nullable=False),
 )
 
+# The ingest sequence of page pairs (``shared.store.order``): a page pair learns from its
+# site's page pairs of lower ``seq`` only, so its output does not depend on the schedule.
+# ``site``/``tgt_site``: the hosts of its two pages; ``failed``: 1 once it is dead-lettered.
+pair_order = sa.Table(
+    "pair_order",
+    metadata,
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("pair_id", sa.String(64), nullable=False, unique=True),
+    sa.Column("site", sa.String(SITE_LENGTH), nullable=False),
+    sa.Column("tgt_site", sa.String(SITE_LENGTH), nullable=False),
+    sa.Column("registered_at", sa.Float, nullable=False),
+    sa.Column("failed", sa.Integer, nullable=False, server_default="0"),
+    sa.Index("ix_pair_order_site", "site", "seq"),
+    sa.Index("ix_pair_order_tgt_site", "tgt_site", "seq"),
+    sqlite_autoincrement=True,
+)
+
 # Columns this version added to sentence_pairs: a store without them is migrated by
 # `paramine migrate-store` (shared/store_migrate.py).
 PROVENANCE = ("method", "version", "model_version")
