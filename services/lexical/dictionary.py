@@ -41,7 +41,6 @@ import functools
 import gzip
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import Stemmer
@@ -133,27 +132,75 @@ def stem(word: str, lang: str) -> str:
     return str(stemmer.stemWord(word)) if stemmer is not None else word
 
 
-@dataclass(frozen=True)
 class BilingualDictionary:
-    """Word pairs of two languages, as (source stem, target stem)."""
+    """Word pairs of two languages, as (source stem, target stem).
 
-    src_lang: str
-    tgt_lang: str
-    pairs: frozenset[tuple[str, str]]
+    Made from its pairs (the readers) or from its translations, the target stems of each
+    source stem (the merged-dictionary cache, ``registry``, keeps them so: a packaged
+    dictionary has 300,000 pairs, and building them and then their index again took every
+    process a second or more). Whichever it is not made from is derived on first use."""
 
-    def reversed(self) -> BilingualDictionary:
-        """The same pairs read from the target language to the source language."""
-        return BilingualDictionary(
-            self.tgt_lang, self.src_lang, frozenset((e, f) for f, e in self.pairs)
+    def __init__(
+        self,
+        src_lang: str,
+        tgt_lang: str,
+        pairs: frozenset[tuple[str, str]] | None = None,
+        *,
+        translations: dict[str, tuple[str, ...]] | None = None,
+    ) -> None:
+        if (pairs is None) == (translations is None):
+            raise ValueError("a dictionary is made from its pairs or its translations")
+        self.src_lang, self.tgt_lang = src_lang, tgt_lang
+        if pairs is not None:
+            self.__dict__["pairs"] = pairs
+        else:
+            self.__dict__["translations"] = translations
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, BilingualDictionary):
+            return NotImplemented
+        return (self.src_lang, self.tgt_lang, self.translations) == (
+            other.src_lang,
+            other.tgt_lang,
+            other.translations,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.src_lang, self.tgt_lang, len(self.translations)))
+
+    def __repr__(self) -> str:
+        return (
+            f"BilingualDictionary({self.src_lang}-{self.tgt_lang}, {len(self.translations)} stems)"
         )
 
     @functools.cached_property
+    def pairs(self) -> frozenset[tuple[str, str]]:
+        """Every (source stem, target stem) pair."""
+        return frozenset((f, e) for f, targets in self.translations.items() for e in targets)
+
+    @functools.cached_property
     def translations(self) -> dict[str, tuple[str, ...]]:
-        """Target stems of each source stem."""
+        """Target stems of each source stem (sorted)."""
         table: dict[str, list[str]] = {}
         for f_stem, e_stem in self.pairs:
             table.setdefault(f_stem, []).append(e_stem)
         return {f_stem: tuple(sorted(e_stems)) for f_stem, e_stems in table.items()}
+
+    def reversed(self) -> BilingualDictionary:
+        """The same pairs read from the target language to the source language (made once
+        per dictionary)."""
+        return self._reversed
+
+    @functools.cached_property
+    def _reversed(self) -> BilingualDictionary:
+        table: dict[str, list[str]] = {}
+        for f_stem, e_stems in self.translations.items():
+            for e_stem in e_stems:
+                table.setdefault(e_stem, []).append(f_stem)
+        translations = {e_stem: tuple(sorted(f_stems)) for e_stem, f_stems in table.items()}
+        turned = BilingualDictionary(self.tgt_lang, self.src_lang, translations=translations)
+        turned.__dict__["_reversed"] = self
+        return turned
 
     def cues(
         self,

@@ -17,9 +17,10 @@ Reading and stemming a packaged dictionary takes seconds (FreeDict de-fr about 3
 CC-CEDICT about 2 s, EDICT and FreeDict jpn-eng about 30 s), which every
 ``paramine align-sentences`` call would pay. The merged stem pairs of a language pair are
 therefore kept in a cache file (``$PARAMINE_CACHE_DIR``, else ``$XDG_CACHE_HOME/paramine``,
-else ``~/.cache/paramine``; one ``source<TAB>target`` line a pair), named by a digest of
-the sources' paths, sizes and modification times: a changed or new dictionary makes a new
-file. A cache that cannot be written is skipped; one that cannot be read is rebuilt.
+else ``~/.cache/paramine``; one ``source<TAB>target<TAB>target...`` line a source stem, its
+targets sorted), named by a digest of the sources' paths, sizes and modification times: a
+changed or new dictionary makes a new file. A cache that cannot be written is skipped; one
+that cannot be read is rebuilt.
 """
 
 from __future__ import annotations
@@ -134,7 +135,7 @@ def dictionary_for(src_lang: str | None, tgt_lang: str | None) -> BilingualDicti
     return _merged(src, tgt, tuple(installed_dictionaries()))
 
 
-CACHE_VERSION = 1  # raise when the readers' pairs change
+CACHE_VERSION = 2  # raise when the readers' pairs or the file's layout change
 
 
 def cache_dir() -> Path:
@@ -153,24 +154,31 @@ def _cache_file(src: str, tgt: str, sources: Sequence[DictionarySource]) -> Path
     return cache_dir() / "dictionaries" / f"{src}-{tgt}-{digest.hexdigest()[:16]}.tsv"
 
 
-def _read_cache(path: Path) -> frozenset[tuple[str, str]] | None:
+def _read_cache(path: Path) -> dict[str, tuple[str, ...]] | None:
+    """The cached translations (one ``source<TAB>target<TAB>target...`` line a source
+    stem, targets sorted); None for a file that is missing or not of that form."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return None
-    fields = [line.split("\t") for line in lines]
-    if not fields or any(len(field) != 2 for field in fields):
-        return None
-    return frozenset((f, e) for f, e in fields)
+    translations: dict[str, tuple[str, ...]] = {}
+    for line in lines:
+        source, *targets = line.split("\t")
+        if not targets:
+            return None
+        translations[source] = tuple(targets)
+    return translations or None
 
 
-def _write_cache(path: Path, pairs: frozenset[tuple[str, str]]) -> None:
+def _write_cache(path: Path, dictionary: BilingualDictionary) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(
             "w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp"
         ) as stream:
-            stream.write("".join(f"{f}\t{e}\n" for f, e in sorted(pairs)))
+            translations = dictionary.translations
+            lines = ("\t".join((f, *translations[f])) + "\n" for f in sorted(translations))
+            stream.write("".join(lines))
         os.replace(stream.name, path)
     except OSError:
         return  # a read-only home: no cache, the next call reads the sources again
@@ -188,7 +196,7 @@ def _merged(
     cache = _cache_file(src, tgt, serving)
     cached = _read_cache(cache)
     if cached is not None:
-        return BilingualDictionary(src, tgt, cached)
+        return BilingualDictionary(src, tgt, translations=cached)
     pairs: set[tuple[str, str]] = set()
     for source in serving:
         loaded = source.load()
@@ -197,6 +205,6 @@ def _merged(
         pairs |= loaded.pairs if loaded.src_lang == src else loaded.reversed().pairs
     if not pairs:
         return None
-    merged = frozenset(pairs)
+    merged = BilingualDictionary(src, tgt, frozenset(pairs))
     _write_cache(cache, merged)
-    return BilingualDictionary(src, tgt, merged)
+    return merged

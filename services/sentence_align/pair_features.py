@@ -417,20 +417,6 @@ def _stem(word: str, lang: str) -> str:
     return stem(word, langid.language_group(lang))
 
 
-@functools.lru_cache(maxsize=16)
-def _translations(dictionary: BilingualDictionary) -> tuple[dict[str, frozenset[str]], ...]:
-    """The dictionary's translations both ways, as sets (source -> target, target -> source)."""
-    forward: dict[str, set[str]] = {}
-    backward: dict[str, set[str]] = {}
-    for f_stem, e_stem in dictionary.pairs:
-        forward.setdefault(f_stem, set()).add(e_stem)
-        backward.setdefault(e_stem, set()).add(f_stem)
-    return (
-        {key: frozenset(value) for key, value in forward.items()},
-        {key: frozenset(value) for key, value in backward.items()},
-    )
-
-
 def _dictionary_coverage(
     src: _Text, tgt: _Text, dictionary: BilingualDictionary | None
 ) -> tuple[float, float, float, float]:
@@ -438,11 +424,10 @@ def _dictionary_coverage(
     dictionary (the trees learn a way for that too)."""
     if dictionary is None:
         return (math.nan, math.nan, math.nan, math.nan)
-    forward, backward = _translations(dictionary)
-    empty: frozenset[str] = frozenset()
+    forward, backward = dictionary.translations, dictionary.reversed().translations
     return (
-        _mean([float(not forward.get(s, empty).isdisjoint(tgt.stems)) for s in src.stem_list]),
-        _mean([float(not backward.get(s, empty).isdisjoint(src.stems)) for s in tgt.stem_list]),
+        _mean([float(not tgt.stems.isdisjoint(forward.get(s, ()))) for s in src.stem_list]),
+        _mean([float(not src.stems.isdisjoint(backward.get(s, ()))) for s in tgt.stem_list]),
         _mean([float(s in forward) for s in src.stem_list]),
         _mean([float(s in backward) for s in tgt.stem_list]),
     )

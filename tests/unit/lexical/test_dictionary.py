@@ -294,3 +294,27 @@ def test_real_freedict_raises_strict_f1_on_the_dev_document() -> None:
     cli_beads = parse_beads(result.stdout.strip().splitlines())
     assert [(b.src, b.tgt) for b in cli_beads] == [(b.src, b.tgt) for b in seeded]
     assert [(b.src, b.tgt) for b in seeded] != [(b.src, b.tgt) for b in plain]
+
+
+_STEMS = st.text(alphabet="abcdé语", min_size=1, max_size=3)
+
+
+@given(st.frozensets(st.tuples(_STEMS, _STEMS), min_size=1, max_size=30))
+def test_a_dictionary_made_from_its_translations_is_the_one_made_from_its_pairs(
+    pairs: frozenset[tuple[str, str]],
+) -> None:
+    from_pairs = BilingualDictionary("de", "fr", pairs)
+    from_table = BilingualDictionary("de", "fr", translations=from_pairs.translations)
+    assert from_table.pairs == pairs and from_table == from_pairs
+    turned = from_table.reversed()
+    assert turned.pairs == frozenset((e, f) for f, e in pairs)
+    assert turned.translations == BilingualDictionary("fr", "de", turned.pairs).translations
+    assert turned.reversed() is from_table and from_pairs.reversed() is from_pairs.reversed()
+    assert all(list(targets) == sorted(targets) for targets in turned.translations.values())
+
+
+def test_a_dictionary_is_made_from_its_pairs_or_its_translations_not_both() -> None:
+    with pytest.raises(ValueError):
+        BilingualDictionary("de", "fr")
+    with pytest.raises(ValueError):
+        BilingualDictionary("de", "fr", frozenset({("a", "b")}), translations={"a": ("b",)})

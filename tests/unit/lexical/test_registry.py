@@ -206,7 +206,8 @@ def test_merged_pairs_are_cached_and_a_bad_cache_is_rebuilt(
     cached.write_text("one field only\n", encoding="utf-8")
     assert dictionary_for("de", "fr") == first  # rebuilt from the source
     assert first is not None
-    assert cached.read_text(encoding="utf-8").count("\n") == len(first.pairs)
+    # one line a source stem: its targets after it
+    assert cached.read_text(encoding="utf-8").count("\n") == len(first.translations)
     # a changed dictionary is a new cache file, not the old pairs
     registry._merged.cache_clear()
     load_freedict.cache_clear()  # (the reader's own in-process cache)
