@@ -351,42 +351,40 @@ def _group_pairs_dense(
 def _group_pairs_sorted(
     keys_f: IntArray, keys_e: IntArray, n_src_vocab: int, n_tgt_vocab: int
 ) -> tuple[IntArray, IntArray, IntArray]:
-    """:func:`_group_pairs` by a counting sort by f, then a dense scratch row over e per
-    source word."""
+    """:func:`_group_pairs` by a least-significant-digit radix sort of the keys: a stable
+    counting sort by e, then one by f, leaves them in (f, e) order; equal neighbours are one
+    pair (two passes over the keys, no sort per row)."""
     n_keys = keys_f.shape[0]
-    row_start = np.zeros(n_src_vocab + 1, dtype=np.int64)
-    for k in range(n_keys):
-        row_start[keys_f[k] + 1] += 1
-    for f in range(n_src_vocab):
-        row_start[f + 1] += row_start[f]
-    fill = row_start[:-1].copy()
-    by_f = np.empty(n_keys, dtype=np.int64)
-    for k in range(n_keys):
-        by_f[fill[keys_f[k]]] = k
-        fill[keys_f[k]] += 1
-    slot = np.full(n_tgt_vocab, -1, dtype=np.int64)
+    by_e = _counting_order(keys_e, np.arange(n_keys), n_tgt_vocab)
+    order = _counting_order(keys_f, by_e, n_src_vocab)
     pair_f = np.empty(n_keys, dtype=np.int64)
     pair_e = np.empty(n_keys, dtype=np.int64)
     inverse = np.empty(n_keys, dtype=np.int64)
     n_pairs = 0
-    for f in range(n_src_vocab):
-        first = n_pairs
-        for position in range(row_start[f], row_start[f + 1]):
-            e = keys_e[by_f[position]]
-            if slot[e] < 0:
-                slot[e] = n_pairs
-                pair_e[n_pairs] = e
-                n_pairs += 1
-        pair_e[first:n_pairs] = np.sort(pair_e[first:n_pairs])
-        pair_f[first:n_pairs] = f
-        for q in range(first, n_pairs):
-            slot[pair_e[q]] = q
-        for position in range(row_start[f], row_start[f + 1]):
-            k = by_f[position]
-            inverse[k] = slot[keys_e[k]]
-        for q in range(first, n_pairs):
-            slot[pair_e[q]] = -1
+    last_f = last_e = -1
+    for position in range(n_keys):
+        k = order[position]
+        if keys_f[k] != last_f or keys_e[k] != last_e:
+            last_f, last_e = keys_f[k], keys_e[k]
+            pair_f[n_pairs], pair_e[n_pairs] = last_f, last_e
+            n_pairs += 1
+        inverse[k] = n_pairs - 1
     return pair_f[:n_pairs].copy(), pair_e[:n_pairs].copy(), inverse
+
+
+@njit(cache=True)
+def _counting_order(digit: IntArray, items: IntArray, n_values: int) -> IntArray:
+    """``items`` (key indices) stably reordered by ``digit[item]`` (a counting sort)."""
+    fill = np.zeros(n_values + 1, dtype=np.int64)
+    for item in items:
+        fill[digit[item] + 1] += 1
+    for value in range(n_values):
+        fill[value + 1] += fill[value]
+    ordered = np.empty(items.shape[0], dtype=np.int64)
+    for item in items:
+        ordered[fill[digit[item]]] = item
+        fill[digit[item]] += 1
+    return ordered
 
 
 @njit(cache=True)
@@ -446,15 +444,29 @@ def _prune_rows(
     row_start = np.zeros(n_src_vocab + 1, dtype=np.int64)
     target = np.empty(pair_f.shape[0], dtype=np.int64)
     probability = np.empty(pair_f.shape[0], dtype=np.float64)
+    if keep_per_word <= 0:
+        return row_start, target[:0].copy(), probability[:0].copy()
+    best = np.empty(keep_per_word, dtype=np.int64)  # the row's best pairs so far, best first
     n_kept = 0
     first = 0
     for f in range(n_src_vocab):
         end = first
         while end < pair_f.shape[0] and pair_f[end] == f:
             end += 1
-        order = np.argsort(-table[first:end], kind="mergesort")
-        for rank in range(min(keep_per_word, end - first)):
-            p = first + order[rank]
+        # insertion into the short list: a pair goes after those at least as probable, so
+        # ties keep their (target word) order, as a stable sort of the row would
+        n_best = 0
+        for p in range(first, end):
+            if n_best == keep_per_word and table[p] <= table[best[n_best - 1]]:
+                continue
+            slot = min(n_best, keep_per_word - 1)
+            while slot > 0 and table[best[slot - 1]] < table[p]:
+                best[slot] = best[slot - 1]
+                slot -= 1
+            best[slot] = p
+            n_best = min(n_best + 1, keep_per_word)
+        for rank in range(n_best):
+            p = best[rank]
             if table[p] > 1e-4:
                 target[n_kept] = pair_e[p]
                 probability[n_kept] = table[p]

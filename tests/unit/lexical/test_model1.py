@@ -14,6 +14,7 @@ from services.lexical.model1 import (
     _group_pairs,
     _group_pairs_dense,
     _group_pairs_sorted,
+    _prune_rows,
     _training_entries,
     cue_similarity,
     encode,
@@ -148,6 +149,41 @@ def test_both_grouping_paths_equal_np_unique(seed: int) -> None:
         pair_f, pair_e, inverse = group(keys_f, keys_e, n_f, n_e)
         assert np.array_equal(pair_f * n_e + pair_e, unique_keys)
         assert np.array_equal(inverse, expected_inverse.reshape(-1))
+
+
+def reference_prune_rows(
+    pair_f: npt.NDArray[np.int64],
+    pair_e: npt.NDArray[np.int64],
+    table: npt.NDArray[np.float64],
+    n_src_vocab: int,
+    keep: int,
+) -> tuple[list[int], list[int], list[float]]:
+    """Each row sorted by probability, best first, ties in target order (a stable sort),
+    cut to ``keep``, entries of 1e-4 or less left out."""
+    row_start, target, probability = [0], [], []
+    for f in range(n_src_vocab):
+        row = sorted((-table[p], int(pair_e[p]), p) for p in np.flatnonzero(pair_f == f))
+        kept = [(e, -minus) for minus, e, _ in row[:keep] if -minus > 1e-4]
+        target += [e for e, _ in kept]
+        probability += [value for _, value in kept]
+        row_start.append(len(target))
+    return row_start, target, probability
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("keep", [0, 1, 3, 16])
+def test_pruned_rows_are_each_rows_best_with_ties_in_target_order(seed: int, keep: int) -> None:
+    rng = np.random.default_rng(seed)
+    n_f, n_e = int(rng.integers(1, 12)), int(rng.integers(1, 40))
+    keys_f, keys_e = rng.integers(0, n_f, size=400), rng.integers(0, n_e, size=400)
+    pair_f, pair_e, _ = _group_pairs(keys_f, keys_e, n_f, n_e)
+    # few distinct values: many ties; some at or below the 1e-4 floor
+    table = rng.choice([0.0, 1e-4, 0.05, 0.2, 0.5], size=pair_f.shape[0])
+    row_start, target, probability = _prune_rows(pair_f, pair_e, table, n_f, keep)
+    expected = reference_prune_rows(pair_f, pair_e, table, n_f, keep)
+    assert row_start.tolist() == expected[0]
+    assert target.tolist() == expected[1]
+    assert probability.tolist() == expected[2]
 
 
 @pytest.mark.parametrize(
