@@ -50,6 +50,9 @@ Page matching, words, paraphrases, thesaurus, corpus:
     clean_corpus: the README's command on the albatec crawl -> clean_corpus.md
     pair_score: the pair classifier's score, calibration and threshold on the validation
         gold -> pair_score.md
+Whole runs:
+    process_cpu: paramine process of single-page crawls, CPU against a baseline checkout
+        side by side (start-up apart) -> process_cpu.md
 The distributed pipeline (needs Redis and PostgreSQL):
     pipeline_load: gateway, workers, Redis, PostgreSQL under load -> pipeline_load.md
         (its parts: pipeline_load_stack, pipeline_load_client, pipeline_load_profile,
