@@ -26,8 +26,12 @@ from shared.config import get_settings
 from shared.errors import Deferred
 from shared.store import PairPosition, Store
 
-# How long a deferred message waits before it is run again.
-DEFER_SECONDS = 2.0
+# How long a worker holds a deferred message before it sends it again (to the back of the
+# queue): short, since the pairs queued behind it may be waiting for the same earlier pair,
+# which kombu's restore after a visibility timeout puts back where it is taken next (2 s
+# made a partition test wait minutes: its queued pairs cycled 2 s each); long enough not
+# to spin.
+DEFER_SECONDS = 0.1
 
 _deferring: ContextVar[bool] = ContextVar("paramine_deferring", default=True)
 

@@ -181,10 +181,9 @@ class CelerySender:
     def send(self, stage: str, message: Message) -> None:
         self.send_payload(stage, message.model_dump(mode="json"))
 
-    def send_payload(self, stage: str, payload: dict[str, Any], countdown: float = 0.0) -> None:
-        """Send an already serialised message (a dict of JSON types), to be run no sooner
-        than ``countdown`` seconds from now, trying again for ``patience``
-        (``PUBLISH_PATIENCE``) seconds while the broker cannot be reached."""
+    def send_payload(self, stage: str, payload: dict[str, Any]) -> None:
+        """Send an already serialised message (a dict of JSON types), trying again for
+        ``patience`` (``PUBLISH_PATIENCE``) seconds while the broker cannot be reached."""
         from kombu.exceptions import OperationalError
 
         from shared.celery_app import queue_name, task_name
@@ -201,7 +200,6 @@ class CelerySender:
                     retry_policy=self.retry_policy,
                     argsrepr=args_label(payload),
                     headers={SENT_AT_HEADER: time.time()},
-                    countdown=countdown or None,
                 )
                 return
             except (OperationalError, OSError):

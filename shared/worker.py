@@ -179,10 +179,14 @@ def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
                 outgoing = run_stage(stage, payload, handler, store, metrics, observed=True)
         except Deferred as deferred:
             # Not a failure: the same message again a little later, sent as a new message
-            # (stored first, then this one acked: a crash between runs it twice, idempotently).
+            # (sent first, then this one acked: a crash between runs it twice, idempotently).
+            # The wait is spent here, holding this one message: sent with a countdown, it
+            # would come back as an ETA message, which a worker takes beyond its prefetch
+            # and holds in memory, so that a SIGTERM'd or cut-off worker sat on dozens.
             metrics.messages_deferred.labels(stage).inc()
-            log.info("%s defers a message by %.0f s: %s", stage, deferred.seconds, deferred)
-            CelerySender(app).send_payload(stage, payload, countdown=deferred.seconds)
+            log.debug("%s defers a message by %.1f s: %s", stage, deferred.seconds, deferred)
+            time.sleep(deferred.seconds)
+            CelerySender(app).send_payload(stage, payload)
             return 0
         except Exception as exc:
             if self.request.retries >= retries_allowed(exc, queue_settings):

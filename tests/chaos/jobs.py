@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,7 @@ from shared.pipeline import CelerySender, LocalRunner
 from shared.schemas import PagePair
 from shared.store import SentencePairQuery, Store
 from tests.chaos.conftest import ALIGNMENT_STAGES, VISIBILITY_TIMEOUT, ChaosCluster
+from tests.integration.processes import PARAMINE
 
 Row = tuple[str, str, str, str]
 
@@ -54,14 +57,14 @@ def submit(cluster: ChaosCluster, job_id: str, pairs: list[dict[str, Any]]) -> l
 
 def embedded_rows(job_id: str, messages: list[PagePair], tmp_path: Path) -> set[Row]:
     """The same input through the in-process runner into SQLite: what the store must hold
-    (with the cluster's settings: no learning from the site's earlier pairs, ``cluster_env``)."""
+    (with the cluster's settings, ``cluster_env``: the defaults, site learning on)."""
     from services.registry import all_handlers
 
     store = Store(f"sqlite:///{tmp_path / f'{job_id}.db'}")
     store.record_job(job_id, [(m.pair_id, m.src.url, m.tgt.url) for m in messages], "embedded")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PARAMINE_SITE_PAIRS", "0")
-        patch.setenv("PARAMINE_SITE_BLOCKS", "0")
+        for name in ("PARAMINE_SITE_PAIRS", "PARAMINE_SITE_BLOCKS", "PARAMINE_SITE_WAIT"):
+            patch.delenv(name, raising=False)  # the defaults, as the cluster runs
         get_settings.cache_clear()
         LocalRunner(all_handlers(), store, stage_metrics()).run(
             "tree_align", (m.model_dump(mode="json") for m in messages)
@@ -70,6 +73,41 @@ def embedded_rows(job_id: str, messages: list[PagePair], tmp_path: Path) -> set[
     rows = rows_of(store, job_id)
     store.engine.dispose()
     return rows
+
+
+def sorted_tsv_export(database_url: str, job_id: str) -> bytes:
+    """The job's corpus as a user exports it (``paramine export --format tsv``, default
+    settings), its lines sorted: the bytes the cluster and the embedded run must share."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PARAMINE_")}
+    env["PARAMINE_DATABASE_URL"] = database_url
+    command = [PARAMINE, "export", "--format", "tsv", "--job", job_id]
+    done = subprocess.run(command, env=env, capture_output=True, check=True, timeout=120)
+    return b"".join(sorted(done.stdout.splitlines(keepends=True)))
+
+
+def assert_same_export(cluster: ChaosCluster, job_id: str, tmp_path: Path) -> None:
+    """The cluster's sorted TSV export equals the embedded run's (``embedded_rows`` wrote
+    its store), byte for byte, and is not empty."""
+    clustered = sorted_tsv_export(cluster.database_url, job_id)
+    embedded = sorted_tsv_export(f"sqlite:///{tmp_path / f'{job_id}.db'}", job_id)
+    assert clustered, "the cluster exported no sentence pair"
+    ours, theirs = set(clustered.splitlines()), set(embedded.splitlines())
+    assert clustered == embedded, (
+        f"{len(clustered.splitlines())} lines exported by the cluster, "
+        f"{len(embedded.splitlines())} by the embedded run; only the cluster's "
+        f"{sorted(ours - theirs)[:3]}, only the embedded run's {sorted(theirs - ours)[:3]}"
+    )
+
+
+def assert_embedded_corpus(
+    cluster: ChaosCluster, job_id: str, messages: list[PagePair], tmp_path: Path
+) -> None:
+    """The job's stored rows and its exported corpus are the embedded run's, and none of its
+    messages is a dead letter."""
+    store = direct_store(cluster)
+    assert_same_rows(rows_of(store, job_id), embedded_rows(job_id, messages, tmp_path))
+    assert_same_export(cluster, job_id, tmp_path)
+    assert [letter for letter in store.list_dead_letters() if letter["job_id"] == job_id] == []
 
 
 def assert_same_rows(stored: set[Row], expected: set[Row]) -> None:

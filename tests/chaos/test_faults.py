@@ -25,6 +25,8 @@ from tests.chaos.conftest import (
 )
 from tests.chaos.faulty_worker import POISON_QUEUE
 from tests.chaos.jobs import (
+    assert_embedded_corpus,
+    assert_same_export,
     assert_same_rows,
     completed,
     direct_store,
@@ -72,7 +74,28 @@ def test_killed_workers_lose_nothing_in_a_thousand_pair_run(
     done = {row["pair_id"] for row in progress_rows(progress, "sentence_align")}
     assert killed <= done, "a message held by a killed worker was not redelivered"
     assert_same_rows(rows_of(progress, job_id), embedded_rows(job_id, messages, tmp_path))
+    assert_same_export(cluster, job_id, tmp_path)
     assert progress.list_dead_letters(limit=10) == []
+
+
+def test_a_sigterm_worker_mid_run_gives_the_embedded_corpus(
+    chaos_cluster: ChaosCluster, tmp_path: Path
+) -> None:
+    """Scale-down as an orchestrator does it, with default settings (site learning on): a
+    SIGTERM'd worker finishes its task, hands back what it had prefetched, and the restarted
+    one does the rest; the exported corpus is byte for byte the embedded run's."""
+    cluster = chaos_cluster
+    job_id = "chaos-sigterm"
+    messages = submit(cluster, job_id, page_pairs(300, seed=8))
+    client = cluster.redis_client()
+    wait_until(lambda: completed(cluster, job_id) >= 40, 180, "40 pairs done")
+    wait_until(lambda: client.hlen("unacked") > 0, 30, "a message in flight")
+    for stage in ALIGNMENT_STAGES:
+        assert cluster.terminate_worker(stage) == 0, f"{stage} did not shut down cleanly"
+    for stage in ALIGNMENT_STAGES:
+        cluster.start_worker(stage)
+    wait_for_job(cluster, job_id, len(messages), timeout=360)
+    assert_embedded_corpus(cluster, job_id, messages, tmp_path)
 
 
 def test_a_message_the_broker_lost_is_sent_again_by_the_reconciler(
@@ -106,6 +129,7 @@ def test_a_message_the_broker_lost_is_sent_again_by_the_reconciler(
     )
     assert resent >= len(lost)
     assert_same_rows(rows_of(store, job_id), embedded_rows(job_id, messages, tmp_path))
+    assert_same_export(cluster, job_id, tmp_path)
 
 
 def test_a_redis_restart_mid_run_loses_nothing(chaos_cluster: ChaosCluster, tmp_path: Path) -> None:
@@ -121,9 +145,7 @@ def test_a_redis_restart_mid_run_loses_nothing(chaos_cluster: ChaosCluster, tmp_
         if cluster.processes[stage].poll() is not None:
             cluster.start_worker(stage)
     wait_for_job(cluster, job_id, len(messages), timeout=240)
-    store = direct_store(cluster)
-    assert_same_rows(rows_of(store, job_id), embedded_rows(job_id, messages, tmp_path))
-    assert [letter for letter in store.list_dead_letters() if letter["job_id"] == job_id] == []
+    assert_embedded_corpus(cluster, job_id, messages, tmp_path)
 
 
 def test_postgres_away_for_thirty_seconds_is_retried_with_backoff(

@@ -45,7 +45,7 @@ def test_a_killed_page_match_worker_loses_no_page(chaos_cluster: ChaosCluster) -
     expected = {(pair["src"]["url"], pair["tgt"]["url"]) for pair in pairs}
 
     def found() -> set[tuple[str, str]]:
-        rows = repository.current_matches(store.engine, "chaos.example")
+        rows = repository.current_matches(store.engine, f"chaos-{SEED}.example")
         return {(r["src_url"], r["tgt_url"]) for r in rows if r["src_url"].count(f"/{SEED}/")}
 
     wait_until(lambda: found() == expected, 300, "every page pair found")

@@ -99,10 +99,6 @@ def cluster(
         "PARAMINE_DATABASE_URL": postgres_url,
         "PARAMINE_MAX_BODY_BYTES": "2000000",
         "PARAMINE_API_KEY": "test-ingest-key",
-        # tests compare the cluster's stored pairs with an embedded run's exactly: no learning
-        # from the site's earlier pairs, whose order the cluster does not keep
-        "PARAMINE_SITE_PAIRS": "0",
-        "PARAMINE_SITE_BLOCKS": "0",  # the same for the site's earlier pages' blocks
     }
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
     port = free_port()

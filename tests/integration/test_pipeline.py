@@ -110,8 +110,6 @@ def test_gateway_pairs_land_in_postgres_and_match_embedded_mode(
     sqlite_url = f"sqlite:///{tmp_path / 'embedded.db'}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PARAMINE_")}
     env["PARAMINE_DATABASE_URL"] = sqlite_url
-    env["PARAMINE_SITE_PAIRS"] = cluster.env["PARAMINE_SITE_PAIRS"]  # as the cluster runs
-    env["PARAMINE_SITE_BLOCKS"] = cluster.env["PARAMINE_SITE_BLOCKS"]
     result = subprocess.run(
         [PARAMINE, "process", str(SAMPLES), "--out", str(tmp_path / "out"), "--json"],
         env=env,

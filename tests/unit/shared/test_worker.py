@@ -167,3 +167,35 @@ def test_a_retry_carries_a_short_reason_whatever_the_error_holds() -> None:
     assert len(str(reason)) <= RETRY_REASON_CHARS
     # far below a pipe's 64 KB and PIPE_BUF's 4 KB: written to the consumer at once
     assert len(pickle.dumps(reason)) < 4096
+
+
+def test_a_deferred_message_is_sent_again_as_it_was_not_retried_nor_dead_lettered(
+    worker_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Deferred (earlier page pairs of the site not through the stage yet) is no failure: the
+    same payload goes back on the stage's queue, without a countdown (an ETA message would be
+    held by a worker beyond its prefetch), and the task ends without a retry or a letter."""
+    from shared.errors import Deferred
+    from shared.pipeline import CelerySender
+
+    sent: list[tuple[str, dict[str, Any]]] = []
+    monkeypatch.setattr(
+        CelerySender, "send_payload", lambda self, stage, payload: sent.append((stage, payload))
+    )
+    calls: list[str] = []
+
+    def handler(message: PagePair, store: Store) -> list[Outgoing]:
+        calls.append(message.src.html)
+        raise Deferred("1 earlier page pairs of the site are not through tree_align yet", 0.0)
+
+    app = make_celery(worker_settings)
+    app.conf.task_always_eager = True
+    process = define_stage_task(app, "tree_align", handler)
+    labels = {"stage": "tree_align"}
+    before = REGISTRY.get_sample_value("paramine_messages_deferred_total", labels) or 0.0
+    payload = _pair("later")
+    result = process.apply(args=[payload])
+    assert result.successful() and calls == ["later"]  # run once: no retry
+    assert sent == [("tree_align", payload)]
+    assert REGISTRY.get_sample_value("paramine_messages_deferred_total", labels) == before + 1
+    assert Store(worker_settings.database_url).list_dead_letters() == []
