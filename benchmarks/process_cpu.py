@@ -199,13 +199,13 @@ def main() -> None:
     profiles: list[str] = []
     with tempfile.TemporaryDirectory() as folder:
         for name, (whole, first, pages) in crawls(Path(folder)).items():
-            if not args.no_profile:
+            crawl_figures = measure(versions, whole, args.repeats)
+            start_figures = measure(versions, first, args.repeats)
+            if not args.no_profile:  # after the measured runs: every cache warm
                 parts = {version: profile(checkout, whole) for version, checkout in versions}
                 profiles += [f"| {name} | {label} | " + " | ".join(
                     f"{parts[version][label]:.2f}" for version, _ in versions
                 ) + " |" for label in parts["baseline"]]  # fmt: skip
-            crawl_figures = measure(versions, whole, args.repeats)
-            start_figures = measure(versions, first, args.repeats)
             cpu: dict[str, tuple[float, float]] = {}
             digests = set()
             for version, _ in versions:

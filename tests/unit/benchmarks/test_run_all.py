@@ -26,6 +26,7 @@ NOT_RUN = {
     "hosts_recovery",
     "sentence_align_scripts",
     "page_match_languages",
+    "process_cpu",  # needs a baseline checkout (--baseline)
 }
 
 
