@@ -6,7 +6,7 @@ late ack, the consumer's next BRPOP (prefetch 1: nothing is fetched before the a
 hand-off to the pool process, but on a machine whose two cores also run the other stages,
 PostgreSQL, the gateway and the load client, it also holds waiting for a core. This benchmark
 separates the two: a real ``celery worker`` process (prefork pool, 1 pool process) with
-paramine's Celery settings (``shared.celery_app.make_celery``: JSON, late acks, prefetch 1,
+paramine's Celery settings (``shared.delivery.celery_app.make_celery``: JSON, late acks, prefetch 1,
 reject on worker lost) on a real Redis, a queue filled in advance with N trivial tasks, and
 each task's start and end written by the pool process. Cases:
 
@@ -46,8 +46,8 @@ from kombu.entity import Queue
 from benchmarks._report import publish
 from benchmarks.common import REPO
 from benchmarks.common import RESULTS as RESULTS_FOLDER
-from shared.celery_app import make_celery
 from shared.config import Settings
+from shared.delivery.celery_app import make_celery
 
 RESULTS = RESULTS_FOLDER / "celery_floor.md"
 QUEUE = "paramine.floor"

@@ -40,7 +40,7 @@ from benchmarks.page_match_crawls import (
 from services.page_match.features import PageFeatures, page_features, site_of
 from services.page_match.matching import LEXICON_WEIGHT, THRESHOLD, match_pages
 from shared.errors import InvalidInput
-from shared.inputs import pages_from_lett
+from shared.intake.inputs import pages_from_lett
 
 ALBATEC = KIT / "bitextor-albatec-lett"
 WMT16 = KIT / "wmt16-docalign-train-pairs" / "train.pairs"
@@ -353,7 +353,7 @@ def wmt16_url_rule() -> list[str]:
         f"pairs of {len({site_of(u) for u, _ in gold})} sites, URLs only (the pages are not in "
         "the kit): each URL one page without text, so only the URL rule can pair it. "
         f"P {precision:.3f}, R {recall:.3f}, F1 {f1:.3f}. Development data: the markers of "
-        "`shared/url_language.py` (three-letter codes, language names, one-sided markers, "
+        "`shared/intake/url_language.py` (three-letter codes, language names, one-sided markers, "
         "index documents, a site's own language parameter) were added reading this set's "
         "misses (recall 0.206 before), so this figure is not a held-out one. What remains "
         "are translated paths (`/media/...` and `/presse/...`) and unrelated ids, left to "

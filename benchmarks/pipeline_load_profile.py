@@ -131,10 +131,10 @@ def profile_pairs(count: int, redis_url: str, admin_url: str, seed: int) -> dict
     from services.tree_align import repository as tree_repository
     from services.tree_align.handler import handle as tree_handle
     from services.worker_process import warm_up
-    from shared.celery_app import make_celery
     from shared.config import Settings
+    from shared.delivery.celery_app import make_celery
+    from shared.delivery.pipeline import CelerySender
     from shared.metrics import StageMetrics
-    from shared.pipeline import CelerySender
     from shared.schemas import parse_message
     from shared.store import Store
 

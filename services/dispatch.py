@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from shared.config import get_settings
-from shared.ingest import Job, page_messages, register_job, register_page_messages, send_job
+from shared.delivery.pipeline import LocalRunner
+from shared.intake.ingest import Job, page_messages, register_job, register_page_messages, send_job
 from shared.metrics import stage_metrics
-from shared.pipeline import LocalRunner
 from shared.schemas import CrawledPages, Message, Page, pair_id_of
 from shared.store import Store
 
@@ -17,8 +17,8 @@ from shared.store import Store
 def _sender() -> Any:
     """The gateway's sender: it gives up after ``gateway_publish_patience`` seconds (a 503
     with Retry-After; what was recorded but not queued is resent by the reconciler)."""
-    from shared.celery_app import get_celery
-    from shared.pipeline import QUICK_RETRY_POLICY, CelerySender
+    from shared.delivery.celery_app import get_celery
+    from shared.delivery.pipeline import QUICK_RETRY_POLICY, CelerySender
 
     patience = get_settings().gateway_publish_patience
     return CelerySender(get_celery(), patience=patience, retry_policy=QUICK_RETRY_POLICY)
@@ -61,15 +61,15 @@ def dispatch(store: Store, stage: str, message: Message) -> None:
 def retry_dead_letters(store: Store, ids: Sequence[str] | None) -> dict[str, Any]:
     """Send dead letters back to their stage; what cannot be sent stays a dead letter.
 
-    A letter the worker's consumer wrote (:data:`shared.consumer.CONSUMER_LETTERS`) sends the
-    stage message its kept bytes hold. Ingest refusals, and letters whose payload is not a
-    JSON object (e.g. a task's raw string argument, a pickle), cannot be retried: they stay
-    and are counted as ``skipped``; ``ids`` that name no dead letter are listed as
-    ``unknown`` (an id given twice counts once). Each letter is deleted before it is sent,
-    since a fast worker that fails it again records it under the same id; if the send fails
-    (broker down), the letter is put back as it was and retrying stops there (``failed``,
-    ``error``; the letters after it, ``not_sent``, stay)."""
-    from shared.consumer import CONSUMER_LETTERS, kept_stage_message
+    A letter the worker's consumer wrote (:data:`shared.delivery.consumer.CONSUMER_LETTERS`) sends
+    the stage message its kept bytes hold. Ingest refusals, and letters whose payload is not a JSON
+    object (e.g. a task's raw string argument, a pickle), cannot be retried: they stay and are
+    counted as ``skipped``; ``ids`` that name no dead letter are listed as ``unknown`` (an id given
+    twice counts once). Each letter is deleted before it is sent, since a fast worker that fails it
+    again records it under the same id; if the send fails (broker down), the letter is put back as
+    it was and retrying stops there (``failed``, ``error``; the letters after it, ``not_sent``,
+    stay)."""
+    from shared.delivery.consumer import CONSUMER_LETTERS, kept_stage_message
 
     stored = store.list_dead_letters(limit=1_000_000)
     known = {letter["id"] for letter in stored}
@@ -99,7 +99,7 @@ def retry_dead_letters(store: Store, ids: Sequence[str] | None) -> dict[str, Any
             continue
         store.delete_dead_letters([letter["id"]])
         if distributed:
-            from shared.celery_app import get_celery, queue_name, task_name
+            from shared.delivery.celery_app import get_celery, queue_name, task_name
 
             pair_id = pair_id_of(payload)
             if pair_id is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-from shared.pipeline import Handler
+from shared.delivery.pipeline import Handler
 from shared.schemas import STAGES
 
 

@@ -16,10 +16,10 @@ from celery.signals import (
     worker_ready,
 )
 
-from shared.celery_app import get_celery, queue_name
+from shared.delivery.celery_app import get_celery, queue_name
 
 log = logging.getLogger(__name__)
-# Error types a worker dead-letters for reasons other than a bug (shared/worker.py).
+# Error types a worker dead-letters for reasons other than a bug (shared/delivery/worker.py).
 DEAD_LETTER_CAUSES = (
     "InvalidInput", "InputTooLarge", "TransientError", "TimeLimitExceeded",
     "SoftTimeLimitExceeded",
@@ -64,11 +64,11 @@ def watch_consumer(stage: str) -> None:
 
     ``paramine_worker_ready{stage}`` turns 1 when the consumer is attached to its queue, after
     the warm-up: what tests and probes wait for. The consumer then starts renewing the leases
-    of the messages it holds (:mod:`shared.lease`, its one thread: this process forks the
+    of the messages it holds (:mod:`shared.delivery.lease`, its one thread: this process forks the
     pool's children); a tree_align consumer also starts the reconciler, in a process of its
-    own (:mod:`shared.reconcile`). A message the consumer cannot run (a content type other
+    own (:mod:`shared.delivery.reconcile`). A message the consumer cannot run (a content type other
     than JSON, a body it cannot decode, a task it does not have) is dead-lettered undecoded
-    and counted in ``paramine_messages_rejected_total{stage}`` (:mod:`shared.consumer`).
+    and counted in ``paramine_messages_rejected_total{stage}`` (:mod:`shared.delivery.consumer`).
     """
     from shared.metrics import stage_metrics
 
@@ -79,15 +79,15 @@ def watch_consumer(stage: str) -> None:
         for error in DEAD_LETTER_CAUSES:
             stage_metrics().messages_failed.labels(stage, error)
         log.info("%s worker consumes %s", stage, queue_name(stage))
-        # Every consumer renews the leases of the messages it holds (shared/lease.py).
-        from shared.lease import start_thread as start_lease_renewal
+        # Every consumer renews the leases of the messages it holds (shared/delivery/lease.py).
+        from shared.delivery.lease import start_thread as start_lease_renewal
 
         start_lease_renewal()
         if stage == "tree_align":
             # The first stage's consumers also resend page pairs whose message was lost
             # (several replicas claim pairs atomically), from a process of their own: this
-            # one forks the pool's children (shared/reconcile.py, start_process).
-            from shared.reconcile import start_process
+            # one forks the pool's children (shared/delivery/reconcile.py, start_process).
+            from shared.delivery.reconcile import start_process
 
             start_process()
 

@@ -31,8 +31,8 @@ class QueueSettings(BaseModel):
     soft_time_limit: float = Field(default=120.0, gt=0)
     hard_time_limit: float = Field(default=150.0, gt=0)
     # Seconds an unacked message may go without its lease being renewed before any worker's
-    # restore sweep puts it back on its queue (shared/lease.py): a live worker renews what it
-    # holds every lease_renewal_interval s, so this bounds the redelivery of a message held
+    # restore sweep puts it back on its queue (shared/delivery/lease.py): a live worker renews what
+    # it holds every lease_renewal_interval s, so this bounds the redelivery of a message held
     # by a worker cut off from Redis, not the length of a task. With renewal off (0) it must
     # exceed the hard limit, or Redis redelivers tasks that are still running.
     visibility_timeout: float = Field(default=60.0, gt=0)
@@ -49,10 +49,10 @@ class QueueSettings(BaseModel):
     failure_retries: int = Field(default=3, ge=0)
     # seconds between sweeps restoring expired unacked messages
     restore_interval: int = Field(default=15, gt=0)
-    # Reconciler (shared/reconcile.py, in the tree_align workers): every reconcile_interval s
-    # (0: off) it sends again tracked page pairs sent more than reconcile_age s ago that are
-    # neither completed nor dead-lettered nor anywhere in Redis; at most reconcile_batch per
-    # sweep, and none while the queues and unacked hash hold more messages than that.
+    # Reconciler (shared/delivery/reconcile.py, in the tree_align workers): every reconcile_interval
+    # s (0: off) it sends again tracked page pairs sent more than reconcile_age s ago that are
+    # neither completed nor dead-lettered nor anywhere in Redis; at most reconcile_batch per sweep,
+    # and none while the queues and unacked hash hold more messages than that.
     reconcile_interval: float = Field(default=30.0, ge=0)
     reconcile_age: float = Field(default=300.0, ge=0)
     reconcile_batch: int = Field(default=500, gt=0)
@@ -86,8 +86,8 @@ class Settings(BaseSettings):
     # tree_align: the content model counts a block on many pages of the site as template,
     # from the blocks of the site's pages aligned before (services/tree_align/repository.py)
     site_blocks: bool = True
-    # Both learn only from the site's page pairs accepted before (shared/ordering.py): a page
-    # pair whose earlier pairs are not through the stage yet waits for them, for at most this
+    # Both learn only from the site's page pairs accepted before (shared/delivery/ordering.py): a
+    # page pair whose earlier pairs are not through the stage yet waits for them, for at most this
     # many seconds after it was accepted (and an earlier pair accepted this long before it,
     # still not through, is taken as abandoned)
     site_wait: float = Field(default=900.0, ge=0)

@@ -35,8 +35,9 @@ class StageMetrics:
     """Per-stage counters, latency and in-flight gauge (label ``stage``).
 
     ``messages_rejected`` counts messages a worker refused before running anything (a body that
-    is not JSON, e.g. pickle); ``pairs_resent`` counts page pairs :mod:`shared.reconcile` sent
-    again; ``worker_ready`` is 1 once a worker consumes its stage's queue. page_match counts
+    is not JSON, e.g. pickle); ``pairs_resent`` counts page pairs
+    :mod:`shared.delivery.reconcile` sent again; ``worker_ready`` is 1 once a worker consumes
+    its stage's queue. page_match counts
     the page pairs it finds by how (``url``, ``content``) and sets the pages waiting for a
     counterpart (``age``: ``any``, or ``over_7_days``). ``queue_wait`` is a message's time
     from its publish to its task's start (the publisher's and the worker's wall clocks: on
@@ -85,7 +86,7 @@ class StageMetrics:
             messages_deferred=Counter(
                 "paramine_messages_deferred",
                 "Messages sent again later: earlier page pairs of the site were not through "
-                "the stage yet (shared/ordering.py)",
+                "the stage yet (shared/delivery/ordering.py)",
                 ["stage"],
                 registry=registry,
             ),

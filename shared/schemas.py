@@ -259,7 +259,7 @@ def _required_fields(model: type[Message]) -> set[str]:
 
 def pair_id_of(payload: dict[str, Any]) -> str | None:
     """The page pair (or article batch) a message's work belongs to; None when it cannot tell
-    (the delivery tracking of :mod:`shared.reconcile` is keyed by it)."""
+    (the delivery tracking of :mod:`shared.delivery.reconcile` is keyed by it)."""
     context = payload.get("context")
     if isinstance(context, dict):
         pair_id = context.get("pair_id")

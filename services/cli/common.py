@@ -207,12 +207,12 @@ def job_id_option(value: str | None) -> str | None:
 def pairing_options(
     src_lang: str | None, tgt_lang: str | None, url_key: str | None, pairs_file: Path | None
 ) -> Any:
-    """How .lett/WARC pages are paired into page pairs (``shared.inputs.PairingOptions``);
+    """How .lett/WARC pages are paired into page pairs (``shared.intake.inputs.PairingOptions``);
     None when no pairing option is given (the pages are single pages, for page_match).
     Pairing needs both languages, and two different ones: a pairing option without them
     is refused with a hint (exit 2), as is ``--src-lang de --tgt-lang de``, which paired
     each page with itself."""
-    from shared.inputs import PairingOptions
+    from shared.intake.inputs import PairingOptions
 
     if all(option is None for option in (src_lang, tgt_lang, url_key, pairs_file)):
         return None

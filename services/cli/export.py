@@ -306,7 +306,7 @@ def migrate_store() -> None:
     store is unchanged."""
     from shared.config import get_settings
     from shared.store import Store, display_url
-    from shared.store_migrate import migrate
+    from shared.store.migrate import migrate
 
     url = get_settings().database_url
     done = migrate(Store.existing(url).engine)  # a store of thesaurus tables alone: as it is

@@ -52,7 +52,7 @@ def align_pages(
     error; two pages of one language are refused unless ``--kind pc-mobile``."""
     from services.sentence_align.handler import sentence_pairs
     from services.tree_align.handler import chunk_pairs
-    from shared.inputs import decode_html
+    from shared.intake.inputs import decode_html
     from shared.schemas import PagePair
 
     src_html, tgt_html = decode_html(src.read_bytes()), decode_html(tgt.read_bytes())
@@ -104,7 +104,7 @@ def read_page(path: Path) -> str:
     import gzip
 
     from shared.errors import InvalidInput
-    from shared.inputs import decode_html
+    from shared.intake.inputs import decode_html
 
     data = path.read_bytes()
     if path.name.endswith(".gz"):

@@ -29,10 +29,10 @@ from services.cli.common import (
 from shared.schemas import STAGES
 
 if TYPE_CHECKING:
-    from shared.gateway_client import Submitted, Waited
-    from shared.ingest import Job
-    from shared.inputs import PairingOptions
-    from shared.pipeline import RunSummary
+    from shared.delivery.pipeline import RunSummary
+    from shared.intake.gateway_client import Submitted, Waited
+    from shared.intake.ingest import Job
+    from shared.intake.inputs import PairingOptions
     from shared.schemas import Page
     from shared.store import Store
 
@@ -70,7 +70,8 @@ def process(
     from services.run_outputs import write_job_outputs
     from services.store_schema import prepare_store
     from shared.config import get_settings
-    from shared.ingest import (
+    from shared.delivery.pipeline import LocalRunner, RunSummary
+    from shared.intake.ingest import (
         build_job,
         build_page_job,
         merged_job,
@@ -79,10 +80,9 @@ def process(
         register_page_messages,
         single_page_input,
     )
-    from shared.inputs import expand_inputs, read_page_pairs
+    from shared.intake.inputs import expand_inputs, read_page_pairs
+    from shared.intake.page_inputs import read_single_pages
     from shared.metrics import stage_metrics
-    from shared.page_inputs import read_single_pages
-    from shared.pipeline import LocalRunner, RunSummary
     from shared.store import Store
 
     options = pairing_options(src_lang, tgt_lang, url_key, pairs_file)
@@ -309,9 +309,9 @@ def submit(
     them) go to page_match (``POST /v1/pages``), all under one job. With ``--wait`` the job's
     status is asked until it is finished."""
     from shared.config import get_settings, secret
-    from shared.ingest import build_job, build_page_job, merged_job, single_page_input
-    from shared.inputs import expand_inputs, read_page_pairs
-    from shared.page_inputs import read_single_pages
+    from shared.intake.ingest import build_job, build_page_job, merged_job, single_page_input
+    from shared.intake.inputs import expand_inputs, read_page_pairs
+    from shared.intake.page_inputs import read_single_pages
 
     settings = get_settings()
     options = pairing_options(src_lang, tgt_lang, url_key, pairs_file)
@@ -355,7 +355,7 @@ def submit(
 def _wait_on_gateway(gateway: str, job_id: str, api_key: str | None, timeout: float) -> Waited:
     import httpx
 
-    from shared.gateway_client import GatewayRefused, wait_for_job
+    from shared.intake.gateway_client import GatewayRefused, wait_for_job
 
     headers = {"X-API-Key": api_key} if api_key else {}
     try:
@@ -372,7 +372,7 @@ def _wait_on_store(store: Store, job_id: str, timeout: float) -> Waited:
     import time
 
     from services.page_match.repository import with_waiting_pages
-    from shared.gateway_client import FINISHED_STATES, Waited
+    from shared.intake.gateway_client import FINISHED_STATES, Waited
 
     deadline = time.monotonic() + timeout
     while True:
@@ -400,7 +400,7 @@ def _report_wait(waited: Waited) -> None:
 
 
 def _to_gateway(gateway: str, job: Job, api_key: str | None, pages: Sequence[Page]) -> None:
-    from shared.gateway_client import SubmitFailed, submit_job
+    from shared.intake.gateway_client import SubmitFailed, submit_job
 
     try:
         submitted = submit_job(gateway, job, api_key, pages)

@@ -95,7 +95,7 @@ def scheduler(
     ] = "INFO",
 ) -> None:
     """Run the periodic tasks (similarity recompute) with Celery beat; needs PARAMINE_REDIS_URL."""
-    from shared.celery_app import get_celery
+    from shared.delivery.celery_app import get_celery
 
     get_celery().start(["beat", f"--loglevel={loglevel}", "--schedule=/tmp/paramine-beat-schedule"])
 
@@ -112,13 +112,13 @@ def reconcile(
     if not settings.redis_url:
         raise typer.BadParameter("PARAMINE_REDIS_URL must be set to reconcile")
     if not once:
-        from shared.reconcile import run_forever
+        from shared.delivery.reconcile import run_forever
 
         run_forever(threading.Event())
         return
     import dataclasses
 
-    from shared.reconcile import sweep_once
+    from shared.delivery.reconcile import sweep_once
 
     typer.echo(json.dumps(dataclasses.asdict(sweep_once())))
 

@@ -9,8 +9,8 @@ from fastapi import APIRouter, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from services.gateway.deps import IngestKey, StoreDep
-from shared.ingest import Job as PairJob
-from shared.ingest import build_page_job, merged_job
+from shared.intake.ingest import Job as PairJob
+from shared.intake.ingest import build_page_job, merged_job
 from shared.metrics import stage_metrics
 from shared.schemas import (
     JOB_ID_PATTERN,

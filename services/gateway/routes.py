@@ -34,8 +34,8 @@ from services.gateway.deps import (
 from services.sentence_align.pair_threshold import default_threshold
 from shared.errors import InvalidInput
 from shared.ids import content_id
-from shared.ingest import build_job
-from shared.inputs import PairSource, decode_html
+from shared.intake.ingest import build_job
+from shared.intake.inputs import PairSource, decode_html
 from shared.metrics import CONTENT_TYPE_LATEST, metrics_payload, stage_metrics
 from shared.pair_query import sentence_pair_query
 from shared.schemas import (
@@ -288,7 +288,7 @@ async def ingest_articles(
     message = draft.model_copy(
         update={"job_id": batch.job_id or content_id(draft.batch_id, prefix="job")}
     )
-    # Distributed: tracked until sentence_align has stored it (shared/reconcile.py).
+    # Distributed: tracked until sentence_align has stored it (shared/delivery/reconcile.py).
     tracked = {message.batch_id: message.model_dump_json()} if settings.redis_url else None
     store.record_job(
         message.job_id,
@@ -504,7 +504,7 @@ def metrics(settings: SettingsDep) -> Response:
     """Prometheus text exposition of the gateway's metrics, plus queue depths when distributed."""
     payload = metrics_payload()
     if settings.redis_url:
-        from shared.celery_app import queue_name
+        from shared.delivery.celery_app import queue_name
         from shared.metrics import queue_depth_payload
         from shared.schemas import STAGES
 

@@ -29,7 +29,7 @@ def match_pages_command(
     from services.page_match.features import page_features
     from services.page_match.matching import match_pages
     from shared.errors import InvalidInput
-    from shared.page_inputs import UNDETERMINED, read_single_pages
+    from shared.intake.page_inputs import UNDETERMINED, read_single_pages
 
     if not 0.0 <= threshold <= 1.0:
         raise typer.BadParameter("--threshold must lie in [0, 1]")

@@ -25,10 +25,10 @@ import sqlalchemy as sa
 from services.page_match import repository
 from services.page_match.features import PageFeatures, page_features
 from services.page_match.matching import match_site
+from shared.delivery.pipeline import Outgoing
 from shared.errors import InvalidInput
 from shared.ids import content_id
 from shared.metrics import stage_metrics
-from shared.pipeline import Outgoing
 from shared.schemas import CrawledPages, Page, PagePair
 from shared.store import Store
 

@@ -3,7 +3,7 @@
 For every site (host) and every two languages found there:
 
 1. **URL rule.** Pages whose URLs are equal once their language markers are stripped
-   (``/en/``, ``?lang=en``, ``en.``, ``_en``, ``-en``; ``shared.inputs.strip_language``) pair
+   (``/en/``, ``?lang=en``, ``en.``, ``_en``, ``-en``; ``shared.intake.inputs.strip_language``) pair
    by URL (score 1). Same-language pages whose URLs differ only by a mobile marker (``m.``
    host, ``/m/``, ``/mobile/``, ``?mobile=1``) pair as PC/mobile versions.
 2. **Content.** The other pages of the two languages are scored pairwise, but only against
@@ -46,7 +46,7 @@ from itertools import combinations
 import numpy as np
 
 from services.page_match.features import PageFeatures
-from shared.url_language import language_parameters, strip_language
+from shared.intake.url_language import language_parameters, strip_language
 
 CANDIDATES = 20
 DENSE_CELLS = 4_000_000

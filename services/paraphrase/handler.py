@@ -7,7 +7,7 @@ double-counts: ending paraphrases on demand, the phrase table by the periodic ta
 
 from __future__ import annotations
 
-from shared.pipeline import Outgoing
+from shared.delivery.pipeline import Outgoing
 from shared.schemas import SentencePairs
 from shared.store import ParaphraseObservationRow, Store
 

@@ -1,11 +1,11 @@
 """Celery tasks of the paraphrase stage: the stage task (validate, call the handler, forward;
-see shared.worker) and the periodic phrase table recompute."""
+see shared.delivery.worker) and the periodic phrase table recompute."""
 
 from __future__ import annotations
 
 from services.paraphrase.handler import handle, recompute_phrase_table
-from shared.celery_app import get_celery
-from shared.worker import define_stage_task, worker_store
+from shared.delivery.celery_app import get_celery
+from shared.delivery.worker import define_stage_task, worker_store
 
 app = get_celery()
 process = define_stage_task(app, "paraphrase", handle)

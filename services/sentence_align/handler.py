@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 from shared.config import get_settings
 from shared.corpus_clean import BOILERPLATE, pair_flag
+from shared.delivery.ordering import learning_position
+from shared.delivery.pipeline import Outgoing
 from shared.ids import content_id
 from shared.metrics import stage_metrics
-from shared.ordering import learning_position
-from shared.pipeline import Outgoing
 from shared.provenance import code_version, model_version
 from shared.schemas import (
     ArticleBatch,
@@ -231,7 +231,7 @@ def handle(message: ChunkPairs | ArticleBatch, store: Store) -> list[Outgoing]:
 
 def site_pairs(message: ChunkPairs, store: Store) -> list[tuple[str, str]]:
     """The site's latest distinct stored sentence pairs in the page pair's two languages, of
-    the page pairs accepted before it (``shared.ordering``; filed under either page's host;
+    the page pairs accepted before it (``shared.delivery.ordering``; filed under either page's host;
     one sentence a side, score at least
     :data:`SITE_PAIR_MIN_SCORE`, at most ``Settings.site_pairs``), for its length model and
     Model 1. A page pair is a few dozen

@@ -6,8 +6,8 @@ task, never incremented here, so replaying a message changes nothing.
 
 from __future__ import annotations
 
+from shared.delivery.pipeline import Outgoing
 from shared.ids import content_id
-from shared.pipeline import Outgoing
 from shared.schemas import JapaneseSentences
 from shared.store import Store
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from services.thesaurus.handler import handle, recompute_snapshots
-from shared.celery_app import get_celery
-from shared.worker import define_stage_task, worker_store
+from shared.delivery.celery_app import get_celery
+from shared.delivery.worker import define_stage_task, worker_store
 
 app = get_celery()
 process = define_stage_task(app, "thesaurus", handle)

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from services.tree_align import repository
 from shared.config import get_settings
-from shared.ordering import learning_position
-from shared.pipeline import Outgoing
+from shared.delivery.ordering import learning_position
+from shared.delivery.pipeline import Outgoing
 from shared.schemas import ChunkPairs, Page, PagePair, PairContext, TextChunkPair
 from shared.store import NodePairRow, Store
 from shared.store.tables import site_of
@@ -137,7 +137,7 @@ def handle(message: PagePair, store: Store) -> list[Outgoing]:
     """Align the pages' trees, note progress, and hand the chunk pairs to sentence_align.
 
     With ``site_blocks`` (the default), each page's blocks are counted against the blocks of
-    its site's pages stored by the page pairs accepted before it (``shared.ordering``: the
+    its site's pages stored by the page pairs accepted before it (``shared.delivery.ordering``: the
     message waits while one of those is not aligned yet) and then stored for the pages
     after it."""
     seen: dict[str, tuple[str, list[str]]] = {}

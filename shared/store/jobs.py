@@ -1,4 +1,4 @@
-"""Jobs and their page pairs: registration, delivery tracking (``shared/reconcile.py``),
+"""Jobs and their page pairs: registration, delivery tracking (``shared/delivery/reconcile.py``),
 per-stage progress and the job status computed from them."""
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ class JobRepository(StoreBase):
         """Register a job and its page pairs (pair_id, src_url, tgt_url); idempotent.
 
         With ``payloads`` (pair_id → JSON of the message about to be sent to ``stage``) each
-        pair is tracked until it completes, so :mod:`shared.reconcile` can send it again if
+        pair is tracked until it completes, so :mod:`shared.delivery.reconcile` can send it again if
         the broker loses its message."""
         now = time.time()
         with self.guard(), self.begin() as conn:

@@ -6,7 +6,7 @@ pairs however the work was scheduled: embedded, on a cluster, after a worker was
 its message redelivered. "Earlier" is therefore the order in which page pairs were accepted
 (``pair_order.seq``, given when a job first records a pair; a pair recorded again keeps its
 place), never the order in which their results happened to be stored. A page pair reads only
-what its site's pairs of lower ``seq`` stored, and waits (``shared.ordering``) while one of
+what its site's pairs of lower ``seq`` stored, and waits (``shared.delivery.ordering``) while one of
 them has not been through the stage yet.
 """
 

@@ -28,8 +28,8 @@ job_pairs = sa.Table(
     sa.Column("pair_id", sa.String(64), primary_key=True),
     sa.Column("src_url", sa.Text, nullable=False, server_default=""),
     sa.Column("tgt_url", sa.Text, nullable=False, server_default=""),
-    # Delivery tracking (distributed mode, shared/reconcile.py): the message that starts the
-    # pair's work, kept until the pair completes. state: NULL untracked (embedded runs),
+    # Delivery tracking (distributed mode, shared/delivery/reconcile.py): the message that starts
+    # the pair's work, kept until the pair completes. state: NULL untracked (embedded runs),
     # 'pending', 'done' (payload dropped) or 'dead' (dead-lettered; kept for a retry).
     sa.Column("state", sa.String(8), nullable=True),
     sa.Column("stage", sa.String(32), nullable=True),
@@ -67,7 +67,7 @@ pair_order = sa.Table(
 )
 
 # Columns this version added to sentence_pairs: a store without them is migrated by
-# `paramine migrate-store` (shared/store_migrate.py).
+# `paramine migrate-store` (shared/store/migrate.py).
 PROVENANCE = ("method", "version", "model_version")
 PROVENANCE_COLUMNS = (
     sa.Column("method", sa.String(64), nullable=False, server_default=""),

@@ -37,7 +37,9 @@ from tests.integration.servers import RedisServer, TcpProxy
 
 ALIGNMENT_STAGES = ("tree_align", "sentence_align")
 VISIBILITY_TIMEOUT = 30.0
-LEASE_RENEWAL_INTERVAL = 5.0  # a live worker's messages are never restored (shared/lease.py)
+LEASE_RENEWAL_INTERVAL = (
+    5.0  # a live worker's messages are never restored (shared/delivery/lease.py)
+)
 RESTORE_INTERVAL = 2
 FAILURE_RETRIES = 2
 RECONCILE_INTERVAL = 2.0
@@ -171,8 +173,8 @@ def cluster_env(redis_url: str, database_url: str, **overrides: str) -> dict[str
         "QUEUE__RECONCILE_INTERVAL": str(RECONCILE_INTERVAL),
         "QUEUE__RECONCILE_AGE": str(RECONCILE_AGE),
         # Site learning on, as users run it: a page pair learns from its site's pairs
-        # accepted before it (shared/ordering.py), so the cluster's corpus, under faults too,
-        # must equal the embedded run's exactly.
+        # accepted before it (shared/delivery/ordering.py), so the cluster's corpus, under faults
+        # too, must equal the embedded run's exactly.
         **overrides,
     }
     return env | {f"PARAMINE_{name}": value for name, value in settings.items()}

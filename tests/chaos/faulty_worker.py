@@ -18,12 +18,12 @@ import os
 import signal
 import time
 
-from shared.celery_app import make_celery
 from shared.config import get_settings
-from shared.pipeline import Outgoing
+from shared.delivery.celery_app import make_celery
+from shared.delivery.pipeline import Outgoing
+from shared.delivery.worker import define_stage_task
 from shared.schemas import PagePair
 from shared.store import Store
-from shared.worker import define_stage_task
 
 POISON_QUEUE = "paramine.poison"
 

@@ -16,11 +16,11 @@ from typing import Any
 import httpx
 import pytest
 
-from shared.celery_app import make_celery
 from shared.config import Settings, get_settings
-from shared.ingest import Job, send_job
+from shared.delivery.celery_app import make_celery
+from shared.delivery.pipeline import CelerySender, LocalRunner
+from shared.intake.ingest import Job, send_job
 from shared.metrics import stage_metrics
-from shared.pipeline import CelerySender, LocalRunner
 from shared.schemas import PagePair
 from shared.store import SentencePairQuery, Store
 from tests.chaos.conftest import ALIGNMENT_STAGES, VISIBILITY_TIMEOUT, ChaosCluster

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from shared.celery_app import make_celery, task_name
 from shared.config import Settings
-from shared.pipeline import CelerySender
+from shared.delivery.celery_app import make_celery, task_name
+from shared.delivery.pipeline import CelerySender
 from shared.schemas import PagePair
 from tests.chaos.conftest import (
     ALIGNMENT_STAGES,

@@ -8,9 +8,9 @@ import random
 import pytest
 
 from services.page_match import repository
-from shared.celery_app import make_celery
 from shared.config import Settings
-from shared.pipeline import CelerySender
+from shared.delivery.celery_app import make_celery
+from shared.delivery.pipeline import CelerySender
 from shared.schemas import CrawledPages, Page
 from tests.chaos.conftest import ChaosCluster, page_pairs
 from tests.chaos.jobs import direct_store, wait_until

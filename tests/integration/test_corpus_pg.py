@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from shared.errors import ConfigurationError
 from shared.store import SentencePairQuery, Store
-from shared.store_migrate import migrate
+from shared.store.migrate import migrate
 from tests.integration.conftest import fresh_database
 from tests.unit.sentence_align.test_handler_site import PAGES as SITE_PAGES
 from tests.unit.sentence_align.test_handler_site import learnable, site_message, site_pairs_used

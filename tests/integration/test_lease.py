@@ -18,7 +18,7 @@ import redis
 import sqlalchemy as sa
 from kombu.connection import Connection
 
-from shared.lease import UNACKED_INDEX, renew
+from shared.delivery.lease import UNACKED_INDEX, renew
 from shared.store import engine as store_engine
 from shared.store.engine import create_tables, make_engine
 

@@ -9,9 +9,9 @@ import uuid
 import pytest
 
 from services.page_match import repository
-from shared.celery_app import make_celery
 from shared.config import Settings
-from shared.pipeline import CelerySender
+from shared.delivery.celery_app import make_celery
+from shared.delivery.pipeline import CelerySender
 from shared.schemas import CrawledPages, Page
 from shared.store import Store
 from tests.integration.conftest import Cluster

@@ -7,8 +7,8 @@ import time
 import httpx
 import pytest
 
-from shared.celery_app import make_celery, queue_name
 from shared.config import Settings
+from shared.delivery.celery_app import make_celery, queue_name
 from shared.store import Store
 from tests.integration.conftest import Cluster
 

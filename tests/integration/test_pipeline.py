@@ -17,7 +17,7 @@ import redis
 import sqlalchemy as sa
 
 from services.sentence_align.pair_threshold import default_threshold
-from shared.inputs import pairs_from_html_dir
+from shared.intake.inputs import pairs_from_html_dir
 from shared.store import SentencePairQuery, Store
 from tests.integration.conftest import STAGES, Cluster
 from tests.integration.processes import PARAMINE, REPO

@@ -16,7 +16,7 @@ import pytest
 import redis
 import yaml
 
-from shared.inputs import pairs_from_html_dir
+from shared.intake.inputs import pairs_from_html_dir
 from tests.integration import processes as proc
 from tests.integration.conftest import REDIS_URL, STAGES
 

@@ -1,5 +1,5 @@
-"""The reconciler (shared/reconcile.py) on real PostgreSQL and Redis: which tracked page pairs
-it sends again (lost ones only), and that it claims each once and backs off in a backlog."""
+"""The reconciler (shared/delivery/reconcile.py) on real PostgreSQL and Redis: which tracked page
+pairs it sends again (lost ones only), and that it claims each once and backs off in a backlog."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 import redis
 
-from shared.celery_app import make_celery, queue_name
 from shared.config import Settings
-from shared.ingest import Job, send_job
-from shared.pipeline import CelerySender
-from shared.reconcile import UNACKED, message_pair_id, queued_pair_ids, sweep
+from shared.delivery.celery_app import make_celery, queue_name
+from shared.delivery.pipeline import CelerySender
+from shared.delivery.reconcile import UNACKED, message_pair_id, queued_pair_ids, sweep
+from shared.intake.ingest import Job, send_job
 from shared.schemas import PagePair
 from shared.store import DEAD, DONE, PENDING, Store
 from tests.integration.conftest import fresh_database
@@ -171,7 +171,7 @@ def test_a_backlog_is_left_alone(store: Store, broker: tuple[redis.Redis, Celery
 # says its pid, and lives until it is killed.
 RECONCILER_PARENT = """
 import time
-from shared.reconcile import start_process
+from shared.delivery.reconcile import start_process
 print(start_process().pid, flush=True)
 time.sleep(600)
 """
@@ -189,7 +189,7 @@ def running(pid: int) -> bool:
 def test_the_reconciler_runs_in_a_process_of_its_own_and_ends_with_its_parent(
     store: Store, broker: tuple[redis.Redis, CelerySender], redis_url: str
 ) -> None:
-    """Not a thread of the consumer, which forks the pool's children (shared/reconcile.py,
+    """Not a thread of the consumer, which forks the pool's children (shared/delivery/reconcile.py,
     start_process); a consumer killed with -9 does not leave it behind."""
     client, sender = broker
     lost = pairs("reconcile-process", 1)[0]

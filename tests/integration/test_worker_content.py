@@ -14,9 +14,9 @@ import httpx
 import pytest
 import redis
 
-from shared.celery_app import make_celery, queue_name, task_name
 from shared.config import Settings
-from shared.consumer import kept_stage_message
+from shared.delivery.celery_app import make_celery, queue_name, task_name
+from shared.delivery.consumer import kept_stage_message
 from shared.store import Store
 from tests.integration.conftest import Cluster
 from tests.integration.test_pipeline import KEY, sample_pairs, wait_for_idle_queues, wait_for_job

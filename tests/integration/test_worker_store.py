@@ -8,8 +8,8 @@ import time
 import pytest
 import sqlalchemy as sa
 
+from shared.delivery.worker import end_idle_transactions
 from shared.store import Store
-from shared.worker import end_idle_transactions
 
 
 def test_an_idle_transaction_is_ended_by_the_server(postgres_url: str) -> None:

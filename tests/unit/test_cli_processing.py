@@ -9,9 +9,9 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from services.cli.processing import pair_progress
+from shared.delivery.pipeline import LocalRunner, Outgoing, RunSummary
 from shared.errors import InvalidInput
 from shared.metrics import StageMetrics
-from shared.pipeline import LocalRunner, Outgoing, RunSummary
 from shared.schemas import CrawledPages, Page, PagePair
 from shared.store import Store
 

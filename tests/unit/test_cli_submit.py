@@ -24,8 +24,8 @@ from typer.testing import CliRunner
 
 from services import cli
 from services.gateway.app import create_app
-from shared import gateway_client
 from shared.config import Settings, get_settings
+from shared.intake import gateway_client
 from shared.store import Store
 
 PAIRS = 8

@@ -8,8 +8,10 @@
 - no stage imports another stage (``STAGES``): shared ground (``services.html``,
   ``services.lexical``, ``shared``) sits below the stages, and only the wiring above them
   (``services.cli``, ``services.gateway``, the registry) may import several;
+- ``shared`` imports nothing from ``services`` (it is the ground the services stand on);
 - the benchmarks (``benchmarks/``) keep the same two rules: no module over 600 lines, no
-  private name of a product module or of another benchmark module.
+  private name of a product module or of another benchmark module;
+- every repository path that ``docs/README.md``'s module map names exists.
 """
 
 from __future__ import annotations
@@ -258,3 +260,53 @@ def test_private_reaches_flags_private_names_across_modules() -> None:
     found = private_reaches("x", ast.parse(source), {"p.m", "p"})
     assert found == ["p.m._hidden", "p.m._other", "p.m._third"]
     assert private_reaches("x", ast.parse("from p.m import shown\nimport p.m\n"), {"p.m"}) == []
+
+
+def shared_reaches(graph: dict[str, set[str]]) -> dict[str, list[str]]:
+    """The ``shared`` modules that import a ``services`` module, and those imports."""
+    return {
+        module: sorted(m for m in imported if m == "services" or m.startswith("services."))
+        for module, imported in graph.items()
+        if module.split(".")[0] == "shared"
+        and any(m == "services" or m.startswith("services.") for m in imported)
+    }
+
+
+def test_shared_imports_nothing_from_services() -> None:
+    trees = _trees()
+    known = set(trees)
+    graph = {name: imported_modules(name, tree, known) for name, tree in trees.items()}
+    assert shared_reaches(graph) == {}
+
+
+def test_shared_reaches_finds_a_planted_violation() -> None:
+    graph = {
+        "shared.delivery.pipeline": {"services.registry", "shared.config"},
+        "shared.config": set(),
+        "services.cli.common": {"shared.config", "services.registry"},
+    }
+    assert shared_reaches(graph) == {"shared.delivery.pipeline": ["services.registry"]}
+
+
+def mapped_paths(text: str) -> set[str]:
+    """The repository paths a document names in backticks (``services/...``, ``shared/...``,
+    ``benchmarks/...``, ``tests/...``, ``docs/...``; a trailing ``/`` names a folder)."""
+    import re
+
+    roots = "services|shared|benchmarks|tests|docs"
+    return set(re.findall(rf"`((?:{roots})/[\w./-]*)`", text))
+
+
+def missing_paths(text: str) -> list[str]:
+    return sorted(path for path in mapped_paths(text) if not (ROOT / path).exists())
+
+
+def test_the_module_map_of_docs_readme_names_only_paths_that_exist() -> None:
+    text = (ROOT / "docs" / "README.md").read_text(encoding="utf-8")
+    assert len(mapped_paths(text)) > 30  # the map is read, not skipped
+    assert missing_paths(text) == []
+
+
+def test_missing_paths_finds_a_planted_stale_path() -> None:
+    text = "`shared/delivery/pipeline.py` and `shared/pipeline.py`, `services/html/`"
+    assert missing_paths(text) == ["shared/pipeline.py"]

@@ -15,8 +15,8 @@ import typer
 import yaml
 from prometheus_client import CollectorRegistry
 
-from shared.celery_app import queue_name
 from shared.config import QueueSettings, Settings
+from shared.delivery.celery_app import queue_name
 from shared.metrics import QueueDepthCollector, StageMetrics
 from shared.schemas import STAGES
 from tests.conftest import REPO

@@ -9,8 +9,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from services.gateway.app import create_app
-from shared.celery_app import get_celery
 from shared.config import Settings, get_settings
+from shared.delivery.celery_app import get_celery
 from tests.unit.page_match.test_handler import ENGLISH, GERMAN
 
 KEY = {"X-API-Key": "k1"}

@@ -1,6 +1,6 @@
 """sentence_align learns from the site's pairs in ingest order: a page pair learns from the
 page pairs of its site accepted before it, waits while one of them is not aligned yet, and
-a replay learns what the first run learned (shared/ordering.py)."""
+a replay learns what the first run learned (shared/delivery/ordering.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 
 from services.sentence_align.handler import handle
 from shared.config import get_settings
+from shared.delivery.ordering import never_deferring
 from shared.errors import Deferred
-from shared.ordering import never_deferring
 from shared.store import SentencePairQuery, Store
 from tests.unit.sentence_align.test_handler_site import (
     PAGES,

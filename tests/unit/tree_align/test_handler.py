@@ -11,8 +11,8 @@ from services.html.parse import block_tree, parse_document, parse_html, parse_pa
 from services.sentence_align import handler as sentence_handler
 from services.tree_align import handler as tree_handler
 from services.tree_align.align import align_page_texts
-from shared.ingest import build_job
-from shared.inputs import pairs_from_html_dir
+from shared.intake.ingest import build_job
+from shared.intake.inputs import pairs_from_html_dir
 from shared.schemas import ChunkPairs, PagePair, TextChunkPair
 from shared.store import Store, node_pairs, sentence_pairs
 

@@ -1,6 +1,6 @@
 """The content model's site repetition in ingest order: a page pair counts the blocks of the
 pages of its site's pairs accepted before it, whatever order the work runs in, and waits
-while one of those is not aligned yet (shared/ordering.py)."""
+while one of those is not aligned yet (shared/delivery/ordering.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 
 from services.tree_align import handler as tree_handler
 from shared.config import get_settings
+from shared.delivery.ordering import never_deferring
 from shared.errors import Deferred
-from shared.ordering import never_deferring
 from shared.store import Store
 from tests.unit.tree_align.test_site_blocks import BOX, TEXTS, _pair, _texts
 

@@ -25,8 +25,8 @@ from pydantic import ValidationError
 
 from shared.encoding import decode_page
 from shared.errors import InvalidInput
+from shared.intake.url_language import strip_language
 from shared.schemas import Page
-from shared.url_language import strip_language
 
 _HTML_LANG = re.compile(r"""<html[^>]*\blang\s*=\s*["']?([A-Za-z]{2,3})""", re.IGNORECASE)
 # <id>.<lang>.html, <lang> with an optional region or script (en-gb, zh-hant, pt_br), or

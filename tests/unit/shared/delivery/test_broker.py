@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from kombu.transport.virtual import Message
 
-from shared.broker import NO_ENVELOPE_TYPE, checked_brpop, is_envelope, wrapped_item
+from shared.delivery.broker import NO_ENVELOPE_TYPE, checked_brpop, is_envelope, wrapped_item
 
 ENVELOPE = {
     "body": base64.b64encode(b"[[{}], {}, {}]").decode(),

@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 
 from shared.errors import InvalidInput
-from shared.ingest import build_job
-from shared.inputs import (
+from shared.intake.ingest import build_job
+from shared.intake.inputs import (
     PairingOptions,
     PairSource,
     decode_html,
     pair_pages,
     read_page_pairs,
 )
+from shared.intake.url_language import strip_language
 from shared.schemas import Page
-from shared.url_language import strip_language
 from tests.conftest import REPO, kit_path
 
 

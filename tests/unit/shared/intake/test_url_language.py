@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shared.url_language import (
+from shared.intake.url_language import (
     has_language_marker,
     language_markers,
     language_parameters,

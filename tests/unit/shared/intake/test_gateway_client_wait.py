@@ -10,8 +10,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from shared import gateway_client
-from shared.gateway_client import GatewayRefused, wait_for_job
+from shared.intake import gateway_client
+from shared.intake.gateway_client import GatewayRefused, wait_for_job
 
 
 def scripted(answers: list[tuple[int, dict[str, object]]]) -> tuple[httpx.Client, list[str]]:

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from prometheus_client import CollectorRegistry
 
+from shared.delivery.pipeline import LocalRunner, Outgoing
 from shared.errors import InvalidInput, TransientError
 from shared.metrics import StageMetrics
-from shared.pipeline import LocalRunner, Outgoing
 from shared.schemas import JapaneseSentences, PagePair
 from shared.store import Store
 
@@ -96,7 +96,7 @@ def test_transient_errors_that_persist_end_as_dead_letters(tmp_path: Path) -> No
 
 
 def test_task_messages_show_the_job_not_the_page() -> None:
-    from shared.pipeline import args_label
+    from shared.delivery.pipeline import args_label
 
     assert args_label({"job_id": "j1", "src": {"html": "x" * 10_000}}) == "(<message of job j1>,)"
     assert args_label({"context": {"job_id": "j2"}, "chunks": []}) == "(<message of job j2>,)"
@@ -119,7 +119,7 @@ class _FlakyBroker:
 
 def test_a_send_outlasts_a_broker_restart(monkeypatch: pytest.MonkeyPatch) -> None:
     # opening the connection gave up after about 6 s; the README promises about a minute
-    from shared import pipeline
+    from shared.delivery import pipeline
 
     pauses: list[float] = []
     monkeypatch.setattr(pipeline, "_pause", pauses.append)

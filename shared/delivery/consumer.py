@@ -6,7 +6,7 @@ not UTF-8, truncated JSON) and acks it: the message was gone, with no dead lette
 message (no ``task`` header: another client's), one naming a task this worker does not have
 (a producer of another version during a rolling upgrade), one its task protocol cannot
 read, and a queue item that is no message envelope at all (wrapped in one by
-:mod:`shared.broker`). Here each one's bytes, content type and headers are written to the
+:mod:`shared.delivery.broker`). Here each one's bytes, content type and headers are written to the
 dead-letter table with the reason, counted in ``paramine_messages_rejected_total{stage}``,
 and only then acked. If the store cannot take the letter the message goes back on its
 queue, so nothing is lost either way.
@@ -86,9 +86,9 @@ class StageConsumer(Consumer):  # type: ignore[misc]
     """Celery's consumer, except that a message it cannot run is dead-lettered, not dropped."""
 
     def on_decode_error(self, message: Any, exc: Exception) -> None:
-        from shared.broker import NO_ENVELOPE_TYPE
+        from shared.delivery.broker import NO_ENVELOPE_TYPE
 
-        if message.content_type == NO_ENVELOPE_TYPE:  # wrapped by shared.broker
+        if message.content_type == NO_ENVELOPE_TYPE:  # wrapped by shared.delivery.broker
             reason = "NoEnvelope: the queue item is no message envelope (another program's?)"
             self._dead_letter(message, "NoEnvelope", reason, "cannot read (no envelope)")
             return
@@ -108,8 +108,8 @@ class StageConsumer(Consumer):  # type: ignore[misc]
         self._dead_letter(message, "InvalidTask", reason, "cannot run (invalid task message)")
 
     def _dead_letter(self, message: Any, error_type: str, reason: str, what: str) -> None:
+        from shared.delivery.worker import worker_store
         from shared.metrics import stage_metrics
-        from shared.worker import worker_store
 
         stage = stage_of(message)
         try:

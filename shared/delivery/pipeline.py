@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from shared.delivery.ordering import never_deferring
 from shared.errors import InvalidInput, TransientError
 from shared.metrics import StageMetrics
-from shared.ordering import never_deferring
 from shared.schemas import Message, parse_message
 from shared.store import Store
 
@@ -89,7 +89,7 @@ class LocalRunner:
         """Process each payload and everything it leads to before taking the next one."""
         summary = summary or RunSummary()
         # In this order every earlier page pair of a site has been through each stage (or
-        # failed) when a later one reaches it: nothing to wait for (shared.ordering).
+        # failed) when a later one reaches it: nothing to wait for (shared.delivery.ordering).
         with never_deferring():
             for payload in payloads:
                 pending: deque[tuple[str, Any]] = deque([(stage, payload)])
@@ -186,7 +186,7 @@ class CelerySender:
         ``patience`` (``PUBLISH_PATIENCE``) seconds while the broker cannot be reached."""
         from kombu.exceptions import OperationalError
 
-        from shared.celery_app import queue_name, task_name
+        from shared.delivery.celery_app import queue_name, task_name
 
         deadline = time.monotonic() + (PUBLISH_PATIENCE if self.patience is None else self.patience)
         pause = 0.5

@@ -10,14 +10,14 @@ import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 from prometheus_client import REGISTRY
 
-from shared import worker as worker_module
-from shared.celery_app import make_celery
 from shared.config import QueueSettings, Settings, get_settings
+from shared.delivery import worker as worker_module
+from shared.delivery.celery_app import make_celery
+from shared.delivery.pipeline import Outgoing
+from shared.delivery.worker import define_stage_task, retries_allowed, retry_countdown
 from shared.errors import InputTooLarge, InvalidInput, TransientError
-from shared.pipeline import Outgoing
 from shared.schemas import PagePair
 from shared.store import Store
-from shared.worker import define_stage_task, retries_allowed, retry_countdown
 
 
 def test_each_kind_of_failure_gets_its_number_of_retries() -> None:
@@ -135,8 +135,8 @@ def test_a_process_killed_at_the_hard_limit_leaves_no_live_gauge(
 def test_queue_wait_reads_the_publish_time_header() -> None:
     from types import SimpleNamespace
 
-    from shared.pipeline import SENT_AT_HEADER
-    from shared.worker import queue_wait
+    from shared.delivery.pipeline import SENT_AT_HEADER
+    from shared.delivery.worker import queue_wait
 
     # Celery puts a message's custom headers on the request; older protocols under .headers
     assert queue_wait(SimpleNamespace(**{SENT_AT_HEADER: 100.0}), 100.25) == pytest.approx(0.25)
@@ -154,7 +154,7 @@ def test_a_retry_carries_a_short_reason_whatever_the_error_holds() -> None:
 
     import sqlalchemy.exc
 
-    from shared.worker import RETRY_REASON_CHARS, RetryReason, retry_reason
+    from shared.delivery.worker import RETRY_REASON_CHARS, RetryReason, retry_reason
 
     # a database error pickles its statement's parameters: here a megabyte of page text
     error = sqlalchemy.exc.OperationalError(
@@ -175,8 +175,8 @@ def test_a_deferred_message_is_sent_again_as_it_was_not_retried_nor_dead_lettere
     """Deferred (earlier page pairs of the site not through the stage yet) is no failure: the
     same payload goes back on the stage's queue, without a countdown (an ETA message would be
     held by a worker beyond its prefetch), and the task ends without a retry or a letter."""
+    from shared.delivery.pipeline import CelerySender
     from shared.errors import Deferred
-    from shared.pipeline import CelerySender
 
     sent: list[tuple[str, dict[str, Any]]] = []
     monkeypatch.setattr(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from shared.celery_app import make_celery, queue_name, task_name
 from shared.config import Settings
+from shared.delivery.celery_app import make_celery, queue_name, task_name
 
 
 def test_delivery_guarantees_are_configured() -> None:

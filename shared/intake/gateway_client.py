@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import httpx
 
-    from shared.ingest import Job
+    from shared.intake.ingest import Job
     from shared.schemas import Page
 
 # A rate-limited (429) or unavailable (503: store or broker briefly unreachable) ingest

@@ -1,6 +1,6 @@
 """The Celery side of a stage: one task definition shared by every stage's thin tasks.py.
 
-Timing and counting live in :func:`shared.pipeline.run_stage`; this module adds what only a
+Timing and counting live in :func:`shared.delivery.pipeline.run_stage`; this module adds what only a
 queue worker needs: retries with exponential backoff, a dead-letter record for everything that
 cannot be processed, and forwarding of the emitted messages to the next queues.
 
@@ -32,9 +32,15 @@ from celery.worker.request import Request
 from kombu.exceptions import KombuError
 
 from shared.config import QueueSettings, get_settings
+from shared.delivery.pipeline import (
+    SENT_AT_HEADER,
+    CelerySender,
+    Handler,
+    describe_error,
+    run_stage,
+)
 from shared.errors import Deferred, InvalidInput, TransientError
 from shared.metrics import StageMetrics, stage_metrics
-from shared.pipeline import SENT_AT_HEADER, CelerySender, Handler, describe_error, run_stage
 from shared.store import Store
 
 log = logging.getLogger(__name__)
@@ -118,7 +124,7 @@ def _forget_killed_process(pid: int | None) -> None:
 
 def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
     """Register ``paramine.<stage>.process`` on ``app``: validate, handle, forward."""
-    from shared.celery_app import task_name
+    from shared.delivery.celery_app import task_name
 
     queue_settings = get_settings().queue
     retry_cap = max(queue_settings.max_retries, queue_settings.failure_retries)

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from shared.errors import InvalidInput
 from shared.ids import content_id
-from shared.inputs import PairSource
+from shared.intake.inputs import PairSource
 from shared.schemas import CrawledPages, Page, PagePair
 from shared.store import Store
 

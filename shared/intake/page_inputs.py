@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from shared.errors import InvalidInput
-from shared.inputs import (
+from shared.intake.inputs import (
     binary_file,
     decode_html,
     html_language,

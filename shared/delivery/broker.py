@@ -11,7 +11,7 @@ Here the BRPOP reply is checked first (a response callback on the channel's clie
 redis-py API). An item that is no envelope is handed on wrapped in one: its exact bytes as
 the body (base64), content type :data:`NO_ENVELOPE_TYPE`, no headers, a new delivery tag.
 From there it is a message like any other: held in kombu's unacked set (restored if the
-worker dies), and dead-lettered with its bytes by :class:`shared.consumer.StageConsumer`
+worker dies), and dead-lettered with its bytes by :class:`shared.delivery.consumer.StageConsumer`
 (``NoEnvelope``). ``make_celery`` names :class:`Transport` as the broker transport.
 """
 

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shared.consumer import kept_stage_message
+from shared.delivery.consumer import kept_stage_message
 
 
 def kept(body: bytes, content_type: str = "application/json") -> dict[str, Any]:

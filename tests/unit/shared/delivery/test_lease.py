@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 from celery.worker import state
 
-from shared.lease import held_delivery_tags
+from shared.delivery.lease import held_delivery_tags
 
 
 class FakeRequest:

@@ -95,7 +95,7 @@ def message_pair_id(envelope: Any) -> str | None:
 
 def sweep(store: Store, client: Any, sender: Any, *, age: float, batch: int) -> SweepResult:
     """One reconciliation pass (see the module docstring); ``sender.send_payload`` sends."""
-    from shared.celery_app import queue_name
+    from shared.delivery.celery_app import queue_name
     from shared.metrics import stage_metrics
 
     before = time.time() - age
@@ -124,9 +124,9 @@ def _connected() -> Iterator[Callable[[], SweepResult] | None]:
     None without a Redis URL."""
     import redis
 
-    from shared.celery_app import get_celery
     from shared.config import get_settings
-    from shared.pipeline import CelerySender
+    from shared.delivery.celery_app import get_celery
+    from shared.delivery.pipeline import CelerySender
 
     settings = get_settings()
     queue = settings.queue

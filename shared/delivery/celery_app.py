@@ -44,8 +44,8 @@ def make_celery(settings: Settings) -> Celery:
     queue = settings.queue
     app.conf.update(
         # kombu's Redis transport, except that a queue item that is no message envelope is
-        # dead-lettered instead of stopping the worker (shared/broker.py)
-        broker_transport="shared.broker:Transport" if settings.redis_url else None,
+        # dead-lettered instead of stopping the worker (shared/delivery/broker.py)
+        broker_transport="shared.delivery.broker:Transport" if settings.redis_url else None,
         task_serializer="json",
         result_serializer="json",
         accept_content=["json"],  # a pickled message is refused by the worker
@@ -80,8 +80,8 @@ def make_celery(settings: Settings) -> Celery:
             "paramine.paraphrase.recompute": {"queue": queue_name("paraphrase")},
         },
         worker_hijack_root_logger=False,
-        # An undecodable message is dead-lettered, not dropped (shared/consumer.py).
-        worker_consumer="shared.consumer:StageConsumer",
+        # An undecodable message is dead-lettered, not dropped (shared/delivery/consumer.py).
+        worker_consumer="shared.delivery.consumer:StageConsumer",
         worker_send_task_events=False,
         include=[f"services.{stage}.tasks" for stage in STAGES],
         beat_schedule={
