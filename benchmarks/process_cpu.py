@@ -57,6 +57,7 @@ PARTS = (
     ("dictionaries: read, index, turn", "dictionary_for", "services/lexical/registry.py"),
     ("dictionaries: read, index, turn", "translations", "services/lexical/dictionary.py"),
     ("dictionaries: read, index, turn", "reversed", "services/lexical/dictionary.py"),
+    # (the pair features' own index of the dictionary: in baselines before 4d9de12 only)
     ("dictionaries: read, index, turn", "_translations", "sentence_align/pair_features.py"),
     ("Model 1 training", "train_model1", "services/lexical/model1.py"),
     ("content extraction (trafilatura)", "extracted_text", "services/html/content.py"),
@@ -75,7 +76,8 @@ def crawls(folder: Path) -> dict[str, tuple[Path, Path, int]]:
         if part != "training":
             continue
         host = f"{pair}-dirs.example.org"
-        pages, gold = site_crawl(documents, "dirs", host, rng, [], TEMPLATES[number % 3])
+        template = TEMPLATES[number % len(TEMPLATES)]
+        pages, gold = site_crawl(documents, "dirs", host, rng, [], template)
         by_url = {page.url: page for page in pages}
         first = sorted(gold)[0]
         whole, start = folder / f"{pair}.jsonl", folder / f"{pair}-first-pair.jsonl"
@@ -89,12 +91,19 @@ def _line(url: str, html: str) -> str:
     return json.dumps({"url": url, "html": html}) + "\n"
 
 
+def _environment(checkout: Path, folder: str) -> dict[str, str]:
+    """This environment without PARAMINE_* settings, a fresh SQLite store in ``folder`` and
+    ``checkout``'s code first on the path."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PARAMINE_")}
+    env["PARAMINE_DATABASE_URL"] = f"sqlite:///{folder}/store.db"
+    env["PYTHONPATH"] = str(checkout)
+    return env
+
+
 def run(checkout: Path, crawl: Path) -> tuple[float, float, str]:
     """(CPU seconds, wall seconds, digest of the exported TSV) of one ``paramine process``."""
     with tempfile.TemporaryDirectory() as folder:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PARAMINE_")}
-        env["PARAMINE_DATABASE_URL"] = f"sqlite:///{folder}/store.db"
-        env["PYTHONPATH"] = str(checkout)
+        env = _environment(checkout, folder)
         command = [str(PARAMINE), "process", str(crawl), "--out", f"{folder}/out", "-q"]
         wall = time.perf_counter()
         process = subprocess.Popen(command, env=env, cwd=folder, stdout=subprocess.DEVNULL)
@@ -130,9 +139,7 @@ def profile(checkout: Path, crawl: Path) -> dict[str, float]:
     from pyinstrument.session import Session
 
     with tempfile.TemporaryDirectory() as folder:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PARAMINE_")}
-        env["PARAMINE_DATABASE_URL"] = f"sqlite:///{folder}/store.db"
-        env["PYTHONPATH"] = str(checkout)
+        env = _environment(checkout, folder)
         session = Path(folder) / "run.pyisession"
         command = [
             str(PARAMINE.with_name("pyinstrument")), "-o", str(session), "-r", "session",

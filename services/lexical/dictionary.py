@@ -136,9 +136,9 @@ class BilingualDictionary:
     """Word pairs of two languages, as (source stem, target stem).
 
     Made from its pairs (the readers) or from its translations, the target stems of each
-    source stem (the merged-dictionary cache, ``registry``, keeps them so: a packaged
-    dictionary has 300,000 pairs, and building them and then their index again took every
-    process a second or more). Whichever it is not made from is derived on first use."""
+    source stem (the merged-dictionary cache, ``registry``, keeps them so: a process then
+    reads the index it uses instead of building the pairs and then the index from them).
+    Whichever it is not made from is derived on first use."""
 
     def __init__(
         self,

@@ -28,9 +28,8 @@ from shared.store import PairPosition, Store
 
 # How long a worker holds a deferred message before it sends it again (to the back of the
 # queue): short, since the pairs queued behind it may be waiting for the same earlier pair,
-# which kombu's restore after a visibility timeout puts back where it is taken next (2 s
-# made a partition test wait minutes: its queued pairs cycled 2 s each); long enough not
-# to spin.
+# which kombu's restore after a visibility timeout puts back where it is taken next; long
+# enough not to spin (benchmarks/results/tuning_history.md, "Deferral").
 DEFER_SECONDS = 0.1
 
 _deferring: ContextVar[bool] = ContextVar("paramine_deferring", default=True)

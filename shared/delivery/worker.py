@@ -188,7 +188,7 @@ def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
             # (sent first, then this one acked: a crash between runs it twice, idempotently).
             # The wait is spent here, holding this one message: sent with a countdown, it
             # would come back as an ETA message, which a worker takes beyond its prefetch
-            # and holds in memory, so that a SIGTERM'd or cut-off worker sat on dozens.
+            # and holds in memory (a SIGTERM'd or cut-off worker then sits on many).
             metrics.messages_deferred.labels(stage).inc()
             log.debug("%s defers a message by %.1f s: %s", stage, deferred.seconds, deferred)
             time.sleep(deferred.seconds)
