@@ -178,7 +178,7 @@ def confidence_section(
         "Each bead of `lexicon` and `hybrid` carries its posterior probability: the weight of "
         "the paths through the last pass's band that contain it, every path weighted by "
         "exp(-its cost), over the weight of all paths (forward-backward over the same "
-        "program, `_banded_dp.path_posteriors`; temperature 1, the model's own costs, no "
+        "program, `dp.banded.path_posteriors`; temperature 1, the model's own costs, no "
         "parameter fitted). It is the score of the stored sentence pairs "
         "(`paramine export --min-score`, `min_score` of the API) and the third column of "
         "`paramine align-sentences`. The former score, exp(-cost) with the cost floored at "

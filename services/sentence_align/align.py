@@ -177,7 +177,7 @@ def _align_pooled(
         return align_each(
             segments, method=method, src_lang=src_lang, tgt_lang=tgt_lang, dictionary=dictionary
         )
-    from services.sentence_align._two_pass import align_two_pass
+    from services.sentence_align.dp.two_pass import align_two_pass
     from services.sentence_align.hybrid import HYBRID_SETTINGS, SEGMENT_SETTINGS
     from services.sentence_align.length import shift_beads, split_by_window
     from services.sentence_align.lexicon import lexicon_settings

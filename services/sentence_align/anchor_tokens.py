@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from services.sentence_align import _banded_dp as dp
+from services.sentence_align.dp import banded as dp
 
 # Anchor tokens (``anchor_tokens``): punctuation stripped from either end of a token first.
 ANCHOR_STRIP = ".,;:!?()[]{}«»\"'-"

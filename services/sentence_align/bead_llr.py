@@ -20,8 +20,8 @@ import numpy as np
 from numba import njit
 
 from services.lexical.model1 import EncodedSide, TranslationTable
-from services.sentence_align import _banded_dp as dp
 from services.sentence_align.beads import BEAD_SHAPES
+from services.sentence_align.dp import banded as dp
 
 MOORE_EPSILON = -1.0  # sentinel: eps = 1 / (|S| + 1), Model 1 with a NULL word
 

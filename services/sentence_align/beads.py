@@ -51,7 +51,7 @@ class Bead:
     src: tuple[int, ...]
     tgt: tuple[int, ...]
     cost: float = 0.0
-    # Posterior probability of the bead (``_banded_dp.path_posteriors``), None where the
+    # Posterior probability of the bead (``dp.banded.path_posteriors``), None where the
     # aligner does not compute one; not part of a bead's identity.
     confidence: float | None = field(default=None, compare=False)
 

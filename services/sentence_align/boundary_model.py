@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from services.sentence_align import _banded_dp as dp
+from services.sentence_align.dp import banded as dp
 
 # Sentence-end classes of the boundary model: the last character of the sentence when it is
 # one of these, else "other". (French text splits at ";" where German often has ","; German

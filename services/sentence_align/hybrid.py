@@ -8,7 +8,7 @@ over every x-y bead shape with x + y <= 6 (plus 1-0 and 0-1), where the LLRs com
 Model 1 in both directions with a background (unigram) model
 (see ``lexicon``): p(e|S) = eps p_bg(e) + (1 - eps)/|S| sum_f t(e|f). The background share
 eps lets noisy web text fall back to insertion/deletion beads, which score 0 lexically.
-Model 1 comes from the document pair itself (Moore's two passes, ``_two_pass``), and is
+Model 1 comes from the document pair itself (Moore's two passes, ``two_pass``), and is
 trained once more on the confident 1-1 beads of the lexical pass before a final
 refinement pass near its path.
 """
@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from services.sentence_align._two_pass import align_two_pass
 from services.sentence_align.beads import Bead
+from services.sentence_align.dp.two_pass import align_two_pass
 from services.sentence_align.lexical_settings import LexicalSettings
 
 if TYPE_CHECKING:

@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from services.sentence_align import _banded_dp as dp
 from services.sentence_align.beads import BEAD_SHAPES, Bead, bead_shapes
+from services.sentence_align.dp import banded as dp
 
 # Gale & Church 1993, Table 5 (1-3/3-1 "small"): probability of each bead shape.
 DEFAULT_SHAPE_PROBABILITY: dict[tuple[int, int], float] = {
@@ -51,7 +51,7 @@ class LengthModel:
         -math.log(DEFAULT_SHAPE_PROBABILITY[shape]) for shape in BEAD_SHAPES
     )
     shapes: tuple[tuple[int, int], ...] = BEAD_SHAPES
-    # With a value: deletion runs are affine (``_banded_dp.banded_gap_dp``), each 1-0 (0-1)
+    # With a value: deletion runs are affine (``dp.banded.banded_gap_dp``), each 1-0 (0-1)
     # bead after another costing at most this much.
     gap_extension: float | None = None
 
@@ -143,7 +143,7 @@ def run_dp(
     """One pass of the banded program; beads with their own costs (with ``end_sum`` the
     path ends at the cheapest cell (i, j) with i + j = ``end_sum``, a prefix of both sides).
     With ``confidence`` each bead also gets its posterior probability over all paths of the
-    band weighted exp(-cost) (``_banded_dp.path_posteriors``, temperature 1: the model's
+    band weighted exp(-cost) (``dp.banded.path_posteriors``, temperature 1: the model's
     own costs); it costs a forward and a backward sweep more."""
     if end_sum is not None and (confidence or model.gap_extension is not None):
         raise ValueError("an anti-diagonal end needs the plain program, without confidences")

@@ -10,10 +10,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from services.sentence_align import _banded_dp as dp
-from services.sentence_align import _batched, length
+from services.sentence_align import length
 from services.sentence_align.anchor_tokens import anchor_chain, anchor_extra, anchor_tokens
 from services.sentence_align.beads import Bead, unaligned_beads
+from services.sentence_align.dp import banded as dp
+from services.sentence_align.dp import batched
 from services.sentence_align.lexical_settings import LexicalSettings
 
 # Windows with at most this many sentences a side are searched in full (exact and cheaper
@@ -67,7 +68,7 @@ def anchored_first_run(
       (``anchor_extra``, the anchor-token model);
     - c starts from the chain (``_chain_ratio``) instead of the total lengths, which the
       missing block skews, and deletion runs are affine (``gap_extension``,
-      ``_banded_dp.banded_gap_dp``).
+      ``dp.banded.banded_gap_dp``).
 
     Without chain pairs, or when the band would exceed ANCHORED_BAND_CELLS, it is the plain
     first run (``length.first_run``, without affine runs: alone they cost dev F1; see
@@ -148,13 +149,13 @@ def segmented_length_pass(
 
     def run(model: length.LengthModel) -> list[Bead]:
         # Small windows (the full band) in one compiled call, the rest one by one.
-        batched = iter(_batched.length_windows(src_cum, tgt_cum, model, small))
+        in_one_call = iter(batched.length_windows(src_cum, tgt_cum, model, small))
         beads: list[Bead] = []
         for x0, x1, y0, y1 in windows:
             if x0 == x1 or y0 == y1:
                 beads += unaligned_beads(range(x0, x1), range(y0, y1))
             elif full_band_window((x0, x1, y0, y1)):
-                beads += next(batched)
+                beads += next(in_one_call)
             else:
                 cums = window_cums(src_cum, tgt_cum, (x0, x1, y0, y1))
                 window = length.align_with_widening_band(*cums, model)

@@ -1,5 +1,5 @@
 """The lexicon method (Moore 2002): a length pass, IBM Model 1 trained on its confident 1-1
-beads, then a realignment with length and lexical costs together (``_two_pass``; the model
+beads, then a realignment with length and lexical costs together (``two_pass``; the model
 is :mod:`services.lexical.model1`, the bead scores :mod:`services.sentence_align.bead_llr`).
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from services.sentence_align._two_pass import align_two_pass
 from services.sentence_align.bead_llr import MOORE_EPSILON
+from services.sentence_align.dp.two_pass import align_two_pass
 from services.sentence_align.lexical_settings import LexicalSettings
 
 if TYPE_CHECKING:

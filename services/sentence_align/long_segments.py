@@ -30,8 +30,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from services.sentence_align import _banded_dp as dp
 from services.sentence_align.anchor_tokens import anchor_chain, token_occurrences
+from services.sentence_align.dp import banded as dp
 
 # A segment is cut only with more sentences than this on one side: page chunks are far
 # shorter and stay as they were (their beads are unchanged).

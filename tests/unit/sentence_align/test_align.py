@@ -6,9 +6,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from services.sentence_align._two_pass import anchor_cuts
 from services.sentence_align.align import METHODS, align_segments, align_sentences
 from services.sentence_align.beads import Bead, check_coverage
+from services.sentence_align.dp.two_pass import anchor_cuts
 from shared.errors import InvalidInput
 from tests.conftest import kit_path
 

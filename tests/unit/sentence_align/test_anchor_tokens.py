@@ -1,5 +1,5 @@
-"""Tests of the anchor-token model of the hybrid aligner (``_two_pass.anchor_tokens`` and the
-separation cost ``_two_pass.anchor_extra``)."""
+"""Tests of the anchor-token model of the hybrid aligner (``two_pass.anchor_tokens`` and the
+separation cost ``two_pass.anchor_extra``)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.sentence_align import _banded_dp as dp
 from services.sentence_align.anchor_tokens import anchor_chain, anchor_extra, anchor_tokens
 from services.sentence_align.beads import bead_shapes
+from services.sentence_align.dp import banded as dp
 
 
 def test_anchor_tokens_pair_rare_names_and_numbers() -> None:

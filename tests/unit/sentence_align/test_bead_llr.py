@@ -16,9 +16,9 @@ from services.lexical.model1 import (
     tokenize,
     train_model1,
 )
-from services.sentence_align import _banded_dp as dp
 from services.sentence_align.bead_llr import MOORE_EPSILON, band_llr
 from services.sentence_align.beads import BEAD_SHAPES, bead_shapes
+from services.sentence_align.dp import banded as dp
 
 
 def test_tokenize_lowercases_and_unifies_quotes() -> None:

@@ -6,7 +6,6 @@ import itertools
 
 import numpy as np
 
-from services.sentence_align import _banded_dp as dp
 from services.sentence_align.beads import bead_shapes
 from services.sentence_align.boundary_model import (
     END_MARKS,
@@ -16,6 +15,7 @@ from services.sentence_align.boundary_model import (
     deletion_costs,
     end_classes,
 )
+from services.sentence_align.dp import banded as dp
 
 
 def test_end_classes_read_the_last_mark() -> None:

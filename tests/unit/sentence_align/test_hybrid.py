@@ -28,8 +28,8 @@ def test_hybrid_windows_give_a_complete_alignment() -> None:
     # A window of 50 sentences forces several anchor cuts on the 468-sentence document.
     from dataclasses import replace
 
-    from services.sentence_align._two_pass import anchor_cuts
     from services.sentence_align.beads import check_coverage
+    from services.sentence_align.dp.two_pass import anchor_cuts
     from services.sentence_align.hybrid import HYBRID_SETTINGS
 
     src, tgt, gold = _dev()

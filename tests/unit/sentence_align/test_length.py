@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import erfc
 
-from services.sentence_align import _banded_dp as dp
 from services.sentence_align import length as length_module
 from services.sentence_align.beads import BEAD_SHAPES, Bead, bead_shapes, check_coverage
+from services.sentence_align.dp import banded as dp
 from services.sentence_align.hybrid import HYBRID_SETTINGS
 from services.sentence_align.length import (
     LengthModel,

@@ -6,9 +6,9 @@ import itertools
 
 import numpy as np
 
-from services.sentence_align._two_pass import align_two_pass
 from services.sentence_align.align import align_segments
 from services.sentence_align.beads import Bead, parse_beads
+from services.sentence_align.dp.two_pass import align_two_pass
 from services.sentence_align.hybrid import SEGMENT_SETTINGS
 from services.sentence_align.long_segments import (
     LONG_SEGMENT,

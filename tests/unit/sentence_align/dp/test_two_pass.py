@@ -8,8 +8,9 @@ from dataclasses import replace
 import pytest
 
 from benchmarks.sentence_align_presets import PLAIN_FIRST_PASS_SETTINGS
-from services.sentence_align import _two_pass, length_passes
+from services.sentence_align import length_passes
 from services.sentence_align.beads import Bead, check_coverage
+from services.sentence_align.dp import two_pass
 from services.sentence_align.hybrid import align_hybrid
 
 # With the plain length pass: the anchored one (the default since session 20) follows these
@@ -48,7 +49,7 @@ def test_coarse_pass_finds_the_exhaustive_programs_alignment(
     src, tgt = document_with_insertion(seed, inserted)
     found = align_hybrid(src, tgt, settings=WITH_COARSE)
     check_coverage(found, len(src), len(tgt))
-    for module in (_two_pass, length_passes):  # every window searched in full
+    for module in (two_pass, length_passes):  # every window searched in full
         monkeypatch.setattr(module, "FULL_BAND_SIZE", 10**9)
     exhaustive = align_hybrid(src, tgt, settings=WITH_COARSE)
     assert links(found) == links(exhaustive)

@@ -3,8 +3,8 @@
 A page pair has about fifty chunks of a few sentences a side; aligning each one with its
 own Python-level calls (band, pair ranges, lexical scores, program, bead conversion) cost
 more than the programs themselves. These loops run the same compiled pieces
-(``_banded_dp.banded_dp``, ``bead_llr.pair_sums``, ``bead_llr.band_llr_cells``) over every
-window with the full band, which is what ``_two_pass`` uses for windows of at most
+(``dp.banded.banded_dp``, ``bead_llr.pair_sums``, ``bead_llr.band_llr_cells``) over every
+window with the full band, which is what ``two_pass`` uses for windows of at most
 ``FULL_BAND_SIZE`` sentences a side, so the beads and their costs are the same.
 """
 
@@ -16,9 +16,9 @@ import numpy as np
 from numba import njit
 
 from services.lexical import model1
-from services.sentence_align import _banded_dp as dp
 from services.sentence_align import bead_llr
 from services.sentence_align.beads import Bead
+from services.sentence_align.dp import banded as dp
 from services.sentence_align.length import LengthModel, cells_to_beads, split_by_window
 
 
@@ -94,8 +94,8 @@ def _lexical_windows(
     confidence: bool,
 ) -> tuple[dp.IntArray, dp.FloatArray, dp.FloatArray]:
     """The length + lexical program over the full band of each window, as
-    ``_two_pass.lexical_dp`` runs it (``bead_llr.band_llr`` then ``length.run_dp``); with
-    ``confidence`` also each bead's posterior probability (``_banded_dp.path_posteriors``),
+    ``two_pass.lexical_dp`` runs it (``bead_llr.band_llr`` then ``length.run_dp``); with
+    ``confidence`` also each bead's posterior probability (``dp.banded.path_posteriors``),
     else NaN.
 
     ``src``/``tgt``: (ids, start, background, vocabulary size) of the whole sides;
@@ -192,7 +192,7 @@ def lexical_windows(
     windows: Sequence[tuple[int, int, int, int]],
     confidence: bool = False,
 ) -> list[list[Bead]]:
-    """``_two_pass.lexical_dp`` over the full band of each window (no boundary costs);
+    """``two_pass.lexical_dp`` over the full band of each window (no boundary costs);
     ``scoring`` = (epsilon, diagonal, lexical weight); ``confidence``: beads with their
     posterior probabilities. Beads in document coordinates."""
     if not windows:

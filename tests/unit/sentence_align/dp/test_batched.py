@@ -1,4 +1,4 @@
-"""Small windows aligned in one compiled call (_batched) give the per-window programs' beads."""
+"""Small windows aligned in one compiled call (batched) give the per-window programs' beads."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from dataclasses import replace
 import pytest
 
 from services.lexical import model1
-from services.sentence_align import _banded_dp as dp
-from services.sentence_align import _batched, _two_pass, length, length_passes
+from services.sentence_align import length, length_passes
 from services.sentence_align.beads import Bead
+from services.sentence_align.dp import banded as dp
+from services.sentence_align.dp import batched, two_pass
 from services.sentence_align.hybrid import SEGMENT_SETTINGS
 from services.sentence_align.lexical_settings import LexicalSettings
 
@@ -57,9 +58,9 @@ def test_length_windows_match_the_per_window_program(seed: int) -> None:
     src, tgt, windows = chunked_document(seed)
     src_cum, tgt_cum = length.cumulative_lengths(src), length.cumulative_lengths(tgt)
     model = length.initial_model(src_cum, tgt_cum).with_shapes(6, 2.3, cheap_deletions=True)
-    batched = _batched.length_windows(src_cum, tgt_cum, model, windows)
-    assert len(batched) == len(windows)
-    for (x0, x1, y0, y1), beads in zip(windows, batched, strict=True):
+    in_one_call = batched.length_windows(src_cum, tgt_cum, model, windows)
+    assert len(in_one_call) == len(windows)
+    for (x0, x1, y0, y1), beads in zip(windows, in_one_call, strict=True):
         reference = length.run_dp(
             src_cum[x0 : x1 + 1] - src_cum[x0],
             tgt_cum[y0 : y1 + 1] - tgt_cum[y0],
@@ -88,16 +89,16 @@ def test_lexical_windows_match_the_per_window_program(
     first, model = length_passes.segmented_length_pass(src_cum, tgt_cum, cuts)
     sides = (model1.encode(src, None), model1.encode(tgt, None))
     cues = model1.cue_similarity(sides[0].vocabulary, sides[1].vocabulary)
-    tables = _two_pass.train_tables(*sides, first, cues, settings)
+    tables = two_pass.train_tables(*sides, first, cues, settings)
     if settings.max_bead_size:
         model = model.with_shapes(settings.max_bead_size, settings.sentence_cost)
     scoring = (settings.epsilon, settings.diagonal, settings.lexical_weight)
-    weights = _two_pass.length_weights(settings, model)
-    batched = _batched.lexical_windows(
+    weights = two_pass.length_weights(settings, model)
+    in_one_call = batched.lexical_windows(
         sides, tables, model, scoring, weights, (src_cum, tgt_cum), windows, confidence
     )
-    for (x0, x1, y0, y1), beads in zip(windows, batched, strict=True):
-        reference = _two_pass.lexical_dp(
+    for (x0, x1, y0, y1), beads in zip(windows, in_one_call, strict=True):
+        reference = two_pass.lexical_dp(
             (model1.slice_side(sides[0], x0, x1), model1.slice_side(sides[1], y0, y1)),
             tables,
             model,
@@ -108,10 +109,10 @@ def test_lexical_windows_match_the_per_window_program(
         )
         assert same(beads, length.shift_beads(reference, x0, y0))
     # Some window has a bead other than 1-1, so the comparison covers more than the diagonal.
-    assert any(bead.shape != (1, 1) for beads in batched for bead in beads)
+    assert any(bead.shape != (1, 1) for beads in in_one_call for bead in beads)
 
 
 def test_no_windows() -> None:
     src_cum = length.cumulative_lengths(["a b"])
     model = length.initial_model(src_cum, src_cum)
-    assert _batched.length_windows(src_cum, src_cum, model, []) == []
+    assert batched.length_windows(src_cum, src_cum, model, []) == []

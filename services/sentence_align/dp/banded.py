@@ -367,7 +367,7 @@ def banded_gap_dp(
 @njit(cache=True)
 def full_band(n_src: int, n_tgt: int) -> tuple[IntArray, IntArray]:
     """Every cell of the (n_src + 1) x (n_tgt + 1) table: the exhaustive program (compiled,
-    so the batched compiled loops of ``_batched`` call it too)."""
+    so the batched compiled loops of ``batched`` call it too)."""
     return np.zeros(n_src + 1, dtype=np.int64), np.full(n_src + 1, n_tgt, dtype=np.int64)
 
 

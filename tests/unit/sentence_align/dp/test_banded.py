@@ -1,4 +1,4 @@
-"""Tests of the program with affine deletion runs (``_banded_dp.banded_gap_dp``): brute force."""
+"""Tests of the program with affine deletion runs (``dp.banded.banded_gap_dp``): brute force."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.sentence_align import _banded_dp as dp
 from services.sentence_align.beads import check_coverage
+from services.sentence_align.dp import banded as dp
 from services.sentence_align.length import LengthModel, run_dp
 from tests.unit.sentence_align.test_length import all_paths
 

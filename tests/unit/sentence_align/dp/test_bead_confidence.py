@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.sentence_align import _banded_dp as dp
 from services.sentence_align.align import align_segments, align_sentences
 from services.sentence_align.beads import Bead, format_bead, parse_bead
+from services.sentence_align.dp import banded as dp
 from services.sentence_align.handler import bead_score
 from services.sentence_align.length import LengthModel, run_dp
 from shared.errors import InvalidInput

@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from services.lexical import model1
-from services.sentence_align import _banded_dp as dp
-from services.sentence_align import _batched, bead_llr, length
+from services.sentence_align import bead_llr, length
 from services.sentence_align.anchor_tokens import anchor_extra, anchor_tokens
 from services.sentence_align.beads import Bead, unaligned_beads
 from services.sentence_align.boundary_model import (
@@ -29,6 +28,8 @@ from services.sentence_align.boundary_model import (
     deletion_costs,
     end_classes,
 )
+from services.sentence_align.dp import banded as dp
+from services.sentence_align.dp import batched
 from services.sentence_align.length_passes import (
     FULL_BAND_SIZE,
     corpus_length_pass,
@@ -319,8 +320,8 @@ def _lexical_pass(
     small = [w for w in windows if full_band_window(w)] if batchable else []
     banded = sum(x0 < x1 and y0 < y1 for x0, x1, y0, y1 in windows) > len(small)
     cells = length.beads_to_cells(path) if banded else np.zeros((0, 2), dtype=np.int64)
-    batched = iter(
-        _batched.lexical_windows(
+    in_one_call = iter(
+        batched.lexical_windows(
             sides, tables, model, (settings.epsilon, settings.diagonal, settings.lexical_weight),
             length_weights(settings, model), cums, small, confidence,
         )
@@ -332,7 +333,7 @@ def _lexical_pass(
             aligned += unaligned_beads(range(x0, x1), range(y0, y1), 1.0 if confidence else None)
             continue
         if batchable and full_band_window((x0, x1, y0, y1)):
-            aligned += next(batched)
+            aligned += next(in_one_call)
             continue
         # Path cells of the window: rows x0..x1 (the path's rows never decrease).
         first_cell = np.searchsorted(cells[:, 0], x0, side="left")
