@@ -16,9 +16,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from services.sentence_align.align import align_sentences
+from services.sentence_align.aligners.align import align_sentences
+from services.sentence_align.aligners.splitter import split_sentences
 from services.sentence_align.handler import sentence_pairs
-from services.sentence_align.splitter import split_sentences
 from shared.schemas import ChunkPairs, PagePair
 
 PAGE_PAIRS = 40

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from benchmarks.sentence_align_length import DocumentPair, Row
 from benchmarks.sentence_align_rows import WITH_DICTIONARY
-from services.sentence_align.evaluate import (
+from services.sentence_align.aligners.evaluate import (
     Interval,
     bootstrap_difference,
     bootstrap_f1_strict,
@@ -78,7 +78,7 @@ def certainty_section(
         "## How sure these numbers are (block bootstrap)",
         "",
         "95% percentile intervals of strict F1 by a block bootstrap "
-        "(`services.sentence_align.evaluate.bootstrap_f1_strict`, 2,000 resamples): each "
+        "(`services.sentence_align.aligners.evaluate.bootstrap_f1_strict`, 2,000 resamples): each "
         "document is cut wherever the gold path and the compared paths pass through the "
         "same sentence pair boundary, the blocks are resampled with replacement and F1 is "
         "recomputed; a difference is resampled on the blocks common to both alignments "

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from services.cli.common import console, language_option
-from services.sentence_align.align import Method
+from services.sentence_align.aligners.align import Method
 
 
 class PageKind(StrEnum):

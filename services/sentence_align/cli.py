@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from services.sentence_align.align import Method
+from services.sentence_align.aligners.align import Method
 from shared.errors import InvalidInput
 from shared.schemas import LANG_PATTERN
 
@@ -26,7 +26,7 @@ def _read_sentences(path: Path, *, presplit: bool, lang: str | None) -> list[str
     text = path.read_text(encoding="utf-8")
     if presplit:
         return text.splitlines()
-    from services.sentence_align.splitter import split_sentences
+    from services.sentence_align.aligners.splitter import split_sentences
 
     return split_sentences(text, lang or "en")
 
@@ -120,8 +120,8 @@ def align_sentences_command(
     lexicon and hybrid; length and anchors print the cost only).
 
     With several pairs, each pair's beads follow a `# SRC TGT` line."""
-    from services.sentence_align.align import align_corpus, align_each
-    from services.sentence_align.beads import format_bead
+    from services.sentence_align.aligners.align import align_corpus, align_each
+    from services.sentence_align.aligners.beads import format_bead
 
     for lang in (src_lang, tgt_lang):
         if lang is not None and not re.fullmatch(LANG_PATTERN, lang):
@@ -167,8 +167,8 @@ def eval_beads_command(
     from rich.markup import escape
     from rich.table import Column, Table
 
-    from services.sentence_align.beads import parse_beads
-    from services.sentence_align.evaluate import (
+    from services.sentence_align.aligners.beads import parse_beads
+    from services.sentence_align.aligners.evaluate import (
         bootstrap_f1_strict,
         calibration,
         expected_calibration_error,
@@ -242,7 +242,7 @@ def train_pair_model_command(
     random pairs, a sentence added or dropped, menu items, untranslated copies). The
     calibration and the default export threshold come from cross-fitting on these
     documents alone (Text+Berg test3-6 and MAC-Dev 004-006 stay for validation)."""
-    from services.sentence_align.pair_training import train_pair_model
+    from services.sentence_align.classifier.pair_training import train_pair_model
 
     model = train_pair_model(
         kit if kit is not None else _default_kit(),

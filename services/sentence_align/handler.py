@@ -31,8 +31,8 @@ from shared.text import base_lang
 
 if TYPE_CHECKING:
     from services.lexical.dictionary import BilingualDictionary
-    from services.sentence_align.beads import Bead
-    from services.sentence_align.pair_features import Candidate
+    from services.sentence_align.aligners.beads import Bead
+    from services.sentence_align.classifier.pair_features import Candidate
 
 _NO_SPACE_LANGS = {"ja", "zh", "th"}
 # Sentence pairs of the site learned from (``site_pairs``): beads of posterior 0.9 or more,
@@ -71,10 +71,10 @@ def sentence_pairs(
     Each pair's score is the pair classifier's probability (:func:`pair_scores`), its
     ``posterior`` the DP's own (:func:`bead_score`)."""
     from services.lexical.registry import dictionary_for
-    from services.sentence_align.align import align_segments
-    from services.sentence_align.beads import format_bead
-    from services.sentence_align.pair_features import Candidate
-    from services.sentence_align.splitter import split_sentences
+    from services.sentence_align.aligners.align import align_segments
+    from services.sentence_align.aligners.beads import format_bead
+    from services.sentence_align.aligners.splitter import split_sentences
+    from services.sentence_align.classifier.pair_features import Candidate
 
     context = message.context
     pairs: list[SentencePair] = []
@@ -145,8 +145,8 @@ def pair_scores(
     dictionary: BilingualDictionary | None,
 ) -> list[float]:
     """The shipped pair classifier's probability of each of a page pair's sentence pairs
-    (services/sentence_align/pair_model.py; Model 1 of its features trained on them)."""
-    from services.sentence_align.pair_model import load_pair_model
+    (services/sentence_align/classifier/pair_model.py; Model 1 of its features trained on them)."""
+    from services.sentence_align.classifier.pair_model import load_pair_model
 
     if not candidates:
         return []
@@ -160,7 +160,7 @@ def article_sentence_pairs(message: ArticleBatch) -> list[tuple[PairContext, lis
     A pairing that shares no noun is not a sentence pair. Score: n / (n + 1) for n shared
     nouns, so more shared nouns read as more certain.
     """
-    from services.sentence_align.articles import Article, pair_articles, pair_sentences
+    from services.sentence_align.aligners.articles import Article, pair_articles, pair_sentences
 
     def article(item: object) -> Article:
         data = item.model_dump()  # type: ignore[attr-defined]

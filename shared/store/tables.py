@@ -75,7 +75,8 @@ PROVENANCE_COLUMNS = (
     sa.Column("model_version", sa.String(128), nullable=False, server_default=""),
 )
 # The DP's own score of the bead (its posterior, or exp(-cost) for aligners without one)
-# beside ``score``, the pair classifier's probability (services/sentence_align/pair_model.py);
+# beside ``score``, the pair classifier's probability
+# (services/sentence_align/classifier/pair_model.py);
 # NULL for pairs no bead aligner produced (article pairs). A store of the versions before
 # the classifier gets it as a copy of ``score``, which was that posterior.
 POSTERIOR = "posterior"

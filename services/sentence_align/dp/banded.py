@@ -22,7 +22,7 @@ import numpy.typing as npt
 from numba import njit
 from scipy.ndimage import maximum_filter1d, minimum_filter1d
 
-from services.sentence_align.beads import BEAD_SHAPES
+from services.sentence_align.aligners.beads import BEAD_SHAPES
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

@@ -16,10 +16,10 @@ import numpy as np
 from numba import njit
 
 from services.lexical import model1
-from services.sentence_align import bead_llr
-from services.sentence_align.beads import Bead
+from services.sentence_align.aligners import bead_llr
+from services.sentence_align.aligners.beads import Bead
+from services.sentence_align.aligners.length import LengthModel, cells_to_beads, split_by_window
 from services.sentence_align.dp import banded as dp
-from services.sentence_align.length import LengthModel, cells_to_beads, split_by_window
 
 
 @njit(cache=True)

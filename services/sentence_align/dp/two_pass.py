@@ -18,19 +18,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from services.lexical import model1
-from services.sentence_align import bead_llr, length
-from services.sentence_align.anchor_tokens import anchor_extra, anchor_tokens
-from services.sentence_align.beads import Bead, unaligned_beads
-from services.sentence_align.boundary_model import (
+from services.sentence_align.aligners import bead_llr, length
+from services.sentence_align.aligners.anchor_tokens import anchor_extra, anchor_tokens
+from services.sentence_align.aligners.beads import Bead, unaligned_beads
+from services.sentence_align.aligners.boundary_model import (
     boundary_costs,
     boundary_extra,
     deletion_classes,
     deletion_costs,
     end_classes,
 )
-from services.sentence_align.dp import banded as dp
-from services.sentence_align.dp import batched
-from services.sentence_align.length_passes import (
+from services.sentence_align.aligners.length_passes import (
     FULL_BAND_SIZE,
     corpus_length_pass,
     document_length_pass,
@@ -39,7 +37,9 @@ from services.sentence_align.length_passes import (
     settings_shape_costs,
     window_cums,
 )
-from services.sentence_align.lexical_settings import LexicalSettings
+from services.sentence_align.aligners.lexical_settings import LexicalSettings
+from services.sentence_align.dp import banded as dp
+from services.sentence_align.dp import batched
 
 if TYPE_CHECKING:
     from services.lexical.dictionary import BilingualDictionary

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from services.sentence_align.align import align_segments
-from services.sentence_align.beads import parse_bead
+from services.sentence_align.aligners.align import align_segments
+from services.sentence_align.aligners.beads import parse_bead
 from services.sentence_align.handler import handle, sentence_pairs
 from shared.schemas import ArticleBatch, ArticleIn, ChunkPairs, PairContext, TextChunkPair
 from shared.store import SentencePairQuery, Store

@@ -10,8 +10,8 @@ import pytest
 from prometheus_client import REGISTRY
 
 from services.lexical.registry import dictionary_for
-from services.sentence_align.align import align_segments
-from services.sentence_align.beads import parse_bead
+from services.sentence_align.aligners.align import align_segments
+from services.sentence_align.aligners.beads import parse_bead
 from services.sentence_align.handler import SITE_PAIR_MIN_SCORE, handle, sentence_pairs
 from shared.config import get_settings
 from shared.schemas import ChunkPairs, PairContext, TextChunkPair

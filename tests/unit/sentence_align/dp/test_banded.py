@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.sentence_align.beads import check_coverage
+from services.sentence_align.aligners.beads import check_coverage
+from services.sentence_align.aligners.length import LengthModel, run_dp
 from services.sentence_align.dp import banded as dp
-from services.sentence_align.length import LengthModel, run_dp
-from tests.unit.sentence_align.test_length import all_paths
+from tests.unit.sentence_align.aligners.test_length import all_paths
 
 lengths = st.lists(st.integers(1, 60), min_size=0, max_size=4)
 models = st.builds(

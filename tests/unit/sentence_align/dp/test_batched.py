@@ -8,12 +8,12 @@ from dataclasses import replace
 import pytest
 
 from services.lexical import model1
-from services.sentence_align import length, length_passes
-from services.sentence_align.beads import Bead
+from services.sentence_align.aligners import length, length_passes
+from services.sentence_align.aligners.beads import Bead
+from services.sentence_align.aligners.hybrid import SEGMENT_SETTINGS
+from services.sentence_align.aligners.lexical_settings import LexicalSettings
 from services.sentence_align.dp import banded as dp
 from services.sentence_align.dp import batched, two_pass
-from services.sentence_align.hybrid import SEGMENT_SETTINGS
-from services.sentence_align.lexical_settings import LexicalSettings
 
 
 def chunked_document(seed: int) -> tuple[list[str], list[str], list[tuple[int, int, int, int]]]:

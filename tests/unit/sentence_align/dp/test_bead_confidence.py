@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.sentence_align.align import align_segments, align_sentences
-from services.sentence_align.beads import Bead, format_bead, parse_bead
+from services.sentence_align.aligners.align import align_segments, align_sentences
+from services.sentence_align.aligners.beads import Bead, format_bead, parse_bead
+from services.sentence_align.aligners.length import LengthModel, run_dp
 from services.sentence_align.dp import banded as dp
 from services.sentence_align.handler import bead_score
-from services.sentence_align.length import LengthModel, run_dp
 from shared.errors import InvalidInput
-from tests.unit.sentence_align.test_length import all_paths
+from tests.unit.sentence_align.aligners.test_length import all_paths
 
 lengths = st.lists(st.integers(1, 60), min_size=0, max_size=4)
 models = st.builds(
