@@ -15,7 +15,7 @@ from shared.config import get_settings
 from shared.corpus_clean import BOILERPLATE, pair_flag
 from shared.delivery.ordering import learning_position
 from shared.delivery.pipeline import Outgoing
-from shared.ids import content_id
+from shared.ids import content_id, site_of
 from shared.metrics import stage_metrics
 from shared.provenance import code_version, model_version
 from shared.schemas import (
@@ -26,7 +26,8 @@ from shared.schemas import (
     SentencePair,
     SentencePairs,
 )
-from shared.store import SentencePairRow, Store, site_of
+from shared.sentence_pair import SentencePairRecord
+from shared.store import Store
 from shared.text import base_lang
 
 if TYPE_CHECKING:
@@ -204,7 +205,7 @@ def handle(message: ChunkPairs | ArticleBatch, store: Store) -> list[Outgoing]:
         # Rows are filed under the batch, the unit the job tracks, their positions running
         # through the batch (listings keep each article pair's sentences together).
         provenance = Provenance("simarticle", code_version(), model_version(tree=False, pair=False))
-        rows: list[SentencePairRow] = []
+        rows: list[SentencePairRecord] = []
         outgoing: list[Outgoing] = []
         for context, pairs in article_sentence_pairs(message):
             rows += stored_rows(context, pairs, message.batch_id, provenance, len(rows))
@@ -279,12 +280,12 @@ def stored_rows(
     first_position: int = 0,
     *,
     boilerplate: frozenset[int] = frozenset(),
-) -> list[SentencePairRow]:
+) -> list[SentencePairRecord]:
     """The sentence_pairs rows of ``pairs``: text, score and posterior, their flag
     (untranslated, wrong language: :func:`shared.corpus_clean.pair_flag`; else boilerplate
     for a pair of a chunk in ``boilerplate``, template on both pages) and provenance."""
     return [
-        SentencePairRow(
+        SentencePairRecord(
             id=pair.id,
             pair_id=row_pair_id,
             kind=context.kind,
