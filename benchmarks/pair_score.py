@@ -53,6 +53,7 @@ from services.sentence_align.classifier.pair_training import (
     bead_candidate,
     kit_documents,
 )
+from services.sentence_align.mining import records
 from shared import langid
 from shared.schemas import ChunkPairs, PairContext, TextChunkPair
 from shared.store import Store
@@ -187,7 +188,7 @@ def _stage_seconds(
         inside[1] += len(result)
         return result
 
-    with mock.patch.object(handler, "pair_scores", timed):
+    with mock.patch.object(records, "pair_scores", timed):
         started = time.process_time()
         for message in messages:
             handler.handle(message, store)
@@ -199,7 +200,7 @@ def stage_cost(documents: Sequence[GoldDocument], store: Store) -> Cost:
     """The stage's CPU over the documents' pages with scoring and without (module docstring)."""
     messages = stage_messages(documents)
     cost = Cost(pages=len(messages))
-    cost.stage, cost.scoring, cost.pairs = _stage_seconds(messages, store, handler.pair_scores)
+    cost.stage, cost.scoring, cost.pairs = _stage_seconds(messages, store, records.pair_scores)
     cost.without_scoring, *_ = _stage_seconds(
         messages, store, lambda candidates, *_: [0.0] * len(candidates)
     )

@@ -14,7 +14,7 @@ from services.sentence_align.aligners.evaluate import (
     expected_calibration_error,
     kept_above,
 )
-from services.sentence_align.handler import bead_score, cost_score
+from services.sentence_align.mining.records import bead_score, cost_score
 
 # The run that last met the speed goals (2026-11-21, an AMD EPYC): galechurch's rate on the
 # test documents there. Machines differ between runs by up to 3x; galechurch (Rust, the

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 
 def _read_articles(path: Path) -> list[Article]:
+    # lazy: paramine imports every command module at start-up
     from services.sentence_align.aligners.articles import parse_article
 
     articles = []
@@ -42,6 +43,7 @@ def align_articles_command(
 
     Input lines are JSON objects with id, date, title, body and optional keywords, url.
     """
+    # lazy: paramine imports every command module at start-up
     from services.sentence_align.aligners.articles import pair_articles, pair_sentences
 
     web_articles, mobile_articles = _read_articles(web), _read_articles(mobile)
@@ -58,6 +60,7 @@ def _read_sentences(path: Path, presplit: bool, lang: str) -> list[str]:
     text = path.read_text(encoding="utf-8")
     if presplit:
         return text.splitlines()
+    # lazy: paramine imports every command module at start-up
     from services.sentence_align.aligners.splitter import split_sentences
 
     # BAM merges each text into one paragraph (paper section 2), so paragraph breaks vanish.
@@ -77,6 +80,7 @@ def align_monolingual_command(
     ] = False,
 ) -> None:
     """Align two versions of one text by BAM anchors + length DP; print vecalign beads."""
+    # lazy: paramine imports every command module at start-up
     from services.sentence_align.aligners import anchors
     from services.sentence_align.aligners.beads import format_bead
 

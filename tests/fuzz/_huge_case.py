@@ -40,7 +40,7 @@ def run(case: str) -> dict[str, object]:
 
     try:
         if case == "100k_sentences":
-            from services.sentence_align.handler import sentence_pairs
+            from services.sentence_align.mining.records import sentence_pairs
             from shared.schemas import ChunkPairs
 
             text = " ".join(f"Sentence number {i} is here." for i in range(100_000))

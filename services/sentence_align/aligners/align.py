@@ -57,19 +57,23 @@ def align_sentences(
         certain = 1.0 if method in CONFIDENT_METHODS else None
         return unaligned_beads(range(len(src)), range(len(tgt)), certain)
     if method == "length":
+        # lazy: paramine imports this module (Method) at start-up; the aligners load numba
         from services.sentence_align.aligners.length import align_by_length
 
         return align_by_length(src, tgt)
     if method == "lexicon":
+        # lazy: paramine imports this module (Method) at start-up; the aligners load numba
         from services.sentence_align.aligners.lexicon import align_by_lexicon
 
         return align_by_lexicon(
             src, tgt, src_lang=src_lang, tgt_lang=tgt_lang, dictionary=dictionary
         )
     if method == "anchors":
+        # lazy: paramine imports this module (Method) at start-up; the aligners load numba
         from services.sentence_align.aligners.anchors import align_monolingual
 
         return align_monolingual(src, tgt)
+    # lazy: paramine imports this module (Method) at start-up; the aligners load numba
     from services.sentence_align.aligners.hybrid import align_hybrid
 
     return align_hybrid(src, tgt, src_lang=src_lang, tgt_lang=tgt_lang, dictionary=dictionary)
@@ -177,6 +181,7 @@ def _align_pooled(
         return align_each(
             segments, method=method, src_lang=src_lang, tgt_lang=tgt_lang, dictionary=dictionary
         )
+    # lazy: paramine imports this module (Method) at start-up; the aligners load numba
     from services.sentence_align.aligners.hybrid import HYBRID_SETTINGS, SEGMENT_SETTINGS
     from services.sentence_align.aligners.length import shift_beads, split_by_window
     from services.sentence_align.aligners.lexicon import lexicon_settings

@@ -41,6 +41,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from services.lexical.registry import dictionary_for
+from services.sentence_align.aligners.align import align_sentences
 from services.sentence_align.aligners.beads import Bead, parse_beads
 from services.sentence_align.classifier.pair_features import Candidate, page_features, separator
 from services.sentence_align.classifier.pair_model import LabelledRows, PairModel, fit_pair_model
@@ -146,8 +148,6 @@ def kit_documents(kit: Path, names: Sequence[str]) -> list[GoldDocument]:
 
 def aligned(document: GoldDocument, dictionary: BilingualDictionary | None) -> list[Bead]:
     """The default aligner's beads of the document (hybrid, as the pipeline runs it)."""
-    from services.sentence_align.aligners.align import align_sentences
-
     return align_sentences(
         document.src, document.tgt, src_lang=document.src_lang, tgt_lang=document.tgt_lang,
         dictionary=dictionary,
@@ -308,8 +308,6 @@ def document_rows(
 def training_rows(kit: Path, *, progress: Progress | None = None) -> list[LabelledRows]:
     """The labelled rows of every :data:`TRAINING` document; folds by language pair, round
     robin over its documents."""
-    from services.lexical.registry import dictionary_for
-
     say = progress or (lambda _: None)
     rows: list[LabelledRows] = []
     seen: dict[str, int] = {}

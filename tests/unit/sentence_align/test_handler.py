@@ -8,7 +8,8 @@ import pytest
 
 from services.sentence_align.aligners.align import align_segments
 from services.sentence_align.aligners.beads import parse_bead
-from services.sentence_align.handler import handle, sentence_pairs
+from services.sentence_align.handler import handle
+from services.sentence_align.mining.records import sentence_pairs
 from shared.schemas import ArticleBatch, ArticleIn, ChunkPairs, PairContext, TextChunkPair
 from shared.store import SentencePairQuery, Store
 
@@ -34,7 +35,7 @@ def test_pairs_stay_inside_their_chunk_with_chunk_relative_beads(method: str) ->
     for pair in pairs:
         bead = parse_bead(pair.bead)
         assert max(bead.src) < 2 and max(bead.tgt) < 2
-    assert [(p.chunk, p.src, p.tgt) for p in pairs if p.chunk == 0] == [
+    assert [(p.chunk, p.src_text, p.tgt_text) for p in pairs if p.chunk == 0] == [
         (0, "Der Gipfel ist hoch.", "Le sommet est haut.")
     ]
 
@@ -47,7 +48,7 @@ def test_chunk_lines_end_sentences() -> None:
         tgt_text="Hôtel Adler\nHauptstrasse 3\nNous avons 20 chambres.",
     )
     pairs = sentence_pairs(ChunkPairs(context=CONTEXT, chunks=[chunk], method="length"))
-    assert [(p.src, p.tgt) for p in pairs] == [
+    assert [(p.src_text, p.tgt_text) for p in pairs] == [
         ("Hotel Adler", "Hôtel Adler"),
         ("Hauptstrasse 3", "Hauptstrasse 3"),
         ("Wir haben 20 Zimmer.", "Nous avons 20 chambres."),

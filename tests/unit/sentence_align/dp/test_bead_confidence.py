@@ -13,7 +13,7 @@ from services.sentence_align.aligners.align import align_segments, align_sentenc
 from services.sentence_align.aligners.beads import Bead, format_bead, parse_bead
 from services.sentence_align.aligners.length import LengthModel, run_dp
 from services.sentence_align.dp import banded as dp
-from services.sentence_align.handler import bead_score
+from services.sentence_align.mining.records import bead_score
 from shared.errors import InvalidInput
 from tests.unit.sentence_align.aligners.test_length import all_paths
 
