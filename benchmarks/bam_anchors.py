@@ -20,10 +20,10 @@ from typing import Any
 
 from benchmarks._report import publish
 from benchmarks.common import KIT, RESULTS
-from services.sentence_align import anchors
-from services.sentence_align.align import align_sentences
-from services.sentence_align.beads import Bead
-from services.sentence_align.evaluate import score_documents
+from services.sentence_align.aligners import anchors
+from services.sentence_align.aligners.align import align_sentences
+from services.sentence_align.aligners.beads import Bead
+from services.sentence_align.aligners.evaluate import score_documents
 
 RESULT = RESULTS / "bam_anchors.md"
 SEED = int(os.environ.get("PARAMINE_SEED", "20240607"))
@@ -336,7 +336,8 @@ def main() -> None:
         f"{sum(len(d.src) for d in dev)} + {sum(len(d.tgt) for d in dev)} sentences).",
         f"Test: Edinburgh++ test + MSRP test ({len(test_pool)} pairs, "
         f"{sum(len(d.src) for d in test)} + {sum(len(d.tgt) for d in test)} sentences).",
-        "Scores: strict/lax bead P/R/F1 (vecalign convention, `services.sentence_align.evaluate`);",
+        "Scores: strict/lax bead P/R/F1 (vecalign convention, "
+        "`services.sentence_align.aligners.evaluate`);",
         "anchor precision = anchors that are gold 1-1 beads / anchors;",
         "anchor coverage = those correct anchors / gold 1-1 beads.",
         "",

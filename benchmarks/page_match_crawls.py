@@ -23,7 +23,7 @@ from pathlib import Path
 
 from benchmarks.common import KIT
 from benchmarks.tree_align_sitetext import BOX, MENU
-from services.sentence_align.beads import parse_beads
+from services.sentence_align.aligners.beads import parse_beads
 
 ORPHAN_SHARE = 0.2  # pages that lose their twin in the crawl
 TEXTBERG = KIT / "textberg-bleualign-de-fr"

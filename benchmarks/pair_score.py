@@ -2,8 +2,8 @@
 probability that a sentence pair is correct?
 
 Data: the validation parts of the kit's gold, which nothing was chosen on (Text+Berg
-test3-6 de-fr, MAC-Dev 004-006 zh-en; ``services/sentence_align/pair_training.py``), read in
-place. Each document is cut at gold bead boundaries into pages of about ``PAGE`` source
+test3-6 de-fr, MAC-Dev 004-006 zh-en; ``services/sentence_align/classifier/pair_training.py``),
+read in place. Each document is cut at gold bead boundaries into pages of about ``PAGE`` source
 sentences, as the pipeline meets text one page pair at a time; each page is aligned with
 the default aligner (hybrid, the installed dictionary) and its pairs scored by the shipped
 model. A pair is correct when the gold has the same bead (strict). Reported per language
@@ -40,19 +40,20 @@ from benchmarks.common import KIT, RESULTS
 from services.lexical import model1
 from services.lexical.registry import dictionary_for
 from services.sentence_align import handler
-from services.sentence_align.align import align_sentences
-from services.sentence_align.beads import Bead
-from services.sentence_align.pair_model import (
+from services.sentence_align.aligners.align import align_sentences
+from services.sentence_align.aligners.beads import Bead
+from services.sentence_align.classifier.pair_model import (
     expected_calibration_error,
     load_pair_model,
     reliability,
 )
-from services.sentence_align.pair_training import (
+from services.sentence_align.classifier.pair_training import (
     VALIDATION,
     GoldDocument,
     bead_candidate,
     kit_documents,
 )
+from services.sentence_align.mining import records
 from shared import langid
 from shared.schemas import ChunkPairs, PairContext, TextChunkPair
 from shared.store import Store
@@ -187,7 +188,7 @@ def _stage_seconds(
         inside[1] += len(result)
         return result
 
-    with mock.patch.object(handler, "pair_scores", timed):
+    with mock.patch.object(records, "pair_scores", timed):
         started = time.process_time()
         for message in messages:
             handler.handle(message, store)
@@ -199,7 +200,7 @@ def stage_cost(documents: Sequence[GoldDocument], store: Store) -> Cost:
     """The stage's CPU over the documents' pages with scoring and without (module docstring)."""
     messages = stage_messages(documents)
     cost = Cost(pages=len(messages))
-    cost.stage, cost.scoring, cost.pairs = _stage_seconds(messages, store, handler.pair_scores)
+    cost.stage, cost.scoring, cost.pairs = _stage_seconds(messages, store, records.pair_scores)
     cost.without_scoring, *_ = _stage_seconds(
         messages, store, lambda candidates, *_: [0.0] * len(candidates)
     )
@@ -248,7 +249,8 @@ def main(verdict: str = "") -> None:
         "# Pair classifier: the exported score on the validation parts",
         "",
         "Rerun: `.venv/bin/python -m benchmarks.pair_score`. Model: "
-        "`services/sentence_align/pair_model.json` (`paramine train-pair-model`), default "
+        "`services/sentence_align/classifier/pair_model.json` (`paramine train-pair-model`), "
+        "default "
         f"threshold {model.threshold:.2f}. Validation: Text+Berg test3-6 (de-fr), MAC-Dev "
         f"004-006 (zh-en), in pages of about {PAGE} source sentences aligned by the default "
         "aligner. Acceptance (issue 50): precision >= 0.95 keeping >= 85% of correct pairs; "

@@ -169,7 +169,7 @@ def main(*, keep_large: bool = False) -> None:
         "",
         *protocol,
         "",
-        "Latest round (settings in services/sentence_align/hybrid.py): the anchor-token "
+        "Latest round (settings in services/sentence_align/aligners/hybrid.py): the anchor-token "
         "model (sentences sharing a name or number written the same on both sides and "
         "found once on each side of the document are kept in one bead: a bead that takes "
         "one of them without the other pays 3 per such sentence) beat the former settings "
@@ -287,7 +287,7 @@ def main(*, keep_large: bool = False) -> None:
         "the dev document, from 0.855 to 0.877 per document and from 0.889 to 0.891 in "
         "corpus mode here; with the diagonal prior in the refinement round as well, "
         "0.903, 0.888 and 0.894 (both chosen on these dev numbers; neighbouring settings "
-        "in services/sentence_align/hybrid.py). The sentence-end and deletion models "
+        "in services/sentence_align/aligners/hybrid.py). The sentence-end and deletion models "
         "(weight 1, the estimated log-odds unscaled) then gave 0.903 -> 0.914 on the dev "
         "document, 0.888 -> 0.908 per document and 0.894 -> 0.910 in corpus mode here "
         "(0.913 -> 0.924 in 6 parts, corpus mode); weights 0.5-2, 3/30 pseudo-counts and "
@@ -344,7 +344,7 @@ def main(*, keep_large: bool = False) -> None:
         "on dev they raised it in every cut tried (per document in 2 / 4 / 6 / 8 / 12 "
         "parts: 0.891 / 0.888 / 0.871 / 0.857 / 0.846 before, 0.910 / 0.908 / 0.901 / "
         "0.888 / 0.876 with them). Kept as chosen on dev (not reverted on a test result); "
-        "boundary_weight=0 and deletion_weight=0 in services/sentence_align/hybrid.py "
+        "boundary_weight=0 and deletion_weight=0 in services/sentence_align/aligners/hybrid.py "
         "restore the former objective.",
         "  Since then (dev protocol above), one candidate beat the former settings on the "
         "dev protocol: the anchor-token model. The test rows above are its one run: "
@@ -352,7 +352,7 @@ def main(*, keep_large: bool = False) -> None:
         "FreeDict 0.880 -> 0.879 and 0.880 -> 0.878 (a bead or two; no gain on test), "
         "at 6% less throughput (dev and test documents side by side, 3,306 -> 3,099 "
         "sentences/s of CPU). Kept as chosen on dev; anchor_weight=0 in "
-        "services/sentence_align/hybrid.py restores the former objective.",
+        "services/sentence_align/aligners/hybrid.py restores the former objective.",
         "  Session 22 gave corpus mode the anchored length pass (robustness: a dev "
         "document with 150 sentences cut from one side fell to strict F1 0.28 / 0.31 in "
         "corpus mode, 0.92 / 0.91 on its own; benchmarks/results/"

@@ -1,6 +1,6 @@
 """Do the hybrid aligner's dev-chosen components hold outside the document they were chosen on?
 
-Until session 14 the hybrid objective (services/sentence_align/hybrid.py) carried five
+Until session 14 the hybrid objective (services/sentence_align/aligners/hybrid.py) carried five
 components chosen by their strict F1 on the one Text+Berg dev document: cheap deletions,
 the refinement round's diagonal prior, the sentence-end model, the deletion model and the
 anchor-token model. On
@@ -34,16 +34,16 @@ from benchmarks.common import RESULTS
 from benchmarks.sentence_align_length import load
 from benchmarks.sentence_align_presets import PLAIN_FIRST_PASS_SETTINGS, TEXTBERG_DEV_SETTINGS
 from benchmarks.sentence_align_report import signed_span
-from services.sentence_align.beads import Bead
-from services.sentence_align.evaluate import bootstrap_difference, score_documents
-from services.sentence_align.hybrid import HYBRID_SETTINGS, align_hybrid
-from services.sentence_align.lexical_settings import LexicalSettings
+from services.sentence_align.aligners.beads import Bead
+from services.sentence_align.aligners.evaluate import bootstrap_difference, score_documents
+from services.sentence_align.aligners.hybrid import HYBRID_SETTINGS, align_hybrid
+from services.sentence_align.aligners.lexical_settings import LexicalSettings
 
 RESULT = RESULTS / "sentence_align_ablation.md"
 INTRO = (
     "The hybrid objective's five components that were chosen by strict F1 on the one Text+Berg dev "
     "document (cheap deletions, the refinement round's diagonal prior, the sentence-end model, "
-    "the deletion model, the anchor-token model; services/sentence_align/hybrid.py), each "
+    "the deletion model, the anchor-token model; services/sentence_align/aligners/hybrid.py), each "
     "switched off in turn (as the settings it had before it was chosen), all five (the "
     "default of sessions 14-19), and all five with the anchored length pass of session 20 "
     "(length_passes.anchored_first_run, the default since). Scored on the "

@@ -14,8 +14,8 @@ from benchmarks.sentence_align_length import (
 )
 from benchmarks.sentence_align_rows import WITH_DICTIONARY, corpus_row, freedict
 from services.lexical.dictionary import BilingualDictionary
-from services.sentence_align.beads import Bead
-from services.sentence_align.evaluate import score_documents
+from services.sentence_align.aligners.beads import Bead
+from services.sentence_align.aligners.evaluate import score_documents
 
 
 def error_kind(bead: Bead, gold_of: dict[tuple[int, int], Bead]) -> str:
@@ -38,8 +38,8 @@ def dev_diagnosis(documents: Sequence[DocumentPair]) -> list[str]:
     merge, shift, deletion); and the gold beads no DP shape covers."""
     from collections import Counter
 
-    from services.sentence_align.beads import BEAD_SHAPES, bead_shapes
-    from services.sentence_align.hybrid import HYBRID_SETTINGS
+    from services.sentence_align.aligners.beads import BEAD_SHAPES, bead_shapes
+    from services.sentence_align.aligners.hybrid import HYBRID_SETTINGS
 
     program = (
         bead_shapes(HYBRID_SETTINGS.max_bead_size) if HYBRID_SETTINGS.max_bead_size else BEAD_SHAPES
@@ -144,7 +144,7 @@ def _hybrid_corpus(
     pairs: Sequence[Pair], scored: int, dictionary: BilingualDictionary | None = None
 ) -> list[list[Bead]]:
     """Hybrid in corpus mode over ``pairs``; the beads of the first ``scored`` documents."""
-    from services.sentence_align.align import align_corpus
+    from services.sentence_align.aligners.align import align_corpus
 
     return align_corpus(
         pairs, method="hybrid", src_lang="de", tgt_lang="fr", dictionary=dictionary

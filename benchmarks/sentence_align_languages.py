@@ -28,16 +28,16 @@ from benchmarks.common import KIT, RESULTS
 from benchmarks.sentence_align_length import TEXTBERG, galechurch_aligner, nltk_aligner
 from services.lexical.dictionary import BilingualDictionary
 from services.lexical.registry import dictionary_for
-from services.sentence_align.align import align_corpus, align_sentences
-from services.sentence_align.beads import Bead, parse_beads
-from services.sentence_align.evaluate import (
+from services.sentence_align.aligners.align import align_corpus, align_sentences
+from services.sentence_align.aligners.beads import Bead, parse_beads
+from services.sentence_align.aligners.evaluate import (
     BeadScores,
     bootstrap_difference,
     bootstrap_f1_strict,
     score_documents,
 )
-from services.sentence_align.hybrid import HYBRID_SETTINGS, align_hybrid
-from services.sentence_align.lexical_settings import LexicalSettings
+from services.sentence_align.aligners.hybrid import HYBRID_SETTINGS, align_hybrid
+from services.sentence_align.aligners.lexical_settings import LexicalSettings
 
 RESULT = RESULTS / "sentence_align_languages.md"
 MAC = KIT / "mac-dev-zh-en-bertalign"
@@ -319,7 +319,7 @@ def main() -> None:
         "",
         "Rerun: `.venv/bin/python -m benchmarks.sentence_align_languages` (`make dictionaries` "
         "first). Strict F1 with vecalign's scorer (deletions left out of recall); 95% "
-        "intervals by the paired block bootstrap of `services/sentence_align/evaluate.py` "
+        "intervals by the paired block bootstrap of `services/sentence_align/aligners/evaluate.py` "
         "(2,000 resamples). 'paramine default' is what `paramine align-sentences --presplit "
         "--src-lang S --tgt-lang T` does: hybrid, seeded with the installed dictionaries of "
         "the pair (FreeDict de-fr + fr-de; CC-CEDICT; EDICT + FreeDict jpn-eng/eng-jpn where "

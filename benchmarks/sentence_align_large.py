@@ -16,8 +16,8 @@ import numpy as np
 from benchmarks._report import peak_rss_mb
 from benchmarks.common import REPO
 from benchmarks.sentence_align_length import TEST, DocumentPair, load, paramine_aligner
-from services.sentence_align.beads import Bead
-from services.sentence_align.evaluate import score_documents
+from services.sentence_align.aligners.beads import Bead
+from services.sentence_align.aligners.evaluate import score_documents
 
 SEED = int(os.environ.get("PARAMINE_SEED", "20240607"))
 LARGE_SENTENCES = int(os.environ.get("PARAMINE_LARGE_SENTENCES", "100000"))

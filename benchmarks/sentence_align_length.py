@@ -3,7 +3,7 @@
 Data: Text+Berg German-French (Bleualign's test set, vecalign's gold), the seven test
 documents test0..6, pre-split (one sentence per line), read in place from the data kit.
 All three aligners run in the same process on the same input; scores follow vecalign's
-strict/lax convention (``services.sentence_align.evaluate``); throughput counts source plus
+strict/lax convention (``services.sentence_align.aligners.evaluate``); throughput counts source plus
 target sentences per second of wall time, after one warm-up call per aligner (numba JIT).
 Run: ``.venv/bin/python -m benchmarks.sentence_align_length`` from the repository root.
 """
@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from benchmarks._report import publish
 from benchmarks.common import KIT, RESULTS
-from services.sentence_align.beads import Bead, parse_beads
-from services.sentence_align.evaluate import BeadScores, score_documents
+from services.sentence_align.aligners.beads import Bead, parse_beads
+from services.sentence_align.aligners.evaluate import BeadScores, score_documents
 
 if TYPE_CHECKING:
     from services.lexical.dictionary import BilingualDictionary
@@ -107,7 +107,7 @@ def nltk_aligner(src: Sequence[str], tgt: Sequence[str]) -> list[Bead]:
 
 def paramine_aligner(method: str, dictionary: BilingualDictionary | None = None) -> Aligner:
     """paramine's ``method`` on German-French, seeded with ``dictionary`` when given."""
-    from services.sentence_align.align import align_sentences
+    from services.sentence_align.aligners.align import align_sentences
 
     def align(src: Sequence[str], tgt: Sequence[str]) -> list[Bead]:
         return align_sentences(

@@ -1,5 +1,5 @@
 """One paragraph of 20,000 sentences a side through align_segments, without and with the cuts
-of long segments at anchor pairs (``services/sentence_align/long_segments.py``, issue 50
+of long segments at anchor pairs (``services/sentence_align/aligners/long_segments.py``, issue 50
 item 4).
 
 Paragraphs built at run time from real Text+Berg de-fr gold beads (dev and test), repeated
@@ -28,10 +28,10 @@ from benchmarks.common import RESULTS
 from benchmarks.sentence_align_large import bead_pool, concatenate_beads
 from benchmarks.sentence_align_length import TEST, load
 from services.lexical.registry import dictionary_for
-from services.sentence_align.align import align_segments
-from services.sentence_align.beads import Bead
-from services.sentence_align.evaluate import score_documents
-from services.sentence_align.long_segments import segment_cuts
+from services.sentence_align.aligners.align import align_segments
+from services.sentence_align.aligners.beads import Bead
+from services.sentence_align.aligners.evaluate import score_documents
+from services.sentence_align.aligners.long_segments import segment_cuts
 
 RESULT = RESULTS / "sentence_align_long.md"
 SENTENCES = 20_000

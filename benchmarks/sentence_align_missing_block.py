@@ -26,10 +26,10 @@ from benchmarks.sentence_align_large import bead_pool, concatenate_beads, synthe
 from benchmarks.sentence_align_length import TEST, DocumentPair, load
 from benchmarks.sentence_align_presets import PLAIN_FIRST_PASS_SETTINGS
 from benchmarks.sentence_align_report import signed_span
-from services.sentence_align.align import align_corpus
-from services.sentence_align.beads import Bead
-from services.sentence_align.evaluate import bootstrap_difference, score_documents
-from services.sentence_align.hybrid import HYBRID_SETTINGS, align_hybrid
+from services.sentence_align.aligners.align import align_corpus
+from services.sentence_align.aligners.beads import Bead
+from services.sentence_align.aligners.evaluate import bootstrap_difference, score_documents
+from services.sentence_align.aligners.hybrid import HYBRID_SETTINGS, align_hybrid
 
 RESULT = RESULTS / "sentence_align_missing_block.md"
 SEED = 20240607
@@ -158,7 +158,8 @@ def main() -> None:
             "gold 1-0 / 0-1 beads). Hybrid strict F1 with the plain length pass (the default "
             "of sessions 14-19) and with the anchored length pass (the default since session "
             "20: anchor-chain band and ratio, anchor costs, affine deletion runs; "
-            "services/sentence_align/length_passes.py). The settings were chosen on dev beads; the "
+            "services/sentence_align/aligners/length_passes.py). The settings were chosen on dev "
+            "beads; the "
             "test-bead documents are held out. Last column: corpus mode (`align_corpus`, "
             "`paramine align-sentences` with several pairs), the documents of one group (dev "
             "beads, test beads) in one run; each document gets the anchored length pass, then "

@@ -2,10 +2,10 @@
 
 The page pairs come from ``benchmarks.generators.generate_pair`` (news-size articles and
 a pseudo-translation, seeded), cut into aligned text chunks by the tree_align handler (not
-timed). Timed: ``handler.sentence_pairs`` (sentence splitting, alignment, pair building),
-and for comparison the alignment done one chunk at a time with ``align_sentences`` (the
-handler before one model per page pair) and the length-only method. CPU time of this
-process and wall time, best of ``REPEATS`` runs.
+timed). Timed: ``mining.records.sentence_pairs`` (sentence splitting, alignment, scoring and
+the records with their flags), and for comparison the alignment done one chunk at a time
+with ``align_sentences`` (the handler before one model per page pair) and the length-only
+method. CPU time of this process and wall time, best of ``REPEATS`` runs.
 Run as part of ``.venv/bin/python -m benchmarks.sentence_align``.
 """
 
@@ -16,9 +16,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from services.sentence_align.align import align_sentences
-from services.sentence_align.handler import sentence_pairs
-from services.sentence_align.splitter import split_sentences
+from services.sentence_align.aligners.align import align_sentences
+from services.sentence_align.aligners.splitter import split_sentences
+from services.sentence_align.mining.records import sentence_pairs
 from shared.schemas import ChunkPairs, PagePair
 
 PAGE_PAIRS = 40

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from services.sentence_align.hybrid import HYBRID_SETTINGS
+from services.sentence_align.aligners.hybrid import HYBRID_SETTINGS
 
 # The Text+Berg dev-chosen settings of earlier sessions, kept for comparison
 # (benchmarks/sentence_align_ablation.py) and for OCR text like Text+Berg's.

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from benchmarks.sentence_align_length import DocumentPair, Row
 from benchmarks.sentence_align_rows import WITH_DICTIONARY
-from services.sentence_align.evaluate import (
+from services.sentence_align.aligners.evaluate import (
     Interval,
     bootstrap_difference,
     bootstrap_f1_strict,
@@ -14,7 +14,7 @@ from services.sentence_align.evaluate import (
     expected_calibration_error,
     kept_above,
 )
-from services.sentence_align.handler import bead_score, cost_score
+from services.sentence_align.mining.records import bead_score, cost_score
 
 # The run that last met the speed goals (2026-11-21, an AMD EPYC): galechurch's rate on the
 # test documents there. Machines differ between runs by up to 3x; galechurch (Rust, the
@@ -78,7 +78,7 @@ def certainty_section(
         "## How sure these numbers are (block bootstrap)",
         "",
         "95% percentile intervals of strict F1 by a block bootstrap "
-        "(`services.sentence_align.evaluate.bootstrap_f1_strict`, 2,000 resamples): each "
+        "(`services.sentence_align.aligners.evaluate.bootstrap_f1_strict`, 2,000 resamples): each "
         "document is cut wherever the gold path and the compared paths pass through the "
         "same sentence pair boundary, the blocks are resampled with replacement and F1 is "
         "recomputed; a difference is resampled on the blocks common to both alignments "
@@ -178,7 +178,7 @@ def confidence_section(
         "Each bead of `lexicon` and `hybrid` carries its posterior probability: the weight of "
         "the paths through the last pass's band that contain it, every path weighted by "
         "exp(-its cost), over the weight of all paths (forward-backward over the same "
-        "program, `_banded_dp.path_posteriors`; temperature 1, the model's own costs, no "
+        "program, `dp.banded.path_posteriors`; temperature 1, the model's own costs, no "
         "parameter fitted). It is the score of the stored sentence pairs "
         "(`paramine export --min-score`, `min_score` of the API) and the third column of "
         "`paramine align-sentences`. The former score, exp(-cost) with the cost floored at "

@@ -15,7 +15,7 @@ from benchmarks.sentence_align_length import (
     paramine_aligner,
 )
 from services.lexical.dictionary import BilingualDictionary, load_freedict
-from services.sentence_align.beads import Bead
+from services.sentence_align.aligners.beads import Bead
 
 # FreeDict German-French (Debian's dict-freedict-deu-fra and -fra-deu, CC BY-SA 3.0): a
 # bilingual dictionary from Wiktionary (WikDict), neither neural nor MT; rows marked
@@ -34,7 +34,7 @@ def corpus_row(
 ) -> Row:
     """``method`` in corpus mode: one align_corpus call for all documents (one length model
     and one Model 1 trained on the pooled confident beads; no gold used)."""
-    from services.sentence_align.align import align_corpus
+    from services.sentence_align.aligners.align import align_corpus
 
     def align_all(docs: Sequence[DocumentPair]) -> list[list[Bead]]:
         pairs = [(doc.src, doc.tgt) for doc in docs]

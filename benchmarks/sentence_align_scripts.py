@@ -12,8 +12,8 @@ repository are Git LFS pointers there, so the languages are those whose files ar
 (a) Alignment, ``paramine align-sentences --presplit`` with default settings (one book a
     call, its verses as the units; a verse empty on either side is left out of both, so the
     gold is every verse 1-1), strict and lax F1 with the vecalign-style scorer of
-    ``services.sentence_align.evaluate``. Gale-Church (the ``galechurch`` package) in the same
-    run. The figures of the tokenizer the lexical model had before 2026-11-28 (Python's
+    ``services.sentence_align.aligners.evaluate``. Gale-Church (the ``galechurch`` package) in
+    the same run. The figures of the tokenizer the lexical model had before 2026-11-28 (Python's
     ``\\w``, which left out the vowel signs and viramas of Indic scripts) are recorded in
     ``benchmarks/results/tuning_history.md``; this run measures the product only.
 (b) Splitting: each chapter's verses joined with spaces and split by ``split_sentences``
@@ -40,10 +40,10 @@ from pathlib import Path
 from benchmarks._report import publish
 from benchmarks.common import RESULTS
 from benchmarks.sentence_align_length import galechurch_aligner
-from services.sentence_align import splitter
-from services.sentence_align.align import align_sentences
-from services.sentence_align.beads import Bead
-from services.sentence_align.evaluate import BeadScores, score_documents
+from services.sentence_align.aligners import splitter
+from services.sentence_align.aligners.align import align_sentences
+from services.sentence_align.aligners.beads import Bead
+from services.sentence_align.aligners.evaluate import BeadScores, score_documents
 
 RESULT = RESULTS / "sentence_align_scripts.md"
 DEFAULT_BIBLE = Path("/work/.mirror/christos-c+bible-corpus/repo")

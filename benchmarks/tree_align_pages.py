@@ -5,7 +5,7 @@ template families, split into a training and a validation part; generated at run
 nothing written but the report) and :mod:`benchmarks.tree_align_realpages` (real
 English–German pages with a paragraph gold, scored per paragraph). Both paths are the
 product's own: ``chunk_pairs`` of the tree_align handler (default settings, or
-``flat=True``) and ``sentence_pairs`` of the sentence_align handler (its default method,
+``flat=True``) and ``sentence_pairs`` of sentence_align (``mining.records``; its default method,
 the project's sentence splitter), as the `align-pages` command runs them.
 
 Scores (content beads only): every output sentence pair is read back into gold sentences
@@ -37,7 +37,7 @@ from benchmarks.tree_align_families import FAMILIES, HEAVY_FAMILIES
 from benchmarks.tree_align_paths import Timings, extractor_chunks, whole_page_chunks
 from benchmarks.tree_align_realpages import real_pairs, score_real, score_sentences
 from benchmarks.tree_align_suite import SPLITS, PagePair, suite
-from services.sentence_align.handler import sentence_pairs
+from services.sentence_align.mining.records import sentence_pairs
 from services.tree_align.handler import chunk_pairs, pair_context
 from shared.schemas import ChunkPairs, TextChunkPair
 from shared.schemas import PagePair as PagePairMessage
@@ -151,8 +151,8 @@ def score_pair(pair: PagePair, chunks: ChunkPairs) -> Score:
             bead_of[side].update(dict.fromkeys(bead[side], bead))
     result = Score(gold=len(gold), pages=1)
     for sentence_pair in sentence_pairs(chunks):
-        src, src_other = readers[0].read(sentence_pair.src)
-        tgt, tgt_other = readers[1].read(sentence_pair.tgt)
+        src, src_other = readers[0].read(sentence_pair.src_text)
+        tgt, tgt_other = readers[1].read(sentence_pair.tgt_text)
         if not src and not tgt:
             continue  # site text on both sides
         result.output += 1
@@ -319,7 +319,7 @@ def real_page_lines() -> list[str]:
         tree = chunk_pairs(request)
         found, output, gold = score_real(pair, [(c.src_text, c.tgt_text) for c in tree.chunks])
         sentences = [
-            score_sentences(pair, [(p.src, p.tgt) for p in sentence_pairs(chunks)])
+            score_sentences(pair, [(p.src_text, p.tgt_text) for p in sentence_pairs(chunks)])
             for chunks in (tree, chunk_pairs(request, flat=True))
         ]
         row = [found, output, gold, *sentences[0], *sentences[1]]

@@ -38,7 +38,7 @@ from benchmarks.tree_align_families import (
     random_families,
 )
 from benchmarks.tree_align_sitetext import BOX, MENU, sentence_joiner
-from services.sentence_align.beads import parse_beads
+from services.sentence_align.aligners.beads import parse_beads
 
 Bead = tuple[tuple[int, ...], tuple[int, ...]]
 

@@ -31,7 +31,7 @@ from benchmarks._report import publish
 from benchmarks.common import KIT, RESULTS
 from services.html.parse import block_tree, parse_html
 from services.html.tag_tree import TagTree
-from services.sentence_align.beads import parse_beads
+from services.sentence_align.aligners.beads import parse_beads
 from services.tree_align.align import align_page_texts
 from services.tree_align.decoder import (
     DEFAULT_MAX_WORK,

@@ -21,8 +21,8 @@ from datetime import date as Date
 
 from benchmarks._report import publish
 from benchmarks.common import KIT, RESULTS
-from services.sentence_align.anchors import char_similarity
-from services.sentence_align.articles import (
+from services.sentence_align.aligners.anchors import char_similarity
+from services.sentence_align.aligners.articles import (
     DEFAULT_THRESHOLD,
     Article,
     ArticlePair,
@@ -30,7 +30,7 @@ from services.sentence_align.articles import (
     pair_articles,
     pair_sentences,
 )
-from services.sentence_align.splitter import split_sentences
+from services.sentence_align.aligners.splitter import split_sentences
 
 TARBALL = KIT / "livedoor-news-corpus" / "ldcc-text.tar.gz"
 RESULT = RESULTS / "web_mobile.md"

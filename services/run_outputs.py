@@ -49,7 +49,7 @@ def write_job_outputs(
     for stale in out.glob("sentence_pairs.*"):  # an earlier run's Moses files of other pairs
         if stale.is_file():
             stale.unlink()
-    from services.sentence_align.pair_threshold import default_threshold
+    from services.sentence_align.classifier.pair_threshold import default_threshold
 
     # the pairs ``paramine export --job`` gives: below the pair classifier's threshold left out
     query = SentencePairQuery(job_id=job_id, default_min_score=default_threshold())

@@ -51,7 +51,7 @@ def warm_up(stage: str) -> None:
 
     if stage not in {"tree_align", "sentence_align"}:
         return
-    from services.sentence_align.handler import sentence_pairs
+    from services.sentence_align.mining.records import sentence_pairs
     from services.tree_align.handler import chunk_pairs
 
     page = {"url": "", "lang": "en", "html": _WARM_UP_PAGE}

@@ -40,7 +40,7 @@ def tree_model_version() -> str:
 @functools.cache
 def pair_model_version() -> str:
     """The shipped pair classifier, by a digest of its file."""
-    data = (ROOT / "services" / "sentence_align" / "pair_model.json").read_bytes()
+    data = (ROOT / "services" / "sentence_align" / "classifier" / "pair_model.json").read_bytes()
     return f"pair-{hashlib.sha256(data).hexdigest()[:12]}"
 
 

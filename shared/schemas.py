@@ -150,7 +150,8 @@ class SentencePair(BaseModel):
     id: str
     src: Text
     tgt: Text
-    score: float  # the pair classifier's probability (services/sentence_align/pair_model.py)
+    # the pair classifier's probability (services/sentence_align/classifier/pair_model.py)
+    score: float
     bead: str
     chunk: int = 0
     posterior: float | None = None  # the DP's own score of the bead; None: no bead aligner

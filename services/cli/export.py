@@ -26,7 +26,7 @@ console = Console(stderr=True, soft_wrap=True)  # a message is one line when pip
 
 
 def _default_threshold() -> float:
-    from services.sentence_align.pair_threshold import default_threshold
+    from services.sentence_align.classifier.pair_threshold import default_threshold
 
     return default_threshold()
 

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from services.cli.common import console, language_option
-from services.sentence_align.align import Method
+from services.sentence_align.aligners.align import Method
 
 
 class PageKind(StrEnum):
@@ -50,7 +50,7 @@ def align_pages(
 
     A language not given is detected from the page's text (py3langid), and said on standard
     error; two pages of one language are refused unless ``--kind pc-mobile``."""
-    from services.sentence_align.handler import sentence_pairs
+    from services.sentence_align.mining.records import sentence_pairs
     from services.tree_align.handler import chunk_pairs
     from shared.intake.inputs import decode_html
     from shared.schemas import PagePair
@@ -75,7 +75,10 @@ def align_pages(
     chunks = chunk_pairs(message, flat=flat).model_copy(update={"method": method.value})
     for pair in sentence_pairs(chunks):
         typer.echo(
-            json.dumps({"src": pair.src, "tgt": pair.tgt, "score": pair.score}, ensure_ascii=False)
+            json.dumps(
+                {"src": pair.src_text, "tgt": pair.tgt_text, "score": pair.score},
+                ensure_ascii=False,
+            )
         )
 
 

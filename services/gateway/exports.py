@@ -19,7 +19,7 @@ from services.gateway.deps import (
     StoreDep,
     TgtLangFilter,
 )
-from services.sentence_align.pair_threshold import default_threshold
+from services.sentence_align.classifier.pair_threshold import default_threshold
 from shared.exports import (
     SimilarityMatrix,
     jsonl_lines,

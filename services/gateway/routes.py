@@ -31,7 +31,7 @@ from services.gateway.deps import (
     StoreDep,
     TgtLangFilter,
 )
-from services.sentence_align.pair_threshold import default_threshold
+from services.sentence_align.classifier.pair_threshold import default_threshold
 from shared.errors import InvalidInput
 from shared.ids import content_id
 from shared.intake.ingest import build_job

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from services.sentence_align.align import Method
+from services.sentence_align.aligners.align import Method
 from shared.errors import InvalidInput
 from shared.schemas import LANG_PATTERN
 
@@ -26,7 +27,8 @@ def _read_sentences(path: Path, *, presplit: bool, lang: str | None) -> list[str
     text = path.read_text(encoding="utf-8")
     if presplit:
         return text.splitlines()
-    from services.sentence_align.splitter import split_sentences
+    # lazy: paramine imports every command module at start-up
+    from services.sentence_align.aligners.splitter import split_sentences
 
     return split_sentences(text, lang or "en")
 
@@ -64,6 +66,7 @@ def _bilingual_dictionary(
 def dictionaries_command() -> None:
     """List the installed bilingual dictionaries and their language pairs (each also serves
     the reverse pair); align-sentences uses them by default."""
+    # lazy: paramine imports every command module at start-up
     from services.lexical.registry import ENVIRONMENT, installed_dictionaries
 
     sources = installed_dictionaries()
@@ -120,8 +123,9 @@ def align_sentences_command(
     lexicon and hybrid; length and anchors print the cost only).
 
     With several pairs, each pair's beads follow a `# SRC TGT` line."""
-    from services.sentence_align.align import align_corpus, align_each
-    from services.sentence_align.beads import format_bead
+    # lazy: paramine imports every command module at start-up
+    from services.sentence_align.aligners.align import align_corpus, align_each
+    from services.sentence_align.aligners.beads import format_bead
 
     for lang in (src_lang, tgt_lang):
         if lang is not None and not re.fullmatch(LANG_PATTERN, lang):
@@ -163,12 +167,14 @@ def eval_beads_command(
     with the 95% block-bootstrap interval of strict F1; for a file whose beads carry
     confidences (third column), also how well they are calibrated and what keeping the pairs
     with confidence >= 0.9 gives."""
+    # lazy: paramine imports every command module at start-up
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Column, Table
 
-    from services.sentence_align.beads import parse_beads
-    from services.sentence_align.evaluate import (
+    # lazy: paramine imports every command module at start-up
+    from services.sentence_align.aligners.beads import parse_beads
+    from services.sentence_align.aligners.evaluate import (
         bootstrap_f1_strict,
         calibration,
         expected_calibration_error,
@@ -211,8 +217,6 @@ def eval_beads_command(
 
 
 def _default_kit() -> Path:
-    import os
-
     return Path(os.environ.get("PARAMINE_KIT_DATA", "../shared/data"))
 
 
@@ -242,7 +246,8 @@ def train_pair_model_command(
     random pairs, a sentence added or dropped, menu items, untranslated copies). The
     calibration and the default export threshold come from cross-fitting on these
     documents alone (Text+Berg test3-6 and MAC-Dev 004-006 stay for validation)."""
-    from services.sentence_align.pair_training import train_pair_model
+    # lazy: paramine imports every command module at start-up
+    from services.sentence_align.classifier.pair_training import train_pair_model
 
     model = train_pair_model(
         kit if kit is not None else _default_kit(),

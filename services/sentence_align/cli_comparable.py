@@ -12,11 +12,12 @@ import typer
 from shared.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from services.sentence_align.articles import Article
+    from services.sentence_align.aligners.articles import Article
 
 
 def _read_articles(path: Path) -> list[Article]:
-    from services.sentence_align.articles import parse_article
+    # lazy: paramine imports every command module at start-up
+    from services.sentence_align.aligners.articles import parse_article
 
     articles = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
@@ -42,7 +43,8 @@ def align_articles_command(
 
     Input lines are JSON objects with id, date, title, body and optional keywords, url.
     """
-    from services.sentence_align.articles import pair_articles, pair_sentences
+    # lazy: paramine imports every command module at start-up
+    from services.sentence_align.aligners.articles import pair_articles, pair_sentences
 
     web_articles, mobile_articles = _read_articles(web), _read_articles(mobile)
     web_by_id = {article.id: article for article in web_articles}
@@ -58,7 +60,8 @@ def _read_sentences(path: Path, presplit: bool, lang: str) -> list[str]:
     text = path.read_text(encoding="utf-8")
     if presplit:
         return text.splitlines()
-    from services.sentence_align.splitter import split_sentences
+    # lazy: paramine imports every command module at start-up
+    from services.sentence_align.aligners.splitter import split_sentences
 
     # BAM merges each text into one paragraph (paper section 2), so paragraph breaks vanish.
     return split_sentences(text, lang)
@@ -77,8 +80,9 @@ def align_monolingual_command(
     ] = False,
 ) -> None:
     """Align two versions of one text by BAM anchors + length DP; print vecalign beads."""
-    from services.sentence_align import anchors
-    from services.sentence_align.beads import format_bead
+    # lazy: paramine imports every command module at start-up
+    from services.sentence_align.aligners import anchors
+    from services.sentence_align.aligners.beads import format_bead
 
     options = anchors.AnchorOptions(
         similarity_filter="after" if filter_after else "during", char_ngram=char_ngram

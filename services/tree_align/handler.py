@@ -10,9 +10,9 @@ from services.tree_align import repository
 from shared.config import get_settings
 from shared.delivery.ordering import learning_position
 from shared.delivery.pipeline import Outgoing
+from shared.ids import site_of
 from shared.schemas import ChunkPairs, Page, PagePair, PairContext, TextChunkPair
 from shared.store import NodePairRow, Store
-from shared.store.tables import site_of
 
 if TYPE_CHECKING:  # the parser and the content model load lxml and trafilatura: not at start-up
     from lxml.html import HtmlElement  # type: ignore[import-untyped]

@@ -53,7 +53,7 @@ DEFAULT_WORD_OFFSET = -1.0  # per-word LLR of no evidence either way (between lo
 DEFAULT_EPSILON = 0.1
 DEFAULT_CUE_WEIGHT = 1.0
 # A bilingual dictionary's word pairs seed Model 1 as cues of this strength (as the
-# sentence aligner's, services/sentence_align/lexical_settings.py) for words of at least
+# sentence aligner's, services/sentence_align/aligners/lexical_settings.py) for words of at least
 # DICTIONARY_MIN_LENGTH letters (any length in Chinese and Japanese).
 DICTIONARY_STRENGTH = 0.25
 DICTIONARY_MIN_LENGTH = 4

@@ -14,7 +14,9 @@ live in its own ``services/<stage>/repository.py``.
 
 from __future__ import annotations
 
+from shared.ids import site_of
 from shared.pair_query import SentencePairQuery
+from shared.sentence_pair import SentencePairRecord
 from shared.store.corpus import CorpusRepository
 from shared.store.dead_letters import DeadLetterRepository
 from shared.store.engine import (
@@ -34,7 +36,6 @@ from shared.store.rows import (
     JobStatus,
     NodePairRow,
     ParaphraseObservationRow,
-    SentencePairRow,
     TrackedPair,
 )
 from shared.store.tables import (
@@ -55,7 +56,6 @@ from shared.store.tables import (
     pair_progress,
     paraphrase_observations,
     sentence_pairs,
-    site_of,
 )
 
 __all__ = [
@@ -73,7 +73,7 @@ __all__ = [
     "PairPosition",
     "ParaphraseObservationRow",
     "SentencePairQuery",
-    "SentencePairRow",
+    "SentencePairRecord",
     "Store",
     "TrackedPair",
     "create_tables",

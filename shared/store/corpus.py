@@ -10,16 +10,16 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from shared.corpus_clean import dedup_key
 from shared.pair_query import (
     SentencePairQuery,
     select_below_threshold,
     select_flag_counts,
     select_pairs,
 )
+from shared.sentence_pair import SentencePairRecord
 from shared.store.base import StoreBase
 from shared.store.inserts import insert_ignoring_conflicts
-from shared.store.rows import NodePairRow, SentencePairRow, row_dict
+from shared.store.rows import NodePairRow, row_dict
 from shared.store.tables import (
     PROVENANCE,
     job_pairs,
@@ -49,12 +49,16 @@ def _superseded(pair_id: str, rows: Sequence[dict[str, Any]]) -> sa.Delete:
     return statement.where(sa.or_(*other))
 
 
+def _record(row: SentencePairRecord | Mapping[str, Any]) -> SentencePairRecord:
+    return row if isinstance(row, SentencePairRecord) else SentencePairRecord(**row)
+
+
 class CorpusRepository(StoreBase):
     """Sentence pairs and node pairs."""
 
     def add_sentence_pairs(
         self,
-        rows: Sequence[SentencePairRow | Mapping[str, Any]],
+        rows: Sequence[SentencePairRecord | Mapping[str, Any]],
         *,
         pair_id: str,
         stage: str,
@@ -62,24 +66,15 @@ class CorpusRepository(StoreBase):
     ) -> int:
         """Store sentence pairs and mark the page pair done for ``stage`` in one transaction.
 
-        A row without a ``dedup_key`` gets the one of its languages and text (without a flag
-        or provenance: ''; every row then has the same columns). ``supersede``:
+        Each row is a :class:`SentencePairRecord` or the mapping of one's fields (made one
+        here, so its defaults are the record's: no flag or provenance, '', a ``dedup_key``
+        of its languages and text; every row then has the same columns). ``supersede``:
         the rows are all of that page pair's (its ``pair_id`` column): its stored rows not
         among them, or produced with other provenance (method, version, model version), are
         deleted first, so replaying a page pair with other settings replaces its pairs
         (the same settings change nothing)."""
         now = time.time()
-        values = [
-            {
-                "flag": "",
-                **dict.fromkeys(PROVENANCE, ""),
-                **row,
-                "created_at": now,
-                "dedup_key": row.get("dedup_key")
-                or dedup_key(row["src_lang"], row["tgt_lang"], row["src_text"], row["tgt_text"]),
-            }
-            for row in map(row_dict, rows)
-        ]
+        values = [{**row_dict(_record(row)), "created_at": now} for row in rows]
         with self.guard(), self.begin() as conn:
             if supersede is not None:
                 conn.execute(_superseded(supersede, values))

@@ -19,9 +19,10 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from shared.ids import site_of
 from shared.store.base import StoreBase
 from shared.store.inserts import insert_ignoring_conflicts
-from shared.store.tables import pair_order, pair_progress, site_of
+from shared.store.tables import pair_order, pair_progress
 
 
 @dataclass(frozen=True)

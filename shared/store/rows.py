@@ -1,5 +1,6 @@
-"""Typed rows of the store: what a handler writes (sentence pairs, chunk pairs, paraphrase
-observations) and what the job bookkeeping reads back (tracked pairs, job status)."""
+"""Typed rows of the store: what a handler writes (chunk pairs, paraphrase observations;
+sentence pairs are ``shared.sentence_pair.SentencePairRecord``) and what the job bookkeeping
+reads back (tracked pairs, job status)."""
 
 from __future__ import annotations
 
@@ -7,32 +8,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, is_dataclass
 from typing import Any
 
-
-@dataclass(frozen=True)
-class SentencePairRow:
-    """One aligned sentence pair as stored (``sentence_pairs``; ``created_at`` is set by the
-    store, and an empty ``dedup_key`` is derived from the languages and texts)."""
-
-    id: str
-    pair_id: str
-    kind: str
-    src_url: str
-    tgt_url: str
-    site: str
-    src_lang: str
-    tgt_lang: str
-    src_text: str
-    tgt_text: str
-    score: float
-    bead: str
-    chunk: int
-    position: int
-    flag: str = ""
-    method: str = ""
-    version: str = ""
-    model_version: str = ""
-    dedup_key: str = ""
-    posterior: float | None = None  # the DP's own score of the bead; None: no bead aligner
+from shared.sentence_pair import SentencePairRecord
 
 
 @dataclass(frozen=True)
@@ -60,7 +36,7 @@ class ParaphraseObservationRow:
     tgt_text: str
 
 
-Row = SentencePairRow | NodePairRow | ParaphraseObservationRow
+Row = SentencePairRecord | NodePairRow | ParaphraseObservationRow
 
 
 def row_dict(row: Row | Mapping[str, Any]) -> dict[str, Any]:

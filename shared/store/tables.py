@@ -3,15 +3,14 @@ live in its repository module) and the values their columns take."""
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
+
+from shared.ids import SITE_LENGTH
 
 metadata = sa.MetaData()
 
 SOURCE_LENGTH = 256  # jobs.source: a label, cut to fit
-SITE_LENGTH = 256  # sentence_pairs.site: a host name (at most 253 characters)
 
 jobs = sa.Table(
     "jobs",
@@ -75,7 +74,8 @@ PROVENANCE_COLUMNS = (
     sa.Column("model_version", sa.String(128), nullable=False, server_default=""),
 )
 # The DP's own score of the bead (its posterior, or exp(-cost) for aligners without one)
-# beside ``score``, the pair classifier's probability (services/sentence_align/pair_model.py);
+# beside ``score``, the pair classifier's probability
+# (services/sentence_align/classifier/pair_model.py);
 # NULL for pairs no bead aligner produced (article pairs). A store of the versions before
 # the classifier gets it as a copy of ``score``, which was that posterior.
 POSTERIOR = "posterior"
@@ -173,20 +173,6 @@ def missing_columns(engine: Engine) -> list[str]:
     """The columns this version added to sentence_pairs that the store's table lacks."""
     present = {column["name"] for column in sa.inspect(engine).get_columns(sentence_pairs.name)}
     return [name for name in ADDED_COLUMNS if name not in present]
-
-
-def site_of(url: str) -> str:
-    """The host name of a URL, lower case ('' when there is none). Port and user name are
-    not part of it, nor a query string that follows the host without a path
-    (``https://example.com?session=...``, once taken whole as the site: a 300-character
-    one overflowed the column and lost the page pair's sentences)."""
-    if "://" not in url:
-        return ""
-    try:
-        host = urlsplit(url).hostname
-    except ValueError:  # an unclosed IPv6 bracket, a port that is not a number
-        return ""
-    return (host or "")[:SITE_LENGTH]
 
 
 # Tracked pair states (job_pairs.state) and the stage whose progress row completes a pair.

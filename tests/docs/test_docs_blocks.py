@@ -262,7 +262,7 @@ def check_corpus(work: Path, output: str) -> None:
     assert len({(p["src"], p["tgt"]) for p in pairs}) == len(pairs)
     # left out of the default export: flagged pairs and pairs below the default threshold
     # (the content model keeps the sample's menus out of the store altogether)
-    from services.sentence_align.pair_threshold import default_threshold
+    from services.sentence_align.classifier.pair_threshold import default_threshold
 
     kept = {(p["src"], p["tgt"]) for p in pairs}
     left_out = [p for p in stored if (p["src"], p["tgt"]) not in kept]

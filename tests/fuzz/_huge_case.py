@@ -40,7 +40,7 @@ def run(case: str) -> dict[str, object]:
 
     try:
         if case == "100k_sentences":
-            from services.sentence_align.handler import sentence_pairs
+            from services.sentence_align.mining.records import sentence_pairs
             from shared.schemas import ChunkPairs
 
             text = " ".join(f"Sentence number {i} is here." for i in range(100_000))
@@ -55,7 +55,7 @@ def run(case: str) -> dict[str, object]:
 
             result = len(extract_cooccurrences("本を読んだ。" + "a" * 200_000 + "水を飲む。"))
         elif case == "long_sentence":  # Model 1 on one 25,000-word sentence a side: 20 GB
-            from services.sentence_align.align import align_sentences
+            from services.sentence_align.aligners.align import align_sentences
 
             src = " ".join(f"wort{i % 997}" for i in range(25_000))
             tgt = " ".join(f"mot{i % 991}" for i in range(25_000))
@@ -63,7 +63,7 @@ def run(case: str) -> dict[str, object]:
             result = len(beads)
         elif case in SPLIT_CASES:
             from services.html.parse import page_text, parse_html
-            from services.sentence_align.splitter import split_sentences
+            from services.sentence_align.aligners.splitter import split_sentences
 
             lang = SPLIT_CASES[case]
             (text,) = page_text(parse_html(page(case)))

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from services.html.parse import ParseLimits, parse_html, text_chunks
 from services.html.tag_tree import TagTree
-from services.sentence_align.handler import sentence_pairs
+from services.sentence_align.mining.records import sentence_pairs
 from services.tree_align.handler import chunk_pairs
 from shared.errors import InvalidInput
 from shared.schemas import PagePair
@@ -68,7 +68,7 @@ def _through_handlers(message: PagePair) -> None:
     except InvalidInput:
         return
     for pair in sentence_pairs(chunks):
-        assert pair.src and pair.tgt and 0.0 <= pair.score <= 1.0
+        assert pair.src_text and pair.tgt_text and 0.0 <= pair.score <= 1.0
 
 
 def test_generated_page_pairs_go_through_tree_and_sentence_alignment() -> None:

@@ -16,7 +16,7 @@ import pytest
 import redis
 import sqlalchemy as sa
 
-from services.sentence_align.pair_threshold import default_threshold
+from services.sentence_align.classifier.pair_threshold import default_threshold
 from shared.intake.inputs import pairs_from_html_dir
 from shared.store import SentencePairQuery, Store
 from tests.integration.conftest import STAGES, Cluster

@@ -15,8 +15,8 @@ from benchmarks.sentence_align_large import LARGE_GOAL, LARGE_HEADING, previous_
 from benchmarks.sentence_align_length import DocumentPair, Row
 from benchmarks.sentence_align_report import certainty_section, confidence_section, row_intervals
 from benchmarks.sentence_align_rows import WITH_DICTIONARY
-from services.sentence_align.beads import Bead
-from services.sentence_align.evaluate import score_documents
+from services.sentence_align.aligners.beads import Bead
+from services.sentence_align.aligners.evaluate import score_documents
 
 SHAPES = [(1, 1), (1, 2), (2, 1), (2, 2), (1, 0), (0, 1), (1, 3), (3, 2)]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from benchmarks.sentence_align_scripts import documents as bible_documents
 from benchmarks.sentence_align_scripts import parse_bible, verse_end_recall
-from services.sentence_align.splitter import split_sentences
+from services.sentence_align.aligners.splitter import split_sentences
 
 
 def corpus(verses: dict[str, str]) -> str:

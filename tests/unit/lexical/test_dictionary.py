@@ -20,8 +20,8 @@ from services.lexical.dictionary import (
     stem,
 )
 from services.lexical.model1 import encode
-from services.sentence_align.align import align_sentences
-from services.sentence_align.beads import Bead, check_coverage, parse_beads
+from services.sentence_align.aligners.align import align_sentences
+from services.sentence_align.aligners.beads import Bead, check_coverage, parse_beads
 from shared.errors import InvalidInput
 
 _DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -269,7 +269,7 @@ def test_real_freedict_german_french() -> None:
 )
 def test_real_freedict_raises_strict_f1_on_the_dev_document() -> None:
     # Dev data (tuning data, not test): the dictionary was chosen on it, 0.914 -> 0.923.
-    from services.sentence_align.evaluate import score_documents
+    from services.sentence_align.aligners.evaluate import score_documents
     from tests.conftest import kit_path
 
     folder = kit_path("textberg-bleualign-de-fr")

@@ -12,7 +12,7 @@ from services.cli import app
 from services.lexical import registry
 from services.lexical.dictionary import gloss_words, load_cedict, load_edict, load_freedict, stem
 from services.lexical.registry import DictionarySource, dictionary_for, installed_dictionaries
-from services.sentence_align.beads import check_coverage, parse_beads
+from services.sentence_align.aligners.beads import check_coverage, parse_beads
 from shared.errors import InvalidInput
 from tests.unit.lexical.test_dictionary import FRENCH_GERMAN, GERMAN_FRENCH, write_dictd
 

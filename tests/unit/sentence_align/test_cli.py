@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from services.cli import app
-from services.sentence_align.beads import check_coverage, parse_beads
+from services.sentence_align.aligners.beads import check_coverage, parse_beads
 
 runner = CliRunner()
 

@@ -10,9 +10,11 @@ import pytest
 from prometheus_client import REGISTRY
 
 from services.lexical.registry import dictionary_for
-from services.sentence_align.align import align_segments
-from services.sentence_align.beads import parse_bead
-from services.sentence_align.handler import SITE_PAIR_MIN_SCORE, handle, sentence_pairs
+from services.sentence_align.aligners.align import align_segments
+from services.sentence_align.aligners.beads import parse_bead
+from services.sentence_align.handler import handle
+from services.sentence_align.mining.records import sentence_pairs
+from services.sentence_align.mining.routing import SITE_PAIR_MIN_SCORE
 from shared.config import get_settings
 from shared.schemas import ChunkPairs, PairContext, TextChunkPair
 from shared.store import SentencePairQuery, Store

@@ -68,7 +68,7 @@ def test_no_home_folder_leaves_numba_its_own_folders(
 def test_the_compiled_programs_cache_under_the_key(tmp_path: Path) -> None:
     # A fresh interpreter: numba's cache path of a compiled program is the keyed folder.
     code = (
-        "from services.sentence_align import _banded_dp as dp\n"
+        "from services.sentence_align.dp import banded as dp\n"
         "print(dp.banded_dp._cache._cache_path)\n"
     )
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}

@@ -1,5 +1,6 @@
-"""Typed rows (shared/store/rows.py): a row written as its dataclass is stored exactly as
-the same values written as a mapping, the form the store took before typed rows."""
+"""Typed rows (shared/store/rows.py, and the sentence-pair record of shared/sentence_pair.py):
+a row written as its dataclass is stored exactly as the same values written as a mapping, the
+form the store took before typed rows."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 from shared.store import (
     NodePairRow,
     ParaphraseObservationRow,
-    SentencePairRow,
+    SentencePairRecord,
     Store,
     node_pairs,
     paraphrase_observations,
@@ -26,7 +27,7 @@ text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=20)
 score = st.floats(min_value=0.0, max_value=1.0)
 sentence_rows = st.lists(
     st.builds(
-        SentencePairRow,
+        SentencePairRecord,
         id=st.uuids().map(str),
         pair_id=st.just("pp1"),
         kind=st.sampled_from(["translation", "pc-mobile"]),
@@ -67,7 +68,7 @@ def _two_stores() -> tuple[Store, Store, tempfile.TemporaryDirectory[str]]:
 
 @settings(max_examples=25)
 @given(sentence_rows)
-def test_sentence_pair_rows_are_stored_as_their_mappings(rows: list[SentencePairRow]) -> None:
+def test_sentence_pair_rows_are_stored_as_their_mappings(rows: list[SentencePairRecord]) -> None:
     typed, mapped, folder = _two_stores()
     with folder:
         inserted = typed.add_sentence_pairs(rows, pair_id="pp1", stage="s", supersede="pp1")
@@ -103,7 +104,7 @@ def test_node_pair_and_observation_rows_are_stored_as_their_mappings(
 
 def test_every_typed_field_is_a_column_of_its_table() -> None:
     for row, table, added in (
-        (SentencePairRow, sentence_pairs, {"created_at"}),
+        (SentencePairRecord, sentence_pairs, {"created_at"}),
         (NodePairRow, node_pairs, {"pair_id"}),
         (ParaphraseObservationRow, paraphrase_observations, {"created_at"}),
     ):
