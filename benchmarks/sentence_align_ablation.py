@@ -32,12 +32,12 @@ from benchmarks import bam_anchors
 from benchmarks._report import publish
 from benchmarks.common import RESULTS
 from benchmarks.sentence_align_length import load
-from benchmarks.sentence_align_presets import PLAIN_FIRST_PASS_SETTINGS, TEXTBERG_DEV_SETTINGS
 from benchmarks.sentence_align_report import signed_span
 from services.sentence_align.beads import Bead
 from services.sentence_align.evaluate import bootstrap_difference, score_documents
 from services.sentence_align.hybrid import HYBRID_SETTINGS, align_hybrid
 from services.sentence_align.lexical_settings import LexicalSettings
+from services.sentence_align.presets import PLAIN_FIRST_PASS_SETTINGS, TEXTBERG_DEV_SETTINGS
 
 RESULT = RESULTS / "sentence_align_ablation.md"
 INTRO = (

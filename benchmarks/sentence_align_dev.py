@@ -6,7 +6,6 @@ from collections.abc import Sequence
 
 from benchmarks.sentence_align_length import (
     TEXTBERG,
-    DocumentPair,
     Row,
     evaluate,
     galechurch_aligner,
@@ -16,6 +15,7 @@ from benchmarks.sentence_align_rows import WITH_DICTIONARY, corpus_row, freedict
 from services.lexical.dictionary import BilingualDictionary
 from services.sentence_align.beads import Bead
 from services.sentence_align.evaluate import score_documents
+from services.sentence_align.gold import DocumentPair
 
 
 def error_kind(bead: Bead, gold_of: dict[tuple[int, int], Bead]) -> str:

@@ -2,64 +2,28 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-
-import numpy as np
 
 from benchmarks._report import peak_rss_mb
 from benchmarks.common import REPO
-from benchmarks.sentence_align_length import TEST, DocumentPair, load, paramine_aligner
-from services.sentence_align.beads import Bead
+from benchmarks.sentence_align_length import TEST, load, paramine_aligner
+from services.sentence_align import gold
 from services.sentence_align.evaluate import score_documents
+from services.sentence_align.gold import DocumentPair
 
 SEED = int(os.environ.get("PARAMINE_SEED", "20240607"))
 LARGE_SENTENCES = int(os.environ.get("PARAMINE_LARGE_SENTENCES", "100000"))
 
 
-def bead_pool(documents: Sequence[DocumentPair]) -> list[tuple[list[str], list[str]]]:
-    """The sentences of every gold bead of the documents, as (source, target) lists."""
-    return [
-        ([doc.src[i] for i in bead.src], [doc.tgt[j] for j in bead.tgt])
-        for doc in documents
-        for bead in doc.gold
-    ]
-
-
-def concatenate_beads(
-    name: str, beads: Iterable[tuple[list[str], list[str]]], n_src: int
-) -> DocumentPair:
-    """A document of the beads in order, until the source has ``n_src`` lines (or they run
-    out), with its gold beads."""
-    src: list[str] = []
-    tgt: list[str] = []
-    gold: list[Bead] = []
-    for src_part, tgt_part in beads:
-        if len(src) >= n_src:
-            break
-        gold.append(
-            Bead(
-                tuple(range(len(src), len(src) + len(src_part))),
-                tuple(range(len(tgt), len(tgt) + len(tgt_part))),
-            )
-        )
-        src += src_part
-        tgt += tgt_part
-    return DocumentPair(name, src, tgt, gold)
-
-
 def synthetic_document(documents: Sequence[DocumentPair], n_src: int) -> DocumentPair:
     """Real gold beads sampled (seeded) and concatenated until the source has n_src lines."""
-    pool = bead_pool(documents)
-    rng = np.random.default_rng(SEED)
-    sampled = (pool[int(rng.integers(len(pool)))] for _ in itertools.count())
-    return concatenate_beads("synthetic", sampled, n_src)
+    return gold.synthetic_document(documents, n_src, SEED)
 
 
 def run_large(method: str, n_src: int) -> dict[str, float]:

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 
 from benchmarks._report import publish
 from benchmarks.common import KIT, RESULTS
-from services.sentence_align.beads import Bead, parse_beads
+from services.sentence_align.beads import Bead
 from services.sentence_align.evaluate import BeadScores, score_documents
+from services.sentence_align.gold import DocumentPair, read_documents
 
 if TYPE_CHECKING:
     from services.lexical.dictionary import BilingualDictionary
@@ -30,14 +31,6 @@ RESULT = RESULTS / "sentence_align_length.md"
 REPEATS = 3  # timings: best of REPEATS runs over the whole set
 
 Aligner = Callable[[Sequence[str], Sequence[str]], list[Bead]]
-
-
-@dataclass(frozen=True)
-class DocumentPair:
-    name: str
-    src: list[str]
-    tgt: list[str]
-    gold: list[Bead]
 
 
 @dataclass(frozen=True)
@@ -51,13 +44,7 @@ class Row:
 
 def load(names: Sequence[str]) -> list[DocumentPair]:
     """Text+Berg documents ``names`` (e.g. "test0", "dev") with their gold beads."""
-    documents = []
-    for name in names:
-        src = (TEXTBERG / f"{name}.de").read_text(encoding="utf-8").splitlines()
-        tgt = (TEXTBERG / f"{name}.fr").read_text(encoding="utf-8").splitlines()
-        gold = parse_beads((TEXTBERG / f"{name}.defr").read_text(encoding="utf-8").splitlines())
-        documents.append(DocumentPair(name, src, tgt, gold))
-    return documents
+    return read_documents(TEXTBERG, names)
 
 
 TEST = [f"test{k}" for k in range(7)]

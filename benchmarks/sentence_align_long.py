@@ -25,12 +25,12 @@ import numpy as np
 
 from benchmarks._report import publish
 from benchmarks.common import RESULTS
-from benchmarks.sentence_align_large import bead_pool, concatenate_beads
 from benchmarks.sentence_align_length import TEST, load
 from services.lexical.registry import dictionary_for
 from services.sentence_align.align import align_segments
 from services.sentence_align.beads import Bead
 from services.sentence_align.evaluate import score_documents
+from services.sentence_align.gold import bead_pool, concatenate_beads
 from services.sentence_align.long_segments import segment_cuts
 
 RESULT = RESULTS / "sentence_align_long.md"

@@ -22,14 +22,14 @@ import numpy as np
 
 from benchmarks._report import publish
 from benchmarks.common import RESULTS
-from benchmarks.sentence_align_large import bead_pool, concatenate_beads, synthetic_document
-from benchmarks.sentence_align_length import TEST, DocumentPair, load
-from benchmarks.sentence_align_presets import PLAIN_FIRST_PASS_SETTINGS
+from benchmarks.sentence_align_large import synthetic_document
+from benchmarks.sentence_align_length import TEST, load
 from benchmarks.sentence_align_report import signed_span
 from services.sentence_align.align import align_corpus
-from services.sentence_align.beads import Bead
 from services.sentence_align.evaluate import bootstrap_difference, score_documents
+from services.sentence_align.gold import DocumentPair, bead_pool, concatenate_beads, cut_block
 from services.sentence_align.hybrid import HYBRID_SETTINGS, align_hybrid
+from services.sentence_align.presets import PLAIN_FIRST_PASS_SETTINGS
 
 RESULT = RESULTS / "sentence_align_missing_block.md"
 SEED = 20240607
@@ -50,39 +50,6 @@ def shuffled_document(documents: Sequence[DocumentPair], n_src: int) -> Document
     pool = bead_pool(documents)
     order = np.random.default_rng(SEED).permutation(len(pool)).tolist()
     return concatenate_beads("shuffled", (pool[k] for k in order), n_src)
-
-
-def cut_block(document: DocumentPair, start: float, count: int, side: str) -> DocumentPair:
-    """``document`` with the ``side`` ("src" or "tgt") sentences of the gold beads from
-    ``start`` (share of the beads) on removed until at least ``count`` are gone; the other
-    side's sentences of those beads become 1-0 (0-1) gold beads."""
-    first = int(len(document.gold) * start)
-    cut: set[int] = set()
-    removed: set[int] = set()
-    for k in range(first, len(document.gold)):
-        if len(removed) >= count:
-            break
-        cut.add(k)
-        removed.update(document.gold[k].tgt if side == "tgt" else document.gold[k].src)
-    lines = document.tgt if side == "tgt" else document.src
-    kept = [index for index in range(len(lines)) if index not in removed]
-    renumber = {old: new for new, old in enumerate(kept)}
-    gold: list[Bead] = []
-    for k, bead in enumerate(document.gold):
-        if side == "tgt":
-            if k in cut:
-                gold += [Bead((i,), ()) for i in bead.src]
-            else:
-                gold.append(Bead(bead.src, tuple(renumber[j] for j in bead.tgt)))
-        elif k in cut:
-            gold += [Bead((), (j,)) for j in bead.tgt]
-        else:
-            gold.append(Bead(tuple(renumber[i] for i in bead.src), bead.tgt))
-    remaining = [lines[index] for index in kept]
-    name = f"{len(document.src)} x {len(document.tgt)}, {len(removed)} {side} cut"
-    if side == "tgt":
-        return DocumentPair(name, document.src, remaining, gold)
-    return DocumentPair(name, remaining, document.tgt, gold)
 
 
 def documents_for(

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from benchmarks.sentence_align_length import (
-    DocumentPair,
     Row,
     evaluate,
     evaluate_batch,
@@ -16,6 +15,7 @@ from benchmarks.sentence_align_length import (
 )
 from services.lexical.dictionary import BilingualDictionary, load_freedict
 from services.sentence_align.beads import Bead
+from services.sentence_align.gold import DocumentPair
 
 # FreeDict German-French (Debian's dict-freedict-deu-fra and -fra-deu, CC BY-SA 3.0): a
 # bilingual dictionary from Wiktionary (WikDict), neither neural nor MT; rows marked

@@ -12,11 +12,12 @@ from hypothesis import strategies as st
 
 from benchmarks.sentence_align_dev import dev_chunks, error_kind
 from benchmarks.sentence_align_large import LARGE_GOAL, LARGE_HEADING, previous_large
-from benchmarks.sentence_align_length import DocumentPair, Row
+from benchmarks.sentence_align_length import Row
 from benchmarks.sentence_align_report import certainty_section, confidence_section, row_intervals
 from benchmarks.sentence_align_rows import WITH_DICTIONARY
 from services.sentence_align.beads import Bead
 from services.sentence_align.evaluate import score_documents
+from services.sentence_align.gold import DocumentPair
 
 SHAPES = [(1, 1), (1, 2), (2, 1), (2, 2), (1, 0), (0, 1), (1, 3), (3, 2)]
 

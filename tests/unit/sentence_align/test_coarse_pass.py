@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import pytest
 
-from benchmarks.sentence_align_presets import PLAIN_FIRST_PASS_SETTINGS
 from services.sentence_align import _two_pass, length_passes
 from services.sentence_align.beads import Bead, check_coverage
 from services.sentence_align.hybrid import align_hybrid
+from services.sentence_align.presets import PLAIN_FIRST_PASS_SETTINGS
 
 # With the plain length pass: the anchored one (the default since session 20) follows these
 # made-up documents' numbered words through the insertion, and the band then holds the optimum.

@@ -1,5 +1,6 @@
-"""Comparison presets of the hybrid sentence aligner: earlier defaults that benchmarks (and
-tests of the optional cost models) run beside ``hybrid.HYBRID_SETTINGS``; not product settings."""
+"""Named variants of the hybrid aligner's settings: earlier defaults of
+``hybrid.HYBRID_SETTINGS``, which the benchmarks and the tests of the optional cost models run
+beside the default; no command uses them unless asked."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import replace
 from services.sentence_align.hybrid import HYBRID_SETTINGS
 
 # The Text+Berg dev-chosen settings of earlier sessions, kept for comparison
-# (benchmarks/sentence_align_ablation.py) and for OCR text like Text+Berg's.
+# (benchmarks/sentence_align/ablation.py) and for OCR text like Text+Berg's.
 TEXTBERG_DEV_SETTINGS = replace(
     HYBRID_SETTINGS,
     deletion_length_weight=0.8,
@@ -21,7 +22,7 @@ TEXTBERG_DEV_SETTINGS = replace(
     first_gap_extension=None,
     sentence_cost=2.3,  # as when they were chosen
 )
-# The default of sessions 14-19: the plain length pass (benchmarks/sentence_align_ablation.py).
+# The default of sessions 14-19: the plain length pass (benchmarks/sentence_align/ablation.py).
 PLAIN_FIRST_PASS_SETTINGS = replace(
     HYBRID_SETTINGS, first_anchor_weight=0.0, first_gap_extension=None, sentence_cost=2.3
 )
