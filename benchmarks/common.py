@@ -1,17 +1,158 @@
-"""Paths every benchmark shares: the repository, the data kit read in place, the results
-folder and the installed ``paramine`` command.
+"""What every benchmark shares, in one module.
 
-The kit is ``../shared/data`` beside the repository (``PARAMINE_KIT_DATA`` names another
-folder, as for the tests); nothing is copied from it into the repository.
+Paths: the repository, the data kit read in place (``KIT``: ``../shared/data`` beside the
+repository, or the folder ``PARAMINE_KIT_DATA`` names, as for the tests; nothing is copied
+from it into the repository), the results folder and the installed ``paramine`` command.
+
+Reports: ``publish`` writes a results file (every benchmark ends the same way) and
+``peak_rss_mb`` measures a process's peak memory the same way everywhere.
+
+Generated inputs: ``generate_pair``, a news-size page pair (an English article of 5-20 KB of
+HTML with site furniture, and its pseudo-translation, a paragraph sometimes left out),
+deterministic for a seeded ``random.Random``; the load test (``system.pipeline_load``),
+``tree_align.news`` and ``sentence_align.pages`` read it. The tree_align suite's page families
+stay in ``tree_align.suite`` and ``tree_align.pagegen``.
 """
 
 from __future__ import annotations
 
 import os
+import random
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 KIT = Path(os.environ.get("PARAMINE_KIT_DATA", REPO.parent / "shared" / "data"))
 RESULTS = REPO / "benchmarks" / "results"
 PARAMINE = Path(sys.executable).with_name("paramine")
+
+
+def publish(path: Path, lines: Sequence[str]) -> None:
+    """Write the report's lines to ``path`` (one trailing newline) and print them."""
+    text = "\n".join(lines).rstrip("\n") + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    print(text, end="")
+
+
+def peak_rss_mb(status: Path = Path("/proc/self/status")) -> float:
+    """This process's peak resident memory in MB: ``VmHWM``, the high-water mark of the
+    program it now runs.
+
+    Not ``getrusage(RUSAGE_SELF).ru_maxrss``: Linux carries the high-water mark of the
+    process image an ``exec`` replaced into it, so a subprocess started from a large parent
+    (pytest, a benchmark that already holds its data) reports at least the parent's size at
+    the fork. A hostile-input test run under the full test suite read pytest's 516 MB that
+    way for a parse that peaks at 39 MB."""
+    for line in status.read_text(encoding="ascii").splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024  # kB
+    raise RuntimeError(f"no VmHWM line in {status}")
+
+
+SUBJECTS = (
+    "The city council", "A regional rail operator", "The museum", "Local farmers",
+    "The weather service",
+    "A team of researchers", "The university hospital", "Harbour authorities", "The football club",
+    "A small software company", "Residents of the old town", "The national library", "Firefighters",
+    "The energy supplier", "Two schools in the district", "The tourist office",
+)  # fmt: skip
+VERBS = (
+    "announced", "postponed", "approved", "criticised", "presented", "reported", "expanded",
+    "opened", "reviewed", "delayed", "celebrated", "investigated", "welcomed", "rejected",
+)  # fmt: skip
+OBJECTS = (
+    "a new timetable for the summer season", "plans to renovate the central station",
+    "an exhibition of early photographs", "the budget for the coming year",
+    "a study on air quality near the motorway", "the results of the spring harvest",
+    "a programme to train young engineers", "changes to the parking rules downtown",
+    "a partnership with a hospital abroad", "the reopening of the swimming pool",
+    "a warning about heavy rain and strong winds", "the construction of a cycle bridge",
+    "record visitor numbers over the holidays", "a dispute over water prices",
+)  # fmt: skip
+CLAUSES = (
+    "after months of debate", "despite protests from neighbours", "according to a spokesperson",
+    "on Tuesday morning", "for the first time in a decade", "with support from the region",
+    "as costs continued to rise", "following a public consultation", "earlier than expected",
+    "in a statement published online", "while the investigation continues", "at a press conference",
+)  # fmt: skip
+NAV = ("Home", "News", "Politics", "Business", "Culture", "Sport", "Weather", "Contact")
+
+
+def _sentence(rng: random.Random) -> str:
+    parts = [rng.choice(SUBJECTS), rng.choice(VERBS), rng.choice(OBJECTS)]
+    if rng.random() < 0.7:
+        parts.append(rng.choice(CLAUSES))
+    if rng.random() < 0.3:
+        parts.append(f"and {rng.randint(2, 950)} people took part")
+    return " ".join(parts) + "."
+
+
+def _pseudo_translate(text: str) -> str:
+    """A stand-in target language: every word changed deterministically, lengths correlated."""
+    words = []
+    for word in text.split(" "):
+        core = word.rstrip(".,")
+        tail = word[len(core) :]
+        changed = core[::-1].lower() + ("en" if len(core) > 4 else "") if core.isalpha() else core
+        words.append(changed.capitalize() + tail if core[:1].isupper() else changed + tail)
+    return " ".join(words)
+
+
+def _page(lang: str, title: str, paragraphs: list[list[str]], related: list[str], url: str) -> str:
+    body = "\n".join(
+        (f"<h2>{para[0]}</h2>\n" if index % 4 == 3 else "") + f"<p>{' '.join(para)}</p>"
+        for index, para in enumerate(paragraphs)
+    )
+    nav = "".join(f'<li><a href="/{lang}/{item.lower()}">{item}</a></li>' for item in NAV)
+    aside = "".join(
+        f'<li><a href="/{lang}/story/{i}">{text}</a></li>' for i, text in enumerate(related)
+    )
+    return (
+        f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8"><title>{title}</title>'
+        f'<link rel="canonical" href="{url}"></head>\n<body><header>'
+        '<div class="logo">Daily Courier</div>'
+        f"<nav><ul>{nav}</ul></nav></header>\n<main><article><h1>{title}</h1>"
+        f'<p class="byline">Staff reporter</p>\n{body}\n</article>'
+        f"<aside><h3>Related</h3><ul>{aside}</ul></aside></main>\n<footer><p>© Daily Courier. "
+        f'All rights reserved.</p><a href="/{lang}/imprint">Imprint</a></footer></body></html>\n'
+    )
+
+
+def generate_pair(rng: random.Random, serial: int) -> dict[str, Any]:
+    """One news article and its pseudo-translation, each about 5-20 KB of HTML."""
+    target_bytes = rng.randint(5_000, 20_000)
+    paragraphs: list[list[str]] = []
+    size = 1_800  # page furniture
+    while size < target_bytes:
+        paragraph = [_sentence(rng) for _ in range(rng.randint(2, 6))]
+        paragraphs.append(paragraph)
+        size += sum(len(s) + 1 for s in paragraph) + 8
+    title = f"{_sentence(rng)[:-1]} ({serial})"
+    related = [_sentence(rng)[:-1] for _ in range(4)]
+    translated = [[_pseudo_translate(s) for s in paragraph] for paragraph in paragraphs]
+    if len(translated) > 3 and rng.random() < 0.3:
+        del translated[rng.randrange(len(translated))]  # translations are not always complete
+    src_url = f"https://courier.example.org/en/story/{serial}"
+    tgt_url = f"https://courier.example.org/de/story/{serial}"
+    return {
+        "kind": "translation",
+        "src": {
+            "url": src_url,
+            "lang": "en",
+            "html": _page("en", title, paragraphs, related, src_url),
+        },
+        "tgt": {
+            "url": tgt_url,
+            "lang": "de",
+            "html": _page(
+                "de",
+                _pseudo_translate(title),
+                translated,
+                [_pseudo_translate(r) for r in related],
+                tgt_url,
+            ),
+        },
+    }
