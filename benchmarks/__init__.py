@@ -5,7 +5,9 @@ the whole system and the ground under the stages. Run one with ``python -m
 benchmarks.<stage>.<name>``; ``make bench`` (``benchmarks.run_all``) runs the accuracy and
 speed benchmarks one after another; ``make load`` runs the load test. Data is read in place
 from the kit (``benchmarks.common.KIT``: ``../shared/data``); results go to
-``benchmarks/results/<file>``.
+``benchmarks/results/<file>``. What is written by hand there (tuning records, explanations)
+stands in the results file between ``<!-- notes: NAME -->`` and ``<!-- /notes -->``; the
+script names the block (``common.notes``) and a rerun keeps it as it stands.
 
 Sentence alignment (``sentence_align``):
     sentence_align.length: Gale-Church aligner vs galechurch, NLTK -> sentence_align_length.md
@@ -76,8 +78,8 @@ The system and the ground under the stages (``system``):
 beside their defaults until issue 38 (each default now points to it or to its results file).
 
 Shared helpers, one module: ``common`` (paths: repository, kit, results, the ``paramine``
-command; ``publish``, writing a results file; ``peak_rss_mb``; ``generate_pair``, news-size
-page pairs). The hybrid settings the ablations compare against are the product's
-``services/sentence_align/presets.py``; the gold documents and the documents derived from
-them, ``services/sentence_align/gold.py``.
+command; ``publish``, writing a results file and keeping its notes; ``peak_rss_mb``;
+``generate_pair``, news-size page pairs). The hybrid settings the ablations compare against
+are the product's ``services/sentence_align/presets.py``; the gold documents and the
+documents derived from them, ``services/sentence_align/gold.py``.
 """

@@ -4,8 +4,9 @@ Paths: the repository, the data kit read in place (``KIT``: ``../shared/data`` b
 repository, or the folder ``PARAMINE_KIT_DATA`` names, as for the tests; nothing is copied
 from it into the repository), the results folder and the installed ``paramine`` command.
 
-Reports: ``publish`` writes a results file (every benchmark ends the same way) and
-``peak_rss_mb`` measures a process's peak memory the same way everywhere.
+Reports: ``publish`` writes a results file (every benchmark ends the same way) and keeps its
+hand-written notes (``notes``: tuning records and explanations live in the results file, not
+in the script); ``peak_rss_mb`` measures a process's peak memory the same way everywhere.
 
 Generated inputs: ``generate_pair``, a news-size page pair (an English article of 5-20 KB of
 HTML with site furniture, and its pseudo-translation, a paragraph sometimes left out),
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,9 +31,54 @@ RESULTS = REPO / "benchmarks" / "results"
 PARAMINE = Path(sys.executable).with_name("paramine")
 
 
+NOTES_END = "<!-- /notes -->"
+_NOTES_START = re.compile(r"<!-- notes: ([\w-]+) -->")
+
+
+def notes(name: str) -> str:
+    """A report line standing for the hand-written block ``name`` of the results file:
+    ``publish`` puts there the file's block as it stands, from this line to ``NOTES_END``."""
+    return f"<!-- notes: {name} -->"
+
+
+def _notes_blocks(previous: str) -> dict[str, str]:
+    """The notes blocks of a results file by name, each from its start line to its end line
+    (markers indented like a list item's text, so that a block inside a list stays in it)."""
+    blocks: dict[str, str] = {}
+    name, block = "", []
+    for line in previous.split("\n"):
+        start = _NOTES_START.fullmatch(line.strip())
+        if not name and start:
+            name, block = start[1], [line]
+        elif name:
+            block.append(line)
+            if line.strip() == NOTES_END:
+                blocks.setdefault(name, "\n".join(block))
+                name = ""
+    return blocks
+
+
+def keep_notes(text: str, previous: str) -> str:
+    """``text`` with each ``notes`` line replaced by that block of ``previous`` (the results
+    file as it stands), markers included; a block ``previous`` lacks is left empty, said on
+    stderr. Text without ``notes`` lines comes back unchanged."""
+    blocks = _notes_blocks(previous)
+    lines = []
+    for line in text.split("\n"):
+        start = _NOTES_START.fullmatch(line)
+        if start and start[1] not in blocks:
+            print(f"no notes {start[1]!r} in the results file: left empty", file=sys.stderr)
+        lines.append(blocks.get(start[1], f"{line}\n{NOTES_END}") if start else line)
+    return "\n".join(lines)
+
+
 def publish(path: Path, lines: Sequence[str]) -> None:
-    """Write the report's lines to ``path`` (one trailing newline) and print them."""
+    """Write the report's lines to ``path`` (one trailing newline), keeping the hand-written
+    blocks its ``notes`` lines name from the file as it stands, and print the text."""
     text = "\n".join(lines).rstrip("\n") + "\n"
+    if any(_NOTES_START.fullmatch(line) for line in lines):
+        previous = path.read_text(encoding="utf-8") if path.exists() else ""
+        text = keep_notes(text, previous)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     print(text, end="")

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from itertools import combinations
 from pathlib import Path
 
-from benchmarks.common import RESULTS, publish
+from benchmarks.common import RESULTS, notes, publish
 from benchmarks.page_match.crawls import CrawledPage
 from benchmarks.page_match.matching import score, streamed_pairs
 from benchmarks.sentence_align.scripts import DEFAULT_BIBLE, FILES, Book, read_bible
@@ -49,27 +49,9 @@ HOST = "bible.example"
 RECORD = [
     "## How the stage came to this (the same script on the code of each step)",
     "",
-    "| page_match stage | mixed F1 | gu and uk first, then sw: F1 (gu-sw / uk-sw) |",
-    "|---|---|---|",
-    "| 604d136: a page in a pair is never matched by content again | 0.040 | 0.056 "
-    "(0.019 / 0.009) |",
-    "| + a paired page stays open for the languages it has no partner in | 0.072 | 0.256 "
-    "(0.310 / 0.388) |",
-    "| + pairs found by content compete again with the pages that arrive later (now) "
-    "| 0.755 | 0.739 (0.727 / 0.797) |",
+    notes("page-match-stage"),
     "",
-    "Without a dictionary for the pair, a page's content score rests on its length, its "
-    "paragraphing and its numbers; a page that arrived before its twin paired with the best "
-    "page there was, and the pair stood, so nearly every early pair was wrong for good. With "
-    "pairs found by content competing again (one-to-one, best first, over the open pages and "
-    "the pairs of the site's latest 400 paired pages), a twin that arrives later takes its "
-    "place and the streamed figures reach those of matching every page at once. On the kit's "
-    "crawls (`page_match.md`, streamed section) the same change lifts en-zh opaque 0.887 -> "
-    "0.928 and slugs 0.863 -> 0.917 (equal to all at once there); every other figure of that "
-    "file is unchanged. The price: a pair replaced was sent on to tree_align before it was "
-    "replaced; streamed here, the stage made 1,223 pairs (1,607 messages to tree_align, "
-    "with the redelivery-safe resends of each job's pairs) to keep 563 (mixed order), and "
-    "970 to keep 559 (Swahili later).",
+    notes("without-a-dictionary"),
 ]
 
 

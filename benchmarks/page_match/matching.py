@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from benchmarks.common import KIT, PARAMINE, RESULTS, publish
+from benchmarks.common import KIT, PARAMINE, RESULTS, notes, publish
 from benchmarks.page_match.crawls import (
     HEAVY,
     TEMPLATES,
@@ -57,117 +57,9 @@ STREAM_BATCH = 25
 DEVELOPMENT_RECORD = [
     "## Development record (pooled F1, training / validation)",
     "",
-    "| step | training | validation |",
-    "|---|---|---|",
-    "| URL rule; content: IDF-weighted Jaccard of anchors, length, hard paragraph-break "
-    "match (tolerance 0.03), greedy one-to-one | 0.719 | 0.711 |",
-    "| anchors as an overlap coefficient (German capitalises every noun); soft break "
-    "nearness without title and headings | 0.769 | 0.792 |",
-    "| a bilingual dictionary's translation share as a fourth similarity, and its "
-    "candidates (CC-CEDICT zh-en, FreeDict de-fr) | 0.863 | 0.919 |",
-    "| Hungarian assignment (scipy), a pair kept only when best of its row or column | "
-    "0.886 | 0.936 |",
-    "| threshold raised to the 5% quantile of the URL-matched pairs' content scores "
-    "(the site's own true pairs) | 0.890 | 0.940 |",
-    "| threshold 0.35 -> 0.4 (sweep above) | 0.902 | 0.941 |",
-    "| the numbers of a URL's path and query as anchors (albatec: 13 -> 15 of 16 expected "
-    "pairs) | 0.891 | 0.934 |",
-    "| same, anchors found on one page only weighted 0 (an opaque URL's id diluted its "
-    "page's anchor overlap); kept for the real crawl's sake although the synthetic "
-    "training part lost 0.016 (translated slugs) | 0.886 | 0.937 |",
-    "| same, greedy one-to-one instead of Hungarian (checked, not kept) | 0.873 | 0.912 |",
-    "| anchors on more than 30% of a site's pages (menu links, logo) weigh nothing, and a "
-    "pair without weighted anchors leaves the anchor similarity out (it was 1.0 for any two "
-    "pages with only the menu's anchors) | 0.894 | 0.935 |",
-    "| length ratio re-estimated from the first round's content pairs when no URL pairs "
-    "tell it (checked, not kept: the pairs found by length narrow its spread and feed it "
-    "back) | 0.840 | 0.891 |",
-    "| three template families (article, layout table, portal with a related-links sidebar, "
-    "cookie box and untranslated newsletter box), rotated over the sites: the suite from "
-    "here on | 0.880 | 0.877 |",
-    "| the translation similarity weighted 16 times each other one (sweep above; en-zh "
-    "opaque and slug sites: the other three single out a wrong page of similar length) "
-    "| 0.963 | 0.967 |",
-    "| a block that is one link's text (menu entry, a related page's title) left out of "
-    "the page's words and anchors | 0.962 | 0.977 |",
-    "| same, 40 candidates a page instead of 20 (checked, not kept: a site of 70 pages "
-    "then scores nearly every pair) | 0.968 | 0.977 |",
-    "| where no dictionary is installed, a lexicon bootstrapped from the site's own content "
-    "pairs (the better half of a first matching; word pairs of Dice >= 0.7 over >= 3 of "
-    "them) as the translation similarity (2026-11-28; checked, not kept): the training "
-    "part with its dictionaries removed 0.758 -> 0.749 (de-fr opaque 0.928 -> 0.871, en-zh "
-    "opaque 0.267 -> 0.231); the Bible site of `page_match_languages.md` (no dictionary, "
-    "long pages that repeat their names) 0.750 -> 0.797 all at once. It helps long pages "
-    "and costs these short ones | - | - |",
-    "| more dictionaries in the set-up (2026-11-28; checked, not kept): FreeDict's 47 "
-    "English-X and X-English packages of 27 languages (79 MB) would give every hidden "
-    "English pair a dictionary, but on the one real English-German gold the kit holds, "
-    "albatec, eng-deu + deu-eng (734,681 stem pairs, 63 s to read once) cost the page "
-    "matching: expected en-de pairs 16 -> 14 of 16, all three language pairs F1 1.000 -> "
-    "0.964; the tree path's sentence pairs in gold paragraphs 48 of 54 -> 48 of 53 (flat "
-    "44 of 52 -> 47 of 54). The set-up keeps installing only the dictionaries the tests and "
-    "benchmarks use; README says how to add one | - | - |",
+    notes("step-training-validation"),
     "",
-    "What would move it: en-zh pages with translated slugs in the table template are the "
-    "weak part; some true twins are not among a page's 20 candidates, and the dictionary "
-    "covers novel prose thinly while pages of one novel share vocabulary. A Model 1 trained "
-    "on the site's confidently matched pairs (bootstrapping) would add the names and words "
-    "CC-CEDICT lacks.",
-    "",
-    "Crawl to sentence pairs: with the three templates (and titles that are the pages' "
-    "first sentences) the de-fr crawls give 0.82-0.86 and the en-zh ones 0.67-0.81, "
-    "although their page pairs are found (0.92-1.00). The en-zh figures were 0.56-0.72 "
-    "before two changes of 2026-11-27 (steps 18 and 22 of the tuning history of "
-    "benchmarks/results/tree_align_pages.md): the tree path's evidence guard measuring "
-    "split paragraphs joined (0.60-0.73), then the Chinese splitter keeping a closing "
-    "quote with the sentence it ends (0.67-0.81). Before the "
-    "tree path used the dictionaries (tree_align issue, 2026-11-27) they gave 0.80-0.86 "
-    "and 0.53-0.78: de-fr "
-    "portal pages gained, three of the four en-zh crawls lost 2-5 points (recall: on these "
-    "small pages a dictionary-only Model 1 of Chinese characters moves pairs the length "
-    "model had right; tuning history of benchmarks/results/tree_align_pages.md, step 15). "
-    "The portal template costs most: the tree alignment pairs its sidebar's titles of "
-    "other pages and, in en-zh, shifts content paragraphs. The shortfall is the tree and "
-    "sentence alignment (the tree_align issue on unseen layouts and language pairs), not "
-    "the matching. With the sentence aligner's 2-2 prior lowered (2026-11-28, "
-    "benchmarks/results/tuning_history.md) the de-fr crawls give 0.83-0.88, the en-zh ones "
-    "0.68-0.82.",
-    "",
-    "Learning from the site (2026-11-28, third session): a page pair of these crawls is 6-14 "
-    "beads, too little text for the sentence aligner's Model 1, while its site's other pages "
-    "share its names and words. The sentence_align stage now adds the site's latest stored "
-    "one-to-one sentence pairs (score >= 0.9) to each page pair's text "
-    "(`PARAMINE_SITE_PAIRS`, last column of the crawl table: without). Chosen on the training "
-    "crawls, first through the stage functions in a harness (each crawl's gold page pairs in "
-    "crawl order; pooled F1 de-fr / en-zh): none 0.828 / 0.684; 300, 500, 1,000, 3,000 pairs "
-    "0.837 / 0.743, 0.838 / 0.751, 0.838 / 0.752, 0.838 / 0.752 (score 0.9); score 0.5 / "
-    "0.99 at 1,000 pairs 0.838 / 0.751, 0.835 / 0.751; with every dictionary withheld (the "
-    "case of a language pair without one) none 0.812 / 0.606, 500 pairs 0.830 / 0.666. 500 "
-    "kept for its time: the sentence stage's CPU per page pair 6 -> 41 ms on these pages; "
-    "the whole `paramine process` of a training crawl 7.5-7.8 -> 12.7-13.0 s (de-fr, 77 page "
-    "pairs) and 10.2-10.4 -> 12.5-13.5 s (en-zh, 58). Then through `paramine process` (table "
-    "above): training mean F1 de-fr 0.822 -> 0.827, en-zh 0.643 -> 0.719; the validation "
-    "crawls, run once after the choice: de-fr 0.848 -> 0.857, en-zh 0.756 -> 0.829, pooled "
-    "0.841 (goal 0.80). Page pairs do not change (page_match runs before). Then each "
-    "distinct pair once (a menu or footer line is stored with every page; the latest 500 "
-    "distinct pairs, read from the newest 2,000 rows of each host): harness de-fr / en-zh "
-    "0.838 / 0.751 -> 0.839 / 0.766, without dictionaries 0.830 / 0.666 -> 0.832 / 0.690; "
-    "through `paramine process` (the table above is this state) the mean F1 of the training "
-    "crawls de-fr 0.827 -> 0.831, en-zh 0.719 -> 0.719, of the validation crawls 0.857 -> "
-    "0.863 and 0.829 -> 0.827 (pooled 0.841 -> 0.842): within noise on the default path, "
-    "kept because a real site's menus and footers, stored with every page, would otherwise "
-    "fill the 500. Tried with it and not kept: the same pairs "
-    "training the tree path's lexical pass (tuning history of `tree_align_pages.md`, step "
-    "28).",
-    "",
-    "Albatec, all three language pairs: F1 1.000 or 0.982 by the run until 2026-11-28, "
-    "taken at first for the machine's package versions: it followed PYTHONHASHSEED. Sums of "
-    "IDF weights over sets of strings ran in the sets' hash-seeded order, and the float "
-    "rounding broke a near-tie between the site's two copies of its German home page (`/` "
-    "and `/1-0-Startseite.html`, the same page). Summed in a fixed order since (exact "
-    "`math.fsum`, sorted accumulation; a test runs `paramine match-pages` on the crawl "
-    "under two hash seeds): 0.982 on every run, the English home page paired with `/` "
-    "rather than the copy the kit's table lists.",
+    notes("what-would-move"),
 ]
 
 
@@ -365,9 +257,7 @@ def main() -> None:
     lines = [
         "# page_match: page pairs from single crawled pages",
         "",
-        "Command: `.venv/bin/python -m benchmarks.page_match.matching`. Protocol in the module "
-        "docstring of `benchmarks/page_match/matching.py`; default settings of "
-        "`services/page_match/matching.py` (what `paramine match-pages` runs).",
+        notes("command-venv-bin"),
         "",
         "| part | pair | scheme | template | pages | gold pairs | P | R | F1 | seconds |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -449,13 +339,7 @@ def main() -> None:
         "",
         "## Crawl to sentence pairs (`paramine process` on the single pages)",
         "",
-        "Each site's crawl as one `.jsonl` of `{url, html}` pages through `paramine "
-        "process` with default settings (page_match, tree_align, sentence_align; a fresh "
-        "SQLite store), the exported sentence pairs scored against the gold beads of the "
-        "crawl's page pairs (docstring of `crawl_to_sentence_pairs`). Last column: the same "
-        "with `PARAMINE_SITE_PAIRS=0` (sentence_align then learns nothing from the site's "
-        "earlier page pairs; the default passes up to 500 of their sentence pairs to each "
-        "page pair's length model and Model 1, `services/sentence_align/handler.py`).",
+        notes("each-site-s"),
         "",
         "| part | pair | scheme, template | gold beads | exported pairs | P | R | F1 "
         "| F1 without site pairs |",

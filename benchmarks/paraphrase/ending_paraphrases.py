@@ -19,7 +19,7 @@ import tarfile
 import time
 from collections.abc import Sequence
 
-from benchmarks.common import KIT, RESULTS, publish
+from benchmarks.common import KIT, RESULTS, notes, publish
 from services.paraphrase.endings import EndingCandidate, mine_endings
 
 TARBALL = KIT / "livedoor-news-corpus" / "ldcc-text.tar.gz"
@@ -142,9 +142,7 @@ def main() -> None:
         f"in the noun. {NOISE_SHARE:.0%} of those pairs are noise (the Web side is an unrelated "
         f"sentence). {UNRELATED_PAIRS} unrelated real sentence pairs are mixed in. "
         f"Total {len(pairs)} pairs.",
-        "- Correct = a planted paraphrase, alone or after one particle (が明らかになった).",
-        "- Precision(N): seed definition (1/N) sum_{i<=N} C(i)/i, and plain C(N)/N; averaged over "
-        "the nouns; a list shorter than N counts the missing ranks as wrong.",
+        notes("correct-a-planted"),
         "",
         "| noun | planted paraphrases |",
         "|---|---|",
@@ -183,11 +181,7 @@ def main() -> None:
             examples.append(f"- {unit}, {noun}: {shown}")
     lines += [
         "",
-        "Paper (Web vs mobile news, character-based, ten most frequent nouns, judged by hand): "
-        "0.90 / 0.87 / 0.55. Planted data has only 2-3 right answers per noun (plus particle "
-        "variants), so P(10) plain is bounded well below 1 by construction.",
-        "",
-        "Top-5 examples ((x) = not a planted paraphrase):",
+        notes("paper-web-vs"),
         "",
         *examples,
         "",

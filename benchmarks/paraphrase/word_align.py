@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.common import KIT, PARAMINE, REPO, RESULTS, publish
+from benchmarks.common import KIT, PARAMINE, REPO, RESULTS, notes, publish
 from services.paraphrase.evaluate import (
     AlignmentScores,
     GoldAlignment,
@@ -59,49 +59,9 @@ RTE_FOLDS = 4
 TUNING_RECORD = [
     "## Tuning record (cross-validation on the training gold only)",
     "",
-    "| step | Edinburgh++ CV F1 / non-id | RTE2 dev CV F1 / non-id |",
-    "|---|---|---|",
-    "| classifier as the former benchmark fitted it, thresholds by mean F1 over the two "
-    "corpora (0.40 / 0.50) | 0.887 / 0.538 | 0.886 / 0.402 |",
-    "| + the pair's log length ratio and its absolute value as features | 0.891 / 0.577 "
-    "| 0.884 / 0.370 |",
-    "| criterion: mean over corpora of (F1 + non-identical F1) / 2 (thresholds 0.25 / 0.50; "
-    "shipped) | 0.892 / 0.612 | 0.879 / 0.402 |",
-    "| identity rule (link identical words left unlinked) | not chosen: equal CV score | |",
-    "| l2 of both logistic stages 0.3 / 1 (shipped) / 3 / 10 | criterion 0.6964 / 0.6960 / "
-    "0.6957 / 0.6962: no change, kept 1 | |",
-    "| possible-but-not-sure gold links left out of the training rows (neither positive nor "
-    "negative; 2026-11-27) | 0.889 / 0.620 | 0.873 / 0.420 (criterion 0.7005 against 0.6960, "
-    "thresholds unchanged; F1 falls on both corpora: not shipped) |",
-    "| surface variants as one more stage-1 feature (compound parts at - and /, "
-    "abbreviations with a full stop, one number in two spellings: jan./january, 13/13th, "
-    "'90/1990, herzegovina/bosnia-herzegovina; 2026-11-28) | 0.888 / 0.617 | 0.873 / 0.413 "
-    "(criterion 0.6975 against 0.6960, thresholds 0.20 / 0.50: F1 falls on both corpora, "
-    "within the noise of the l2 row: not shipped) |",
-    "| both stages gradient-boosted trees instead of logistic regressions (LightGBM, 200 "
-    "rounds, 31 leaves, learning rate 0.1, l2 1: usual settings, not tuned; the same features "
-    "and cross-fitting; 2026-11-28, fourth session; shipped, thresholds 0.25 / 0.45) "
-    "| 0.892 / 0.617 | 0.884 / 0.465 (criterion 0.7145 against 0.6960) |",
-    "| the same with scikit-learn's HistGradientBoosting (200 iterations, 31 leaves), both "
-    "stages / stage 2 only | 0.892 / 0.618, 0.888 / 0.625 | 0.886 / 0.470, 0.880 / 0.452 "
-    "(criterion 0.7166, 0.7112; LightGBM shipped: its model text is a documented format read "
-    "back by the library, scikit-learn's trees have no format but pickle) |",
+    notes("step-edinburgh-cv"),
     "",
-    "Before the boosted stages, Edinburgh++ test F1 stood 0.001 below the 0.90 goal and none "
-    "of the rows above the boosted one moved the CV figure by more than its noise (the l2 row "
-    "shows the noise: 0.0007 of criterion). A logistic stage is one weight per feature; the "
-    "features interact (an identical pair of function words, a WordNet relation with a weak "
-    "posterior), and the trees raised the criterion by 0.019, mostly through links between "
-    "different words on RTE2 (+6.3 points non-identical F1), while Edinburgh++ CV F1 stayed "
-    "where it was.",
-    "",
-    "One check of a train/test mismatch, run once on the test set and not a choice "
-    "(2026-11-28, with the logistic stages): the classifier was fitted on HMM posteriors "
-    "of an aligner trained on "
-    "the 1,514 training pairs, while `align-words` trains it on the pairs it is given "
-    "(306 here). Aligning the test pairs with the training sentences added as unlabelled "
-    "HMM data (`align_corpus(..., extra=...)`): F1 0.900 / non-identical 0.613 against "
-    "0.899 / 0.620: the posteriors' training size is not what holds the figure back.",
+    notes("before-the-boosted"),
 ]
 Link = tuple[int, int]
 
@@ -272,10 +232,7 @@ def rte_section(
     lines = [
         f"## MSR RTE2 dev, {RTE_FOLDS}-fold cross-validation ({len(rte)} pairs)",
         "",
-        "Fold k holds pairs k, k + 4, ...; its model is trained on Edinburgh++ train and the "
-        "other three folds (thresholds and identity rule chosen by that training's own "
-        "cross-validation), then `paramine align-words --model` aligns the fold as a whole "
-        "process. eflomal and the identity baseline see the same fold.",
+        notes("fold-k-holds"),
         "",
         "| fold | pairs | product F1 | product non-id F1 | identity F1 | eflomal int. F1 "
         "| product >= identity |",
@@ -343,31 +300,18 @@ def main() -> None:
     lines = [
         "# Word alignment: the product's `paramine align-words` on Edinburgh++ and MSR RTE2",
         "",
-        "Command: `.venv/bin/python -m benchmarks.paraphrase.word_align` (all systems side by side "
-        "in one "
-        "run). The shipped model is rebuilt with",
+        notes("command-venv-bin-2"),
         "`paramine train-word-model ../shared/data/edinburgh-plusplus-jacana/gold.train.sure.json "
         "../shared/data/msr-rte2006-alignment-dev/RTE2_dev_M.align.json "
         f"--out {DEFAULT_MODEL_PATH.relative_to(REPO)}`.",
         "",
         "## Protocol",
-        "- Product path: `paramine align-words PAIRS.tsv` with default settings: the IBM-1 + HMM "
-        "aligner trained (unsupervised) on the pairs it is given, the shipped link classifier "
-        "(two stacked stages of gradient-boosted trees, LightGBM, over the HMM posteriors, "
-        "identity, lemma, stem, WordNet "
-        "3.0 relations, trigram similarity, stop words, context, the pair's length ratio, a "
-        "lexicon of gold-linked word pairs) deciding every cell with its two thresholds, and "
-        "the identity rule if the training chose it.",
+        notes("product-path-paramine"),
         f"- Shipped model: trained on {', '.join(shipped.trained_on)}. Its thresholds and the "
         "identity rule were chosen by 3-fold cross-validation on that training gold alone, "
         "maximising the mean over the two corpora of (F1 + non-identical F1) / 2 (each corpus "
         f"counts once). Training record: {record}.",
-        "- eflomal (default settings) and the product get the same sentences (the pairs being "
-        "aligned, nothing more); eflomal is symmetrised here. Scores (seed "
-        "paraphrase-corpus-alignment-evaluation.txt eq. 2): P = |A & P_gold| / |A|, "
-        'R = |A & S_gold| / |S_gold|; "non-identical" restricts predicted and gold links to '
-        "pairs of different words (case-insensitive). Possible links: the sure+poss files "
-        "(`sureAlign` and `possibleAlign`).",
+        notes("eflomal-default-settings"),
         f"- Time: median of {REPEATS} alternating runs; paramine as a whole process (start-up, "
         "imports, model and WordNet loading, HMM training, classification); eflomal's `align` "
         f"call in this process (no interpreter start-up). Threads: {threads}.",

@@ -28,7 +28,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from benchmarks.common import RESULTS, publish
+from benchmarks.common import RESULTS, notes, publish
 from benchmarks.sentence_align import bam_anchors
 from benchmarks.sentence_align.length import load
 from benchmarks.sentence_align.report import signed_span
@@ -206,9 +206,7 @@ def main() -> None:
             "",
             INTRO,
             "",
-            "Dev-chosen minus variant: strict F1 of the dev-chosen settings minus the variant's,",
-            "paired 95% block-bootstrap interval; * where the interval excludes 0 (positive:",
-            "the component helps).",
+            notes("dev-chosen-minus"),
             "",
             "| documents | hybrid settings | P strict | R strict | F1 strict | dev-chosen minus "
             "variant [95%] | gold 1-0/0-1 found |",

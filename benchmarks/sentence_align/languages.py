@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from benchmarks.common import KIT, RESULTS, publish
+from benchmarks.common import KIT, RESULTS, notes, publish
 from benchmarks.sentence_align.length import TEXTBERG, galechurch_aligner, nltk_aligner
 from services.lexical.dictionary import BilingualDictionary
 from services.lexical.registry import dictionary_for
@@ -258,21 +258,7 @@ def component_table(
 
 
 TUNING_NOTES = [
-    "One-off measurements made while choosing (hybrid per document, before the sentence "
-    "cost change; not rerun by this script):",
-    "",
-    "- Chinese tokens for Model 1 (MAC-Dev whole, strict F1): characters 0.655 without / "
-    "0.747 with CC-CEDICT; jieba words 0.634 without / 0.761 with; jieba words plus the "
-    "characters of each word 0.570 / 0.759. Kept: jieba words (the default has the "
-    "dictionary, and dictionary headwords are words).",
-    "- Other settings on the choosing parts (de-fr dev / zh-en choosing; default then 0.904 "
-    "/ 0.803 with sentence cost 2.3): dictionary strength 0.1 / 0.5 / 1.0: 0.904 / 0.792, "
-    "0.899 / 0.797, 0.896 / 0.802; sentence cost 1.8 / 3.3: 0.905 / 0.750, 0.905 / 0.820; "
-    "lexical weight 0.2 / 0.5: 0.891 / 0.803, 0.906 / 0.709; eps 0.05 / 0.2: 0.908 / "
-    "0.749, 0.893 / 0.822; with sentence cost 2.8: 10 EM iterations 0.906 / 0.813, "
-    "deletion length weight 1.0 0.892 / 0.832, lexical weight 0.25 0.902 / 0.833, "
-    "dictionary words of 2 / 3+ letters 0.906 / 0.838, 0.910 / 0.844 (with two "
-    "refinements); none helped both pairs.",
+    notes("one-off-measurements"),
     "",
 ]
 
@@ -324,11 +310,7 @@ def main() -> None:
         "the pair (FreeDict de-fr + fr-de; CC-CEDICT; EDICT + FreeDict jpn-eng/eng-jpn where "
         "installed).",
         "",
-        "Parts, fixed before any choice: de-fr choosing = Text+Berg dev, reporting = test0..6; "
-        "zh-en MAC-Dev choosing = documents 001, 003, 005, validation = 002, 004, 006 (odd / "
-        "even numbers), whole = all six; en-ja = the SpanAlign sample (13 x 15 sentences, "
-        "non-monotonic gold: reported, never chosen on; no interval, the block bootstrap "
-        "needs a monotonic path).",
+        notes("parts-fixed-before"),
         "",
         "## Results",
         "",
@@ -347,12 +329,10 @@ def main() -> None:
     report += [
         "## Components of the default (paired difference: default minus the default without it)",
         "",
-        "Rule: a component stays only if it helps on the choosing parts of at least two "
-        "language pairs and hurts none significantly. Choosing parts:",
+        notes("rule-a-component"),
         "",
         *component_table(["de-fr choosing", "zh-en choosing"], every, default),
-        "Candidates tried on the choosing parts and not taken (the candidate minus the "
-        "default): each helped zh-en only, so fails the rule.",
+        notes("candidates-tried-on"),
         "",
         *component_table(["de-fr choosing", "zh-en choosing"], every, default, CANDIDATES),
         "The components on the reporting parts (nothing was chosen on them):",

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from benchmarks.common import KIT, RESULTS, publish
+from benchmarks.common import KIT, RESULTS, notes, publish
 from services.sentence_align.beads import Bead
 from services.sentence_align.evaluate import BeadScores, score_documents
 from services.sentence_align.gold import DocumentPair, read_documents
@@ -181,9 +181,7 @@ def main() -> None:
         f"{sum(len(d.gold) for d in documents)} gold beads), `--presplit` input, "
         "vecalign strict/lax scoring (micro-averaged over the 7 documents).",
         "",
-        "Method: banded Gale-Church DP (numba), beads 1-0, 0-1, 1-1, 2-1, 1-2, 2-2, 3-1, 1-3; "
-        "c from the ratio of total lengths, then c and s2 refitted on the first pass's 1-1 "
-        "beads and a second pass (docs/methods.md §2). Peers with their default parameters.",
+        notes("method-banded-gale"),
         "",
         *table(rows, "galechurch"),
         "",

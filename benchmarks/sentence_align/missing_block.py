@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from benchmarks.common import RESULTS, publish
+from benchmarks.common import RESULTS, notes, publish
 from benchmarks.sentence_align.large import synthetic_document
 from benchmarks.sentence_align.length import TEST, load
 from benchmarks.sentence_align.report import signed_span
@@ -119,22 +119,7 @@ def main() -> None:
             "",
             "Rerun: `.venv/bin/python -m benchmarks.sentence_align.missing_block`",
             "",
-            "Documents built from real Text+Berg de-fr gold beads (each bead once, seeded "
-            "order); a contiguous block of beads loses its sentences on one side (they become "
-            "gold 1-0 / 0-1 beads). Hybrid strict F1 with the plain length pass (the default "
-            "of sessions 14-19) and with the anchored length pass (the default since session "
-            "20: anchor-chain band and ratio, anchor costs, affine deletion runs; "
-            "services/sentence_align/length_passes.py). The settings were chosen on dev beads; the "
-            "test-bead documents are held out. Last column: corpus mode (`align_corpus`, "
-            "`paramine align-sentences` with several pairs), the documents of one group (dev "
-            "beads, test beads) in one run; each document gets the anchored length pass, then "
-            "one length model and one Model 1 serve them all (since session 22; corpus mode "
-            "had the plain length pass before). The documents of a group are cuts of the same "
-            "shuffled base documents, so one corpus run holds the same sentences several times. "
-            "The long documents (over 4,000 sentences, both sides together) draw dev and test "
-            "beads with repetition (so fewer names and numbers occur once a side); their "
-            "plain length pass is chunked, and since session 22 they get the anchored pass as "
-            "well (before, only documents of up to 4,000 sentences did).",
+            notes("documents-built-from"),
             "",
             "| beads from | document | plain length pass | anchored length pass | "
             "anchored, corpus mode |",

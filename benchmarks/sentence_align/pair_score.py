@@ -36,7 +36,7 @@ from unittest import mock
 
 import numpy as np
 
-from benchmarks.common import KIT, RESULTS, publish
+from benchmarks.common import KIT, RESULTS, notes, publish
 from services.lexical import model1
 from services.lexical.registry import dictionary_for
 from services.sentence_align import handler
@@ -211,10 +211,7 @@ def cost_lines(costs: dict[str, Cost]) -> list[str]:
     lines = [
         "## Cost in the sentence_align stage",
         "",
-        "CPU per page pair (module docstring of benchmarks/sentence_align/pair_score.py): the "
-        "stage with "
-        "scoring, the part inside `pair_scores`, the stage with scoring left out, and scoring's "
-        "share of the rest of the stage, measured in the same run.",
+        notes("cpu-per-page"),
         "",
         "| pair | pages | pairs a page | stage ms | scoring ms | stage without scoring ms "
         "| scoring / rest of the stage | added by scoring |",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from benchmarks.common import notes
 from benchmarks.sentence_align.length import Row
 from benchmarks.sentence_align.rows import WITH_DICTIONARY
 from services.sentence_align.evaluate import (
@@ -78,12 +79,7 @@ def certainty_section(
     lines = [
         "## How sure these numbers are (block bootstrap)",
         "",
-        "95% percentile intervals of strict F1 by a block bootstrap "
-        "(`services.sentence_align.evaluate.bootstrap_f1_strict`, 2,000 resamples): each "
-        "document is cut wherever the gold path and the compared paths pass through the "
-        "same sentence pair boundary, the blocks are resampled with replacement and F1 is "
-        "recomputed; a difference is resampled on the blocks common to both alignments "
-        "(paired, as Koehn 2004 does for MT metrics).",
+        notes("95-percentile-intervals"),
         "",
         "| set | aligner | F1 strict | 95% interval |",
         "|---|---|---|---|",
@@ -176,16 +172,7 @@ def confidence_section(
     lines = [
         "## Bead confidence (the sentence-pair score)",
         "",
-        "Each bead of `lexicon` and `hybrid` carries its posterior probability: the weight of "
-        "the paths through the last pass's band that contain it, every path weighted by "
-        "exp(-its cost), over the weight of all paths (forward-backward over the same "
-        "program, `_banded_dp.path_posteriors`; temperature 1, the model's own costs, no "
-        "parameter fitted). It is the score of the stored sentence pairs "
-        "(`paramine export --min-score`, `min_score` of the API) and the third column of "
-        "`paramine align-sentences`. The former score, exp(-cost) with the cost floored at "
-        "0, is shown for comparison. Counted over the output beads with two non-empty "
-        "sides (the sentence pairs); a pair is correct when the gold has exactly that bead "
-        "(strict).",
+        notes("each-bead-of"),
         "",
         "| set | aligner | score | score group | pairs | mean score | share correct |",
         "|---|---|---|---|---|---|---|",

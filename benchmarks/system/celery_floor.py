@@ -43,7 +43,7 @@ import numpy as np
 import redis
 from kombu.entity import Queue
 
-from benchmarks.common import REPO, publish
+from benchmarks.common import REPO, notes, publish
 from benchmarks.common import RESULTS as RESULTS_FOLDER
 from shared.config import Settings
 from shared.delivery.celery_app import make_celery
@@ -162,12 +162,7 @@ def report(rows: Sequence[tuple[str, Cycle]], note: str) -> list[str]:
         "Rerun: `.venv/bin/python -m benchmarks.system.celery_floor`",
         "",
         *([note, ""] if note else []),
-        "A real `celery worker` (prefork pool, 1 pool process, `--without-mingle "
-        "--without-gossip`) with paramine's Celery settings (JSON, late acks, prefetch 1, reject "
-        "on worker lost) on the local Redis; its queue filled in advance, so the worker is never "
-        "idle for lack of work; each task's start and end written by the pool process. *Gap*: one "
-        "task's end to the next one's start (result back to the consumer, ack, next BRPOP, "
-        "hand-off to the pool).",
+        notes("a-real-celery"),
         "",
         "| case | tasks | tasks/s | gap mean (ms) | gap median (ms) | gap p90 (ms) | task (ms) |",
         "|---|---|---|---|---|---|---|",

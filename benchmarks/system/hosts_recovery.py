@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import REPO, publish
+from benchmarks.common import REPO, notes, publish
 from benchmarks.common import RESULTS as RESULTS_FOLDER
 from shared.config import QueueSettings
 
@@ -70,14 +70,7 @@ def report(rows: list[dict[str, Any]], status: int, note: str) -> list[str]:
         "hosts`,"
         " tests/hosts/), each case's times as it recorded them." + (f" {note}" if note else ""),
         "",
-        "Cluster: the data host (root namespace: a private redis-server and a forwarder to"
-        " PostgreSQL on its own addresses), a gateway host, two worker hosts each with a"
-        " tree_align and a sentence_align worker (`--concurrency 1`); 100 page pairs per case"
-        " posted through the gateway in requests of 10. A cut is the host's link set down: no"
-        " carrier, packets dropped both ways, no connection closed. Test configuration: lease"
-        " (visibility timeout) 10 s renewed every 2 s, restore sweep every 2 s, soft/hard limit"
-        " 20/25 s (idle transactions ended after 30 s), broker socket timeout 3 s, reconciler"
-        " every 2 s for pairs older than 10 s, the gateway's publish patience 5 s.",
+        notes("cluster-the-data"),
         "",
         "| case | pairs | in flight at the cut | cut → those stored (s) |"
         " cut → every message held at the cut acked (s) |"

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from benchmarks.common import KIT, RESULTS, publish
+from benchmarks.common import KIT, RESULTS, notes, publish
 from shared import langid as rule
 
 RESULT = RESULTS / "langid.md"
@@ -183,13 +183,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         lines.append(f"| {name} | {full:.3f} | {short:.3f} | {speed:,.0f} | {load:.1f} |")
     lines += [
         "",
-        "Kept: py3langid. On sentences it is within a point of lingua, on short segments "
-        "behind it, but it is 10-20 times faster (speeds here vary with the shared machine), "
-        "loads in about a second instead of half a "
-        "minute, and its model is 4.5 MB inside the package (lingua's 96 MB); the flag only "
-        "acts on confident verdicts over 10 letters or more, where the two agree. pycld2 is "
-        "the fastest but the least accurate, worst on short segments, and gives no probability "
-        "per language (only a 'reliable' bit), so a verdict's confidence cannot be bounded.",
+        notes("kept-py3langid-on"),
         "",
         "## Flag rule (py3langid, the kept library)",
         "",

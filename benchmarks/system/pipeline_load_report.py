@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import publish
+from benchmarks.common import notes, publish
 from benchmarks.system.pipeline_load_client import BACKLOG_SECONDS, RunResult
 from benchmarks.system.pipeline_load_profile import host_speed_line, profile_table
 from benchmarks.system.pipeline_load_stack import STAGES
@@ -81,48 +81,7 @@ def report(
         "",
         "## Method",
         "",
-        "Real processes on this machine: `paramine serve` (gateway), one `paramine worker --stage S"
-        " --concurrency N` per stage (N = 1, 2, 4 pool processes for tree_align and sentence_align;"
-        " 1 for paraphrase and thesaurus), Redis (shared local server, own database) and PostgreSQL"
-        " (a throwaway database per configuration). A bounded async httpx client posts one"
-        " generated"
-        " news-size page pair per request (English article of 5-20 KB HTML with header, navigation,"
-        " 2-6 sentence paragraphs, subheadings, related links and footer; the target page is a"
-        " deterministic pseudo-translation with correlated word lengths, 30% of them missing a"
-        " paragraph; seeded). Each configuration: warm-up (3 pairs per pool process: connections"
-        " and caches; numba kernels are compiled by each worker before it forks;"
-        " not counted), then half the duration at saturation (closed loop keeping 2 × N messages"
-        " waiting in `paramine.tree_align`), then half at 80% of the measured throughput (open"
-        " loop: a quarter of the duration with Poisson arrivals, then a quarter at a constant"
-        " rate, the arrival model of k6's constant-arrival-rate executor and wrk2).",
-        "",
-        "- **Throughput**: page pairs whose sentence pairs were stored (sentence_align's"
-        " `pair_progress` row) during the saturation phase, per second.",
-        "- **End-to-end latency** (80% phase): gateway's 202 received → sentence_align's progress"
-        " row written (all timestamps from the same clock).",
-        "- **Enqueue→start** (80% phase, first queue `paramine.tree_align`): the tree_align worker"
-        " runs with `--loglevel INFO`; Celery logs each task's `received` and `succeeded in D s`"
-        " lines with millisecond times, so a task starts at its success time − D. The queue is"
-        " FIFO with one consumer, so the k-th task received is the k-th page pair enqueued"
-        " (checked: the number of logged tasks equals the number submitted). The gateway enqueues"
-        " between the request being sent and its 202 arriving: start − sent is an upper bound"
-        " (it includes the gateway's request handling), start − 202 a lower bound. At 80% load"
-        " with Poisson arrivals this includes waiting behind a busy pool process, not only broker"
-        " delivery. *Found a free process*: tasks that, when sent, had no earlier task waiting and"
-        " fewer running than the stage has pool processes (from the same log spans); their"
-        " enqueue→start is the queue's own delay (gateway enqueue, Redis, the consumer's BRPOP,"
-        " hand-off to the pool), without queueing behind other work. *Hop*: the same tasks'"
-        " enqueue→start measured exactly: the gateway puts its publish time into each message's"
-        " header and the worker logs start − publish (`waited N ms`, also the"
-        " `paramine_queue_wait_seconds` histogram); the goal is read on it. Latencies are over"
-        " both 80% quarters unless marked Poisson or paced; the first enqueue→start columns are"
-        " Poisson.",
-        "- **Queue depth**: LLEN of each stage's list every 0.5 s (prefetch 1 and late acks: the"
-        " list holds only waiting messages).",
-        "- **CPU share**: utime+stime from /proc over the saturation phase of each worker's Celery"
-        " consumer (parent) process, its pool (children) processes, the gateway and redis-server;"
-        " the handlers' own wall time is the sum of `paramine_stage_latency_seconds`. PostgreSQL's"
-        " CPU is not counted (a server shared with other work).",
+        notes("real-processes-on"),
         "",
         "## Results",
         "",
@@ -212,12 +171,7 @@ def report(
         )
     lines += [
         "",
-        "The Celery consumer (parent) process does the broker work: BRPOP, unacked bookkeeping,"
-        " acks, handing messages to the pool. The pool processes run the handlers (algorithm,"
-        " store writes) and also decode messages and publish to the next queue, so their CPU is"
-        " an upper bound on algorithm work and the queue share is a lower bound on queue overhead."
-        " Handler wall time exceeds CPU when the shared machine is overloaded (processes wait for"
-        " a core) and includes PostgreSQL round trips.",
+        notes("the-celery-consumer"),
     ]
     lines += ["", "### Queue depth over time (LLEN, every 5 s)", ""]
     for result in results:

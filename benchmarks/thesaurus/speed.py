@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.common import KIT, REPO, RESULTS, peak_rss_mb, publish
+from benchmarks.common import KIT, REPO, RESULTS, notes, peak_rss_mb, publish
 from services.thesaurus.cooccur import Cooccurrence, filter_counts
 from services.thesaurus.estimate import estimate_undefined
 from services.thesaurus.similarity import (
@@ -198,10 +198,7 @@ def main() -> None:
     lines = [
         "# Thesaurus full recompute: speed and peak memory",
         "",
-        "Full recompute = class counts f(v, C) (after the frequency filter) + MI + Hindle SIM",
-        "over all leaf pairs + estimation rounds. Numba kernel warmed up (compiled) before timing.",
-        "Each case in its own process; peak = peak RSS of that process (includes loading).",
-        "Run: `.venv/bin/python -m benchmarks.thesaurus.speed`.",
+        notes("full-recompute-class"),
         "",
         "| case | leaves | verbs | (v, C) types | counts s | SIM s | estimation s "
         "| recompute s | SIM + estimation CPU s (all threads) | peak RSS MB | goal < 30 s |",

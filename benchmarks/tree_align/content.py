@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from benchmarks.common import KIT, PARAMINE, RESULTS, publish
+from benchmarks.common import KIT, PARAMINE, RESULTS, notes, publish
 from shared.encoding import decode_page
 
 RESULT = RESULTS / "content.md"
@@ -151,9 +151,7 @@ def main() -> None:
         f"Python {platform.python_version()}; 2 cores shared, timings noisy.",
         "Rerun: `.venv/bin/python -m benchmarks.tree_align.content`. Data and metric: the "
         "docstring of",
-        "`benchmarks/tree_align/content.py` (the kit's 121 Zyte article-extraction development "
-        "pages, the",
-        "benchmark's 4-token shingle metric).",
+        notes("benchmarks-tree-align"),
         "",
         "| extractor | precision | recall | F1 | accuracy | CPU ms / page |",
         "|---|---|---|---|---|---|",
@@ -167,8 +165,7 @@ def main() -> None:
     best_traf = max(rows[1][1][2], rows[2][1][2], rows[3][1][2])
     lines += [
         "",
-        "The product's CPU time is one whole process over the 121 pages, start-up (about",
-        "1.5 s of imports) included, and it parses each page into the tag tree as well.",
+        notes("the-product-s"),
         "",
         f"Acceptance: F1 >= 0.95 {'met' if product_f1 >= 0.95 else 'NOT met'} ({product_f1:.3f});"
         f" at least trafilatura's ({best_traf:.3f}, the best of its three settings) "

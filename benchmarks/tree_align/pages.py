@@ -31,7 +31,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from benchmarks.common import RESULTS, publish
+from benchmarks.common import RESULTS, notes, publish
 from benchmarks.tree_align.families import FAMILIES, HEAVY_FAMILIES
 from benchmarks.tree_align.paths import Timings, extractor_chunks, whole_page_chunks
 from benchmarks.tree_align.realpages import real_pairs, score_real, score_sentences
@@ -299,9 +299,7 @@ def real_page_lines() -> list[str]:
         "## real pages: albatec-al.de English–German (paragraph gold, see"
         " benchmarks/tree_align/realpages.py)",
         "",
-        "Paragraph pairs: gold, found by the tree path, tree output pairs holding gold text;"
-        " sentence pairs (the product's output) inside one gold paragraph pair on both sides,"
-        " of those with a side in a gold paragraph, tree and flat.",
+        notes("paragraph-pairs-gold"),
         "",
         "| page pair | gold | found | output | sentence pairs tree | flat |",
         "|---|---|---|---|---|---|",
@@ -380,24 +378,9 @@ def main() -> None:
         f"Run `{time.strftime('%Y-%m-%d %H:%M')}` on {platform.machine()}, "
         f"Python {platform.python_version()}; 2 cores shared, timings noisy.",
         "Rerun: `.venv/bin/python -m benchmarks.tree_align.pages`. Method, data and scoring:",
-        "docstrings of `benchmarks/tree_align/pages.py`, `benchmarks/tree_align/suite.py` and",
-        "`benchmarks/tree_align/families.py`.",
+        notes("docstrings-of-benchmarks"),
         "Template families: " + "; ".join(f"{k + 1} {f.name}" for k, f in enumerate(families)),
-        "(1-5 training part, 6-10 validation part, 11-12 heavy part (training texts), 13-14",
-        "heavy validation part (validation texts); the random part: the training texts in",
-        "families drawn at random from the moderate features, `random_families`, seeds 1 and",
-        "2). Texts: training Text+Berg test0-2, MAC-Dev 001-003, SpanAlign beads 1-6;",
-        "validation Text+Berg test3-6, MAC-Dev 004-006, SpanAlign beads 7-12; real pages: six",
-        "albatec-al.de English–German pairs (section below, a paragraph gold). Choices are made",
-        "on the train, random and heavy parts; the validation parts were looked at twice while",
-        "the content model was developed (its first two variants; tuning history, step 30).",
-        "Paths: tree = the default (`align-pages`: the content model, then the tree alignment of",
-        "the content blocks); flat = `--flat` (the content text as one chunk); whole = each",
-        "page's whole text as one chunk (the flat path before the content model); trafilatura /",
-        "resiliparse = that extractor's main text as one chunk; oracle = the gold paragraph",
-        "pairs (the ceiling of any chunk pairing with the project's sentence path). Strict F1:",
-        "exact gold beads; tolerant: an output bead made of whole consecutive gold beads counts",
-        "as that many correct beads (a coarser sentence cut is no error).",
+        notes("1-5-training"),
         "",
     ]
     timings = Timings()

@@ -39,7 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import KIT, REPO, RESULTS, peak_rss_mb, publish
+from benchmarks.common import KIT, REPO, RESULTS, notes, peak_rss_mb, publish
 from benchmarks.tree_align.pagegen import (
     paragraphs_from_beads,
     source_page,
@@ -279,8 +279,7 @@ def main() -> None:
         "",
         *verdict,
         "",
-        "Goal: 1,000 x 1,000 elements <= 0.5 s on one core; no pair of <= 5,000 elements over"
-        " 2 GB. Tables above 1.5 GB are refused with InputTooLarge before allocation.",
+        notes("goal-1-000"),
         "",
         f"Side by side in one process: the decoder of {BASELINE} (before this round) and the"
         f" current one, alternating, medians of {SIDE_BY_SIDE_ROUNDS} CPU-second runs each;"
@@ -290,35 +289,7 @@ def main() -> None:
         "|---|---|---|---|---|---|",
         *side_rows,
         "",
-        "The exact decoder is O(|T1||T2|(deg T1 + deg T2)^2) (Jiang-Wang-Zhang): the generated",
-        "templates' menus and footers grow with the page (high-degree lists): its worst case.",
-        "CPU seconds on this shared machine vary by 10-30% between runs (load, cache",
-        "contention): compare the decoder with apted, and old with new, within one run.",
-        "Earlier rounds (all exact): one scan body compiled per semiring (numba ``literally``),",
-        "so the Viterbi scans take plain minima with no mode test, keep the left cell's states",
-        "in registers and split the span minima over interleaved accumulators; in the first row",
-        "of a G-tight scan (first column of an F-tight one) a span can only start at the first",
-        "tree; node pairs where one side has a single child get that side's span entries in",
-        "closed form. This round (exact: the Viterbi tables, node pairs and costs are identical",
-        "to the bit on the albatec, ~300 and ~1,000 pairs, full and folded, with and without",
-        "band 0.3 and max_span 3; the brute-force oracle tests pass): the scans read and write",
-        "their cells through one flat view of the scan buffer made once by each caller, with",
-        "unsigned indices, so numba compiles no negative-index test into each access (a view",
-        "made inside each scan call, i.e. once per scan, was slower than none). Tried, dropped",
-        "(no gain or slower, same tables): all GT(w) / FT(w) scans of a node pair in one call",
-        "(fewer calls, same time within noise), a transposed copy of the totals for contiguous",
-        "SpanG sums (the extra store per cell cost more than it saved), four accumulators for",
-        "SpanG (no gain), skipping the DelG-state stores outside the last column in the forward",
-        "pass (the test per cell cost more), fast-math flags (in a micro-benchmark LLVM did",
-        "not vectorise these minima either way). Part of the gain is LLVM inlining the scan into",
-        "the forward pass;",
-        "small edits of the scan flipped that (0.30 vs 0.34 s). What remains on the ~1,000 full",
-        "pair (forward pass ~0.29 s CPU): the GT scans ~0.13 s and FT scans ~0.10 s of node",
-        "pairs with several children on both sides (~19 M cells, about 140 M span terms, most from",
-        "two wide lists of 87 and 149 items), ~0.02 s the loop over all internal node pairs and",
-        "the one-child closed forms. Costs can be negative (the default model's text costs go",
-        "down to -10.7 on this pair), so bounds that assume non-negative terms cannot prune",
-        "the span minima.",
+        notes("the-exact-decoder"),
     ]
     publish(RESULT, lines)
 

@@ -27,7 +27,7 @@ import os
 import platform
 import time
 
-from benchmarks.common import KIT, RESULTS, publish
+from benchmarks.common import KIT, RESULTS, notes, publish
 from services.html.parse import block_tree, parse_html
 from services.html.tag_tree import TagTree
 from services.sentence_align.beads import parse_beads
@@ -170,16 +170,7 @@ def main() -> None:
             print(lines[-1], flush=True)
     lines += [
         "",
-        "Columns: 'work exact' is `decoding_work` of the pair (scan cells plus 25 per internal "
-        "node pair); 'span' the restriction the bound chose (`exact`: none); 'exact pass' and "
-        "'bounded pass' one Viterbi pass each; 'cost gap' the bounded pass's cost minus the "
-        "exact optimum (>= 0: the restricted model's optimum can only be worse); 'pages' both "
-        "passes of `align_page_texts` as the worker runs them; 'items right' the share of list "
-        "items in the right chunk pair. Exact decoding holds every sibling range under each "
-        "node in its tables; restricted spans hold only ranges up to the span (an 800-row "
-        "table: 4.5 GB exact). A pair whose tables exceed the memory limit "
-        "(`PARAMINE_HTML__MAX_ALIGNMENT_BYTES`, 1.5 GB) is aligned as flat text by the worker "
-        "(`tree_align.handler`).",
+        notes("columns-work-exact"),
     ]
     publish(RESULT, lines)
 

@@ -1,15 +1,17 @@
-"""publish: a benchmark's report lands in its results file and on stdout, same text;
-peak_rss_mb: a process's own peak memory, not its parent's."""
+"""publish: a benchmark's report lands in its results file and on stdout, same text, keeping
+the file's hand-written notes (keep_notes); peak_rss_mb: a process's own peak memory, not its
+parent's."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from benchmarks.common import peak_rss_mb, publish
+from benchmarks.common import NOTES_END, RESULTS, keep_notes, notes, peak_rss_mb, publish
 from tests.conftest import REPO
 
 
@@ -20,6 +22,55 @@ def test_publish_writes_and_prints_the_same_text(
     publish(target, ["# Bench", "", "| a | b |", ""])
     assert target.read_text(encoding="utf-8") == "# Bench\n\n| a | b |\n"
     assert capsys.readouterr().out == "# Bench\n\n| a | b |\n"
+
+
+RESULTS_FILE = (
+    "# Bench\n\n| a | 1 |\n\n<!-- notes: tuning -->\nTried 0.3, 0.4: kept 0.4.\n\n"
+    "| hand | table |\n<!-- /notes -->\n\n- Goal: met.\n  <!-- notes: end -->\n  See x.md.\n"
+    "  <!-- /notes -->\n"
+)
+
+
+def test_keep_notes_keeps_the_hand_written_blocks_and_regenerates_the_rest() -> None:
+    generated = "# Bench\n\n| a | 2 |\n\n" + notes("tuning") + "\n\n- Goal: not met.\n"
+    generated += notes("end") + "\n"
+    expected = RESULTS_FILE.replace("| a | 1 |", "| a | 2 |").replace("met.", "not met.")
+    assert keep_notes(generated, RESULTS_FILE) == expected
+    assert keep_notes("# Bench\n\n| a | 2 |\n", RESULTS_FILE) == "# Bench\n\n| a | 2 |\n"
+
+
+def test_keep_notes_leaves_a_missing_block_empty_and_says_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    kept = keep_notes(f"# Bench\n{notes('gone')}\n", RESULTS_FILE)
+    assert kept == f"# Bench\n<!-- notes: gone -->\n{NOTES_END}\n"
+    assert "no notes 'gone'" in capsys.readouterr().err
+
+
+def test_a_rerun_with_the_same_measurements_writes_the_same_bytes(tmp_path: Path) -> None:
+    target = tmp_path / "bench.md"
+    target.write_text(RESULTS_FILE, encoding="utf-8")
+    lines = ["# Bench", "", "| a | 1 |", "", notes("tuning"), "", "- Goal: met.", notes("end")]
+    publish(target, lines)
+    assert target.read_bytes() == RESULTS_FILE.encode("utf-8")
+    publish(target, [*lines[:2], "| a | 3 |", *lines[3:]])
+    assert target.read_text(encoding="utf-8") == RESULTS_FILE.replace("| a | 1 |", "| a | 3 |")
+
+
+def test_every_notes_line_of_the_scripts_has_its_block_in_the_results() -> None:
+    # Each name once in the code and once in the results files, so no block is lost or orphaned.
+    named = [
+        name
+        for script in sorted((REPO / "benchmarks").rglob("*.py"))
+        for name in re.findall(r'notes\("([\w-]+)"\)', script.read_text(encoding="utf-8"))
+    ]
+    blocks = [
+        name
+        for results in sorted(RESULTS.glob("*.md"))
+        for name in re.findall(r"^ *<!-- notes: ([\w-]+) -->$", results.read_text("utf-8"), re.M)
+    ]
+    assert len(named) > 50 and len(set(named)) == len(named)
+    assert sorted(named) == sorted(blocks)
 
 
 def test_peak_rss_is_read_from_the_high_water_mark(tmp_path: Path) -> None:
