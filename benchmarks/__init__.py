@@ -69,10 +69,11 @@ The system and the ground under the stages (``system``):
     system.celery_floor: Celery's own cost per task -> celery_floor.md
     system.hosts_recovery: network partitions across hosts, the ``hosts`` tests' recovery
         times (network namespaces, root) -> hosts.md
-    Not benchmarks: system.output_digests, digests of the product's outputs, to check that
-        a refactoring changes none of them (``--check``) -> output_digests.json;
-        system.structure_speed, the decoder and tree_align's CPU per pair against the code
-        before issue 38's restructuring (a one-off comparison) -> structure.md
+    Not a benchmark: system.output_digests, digests of the product's outputs, to check that
+        a refactoring changes none of them (``--check``) -> output_digests.json
+    Historical records, their one-off scripts removed (each file says at which commit the
+    script stands): structure.md (issue 38's restructuring against the code before it; such
+    comparisons now: system.process_cpu)
 
 ``results/tuning_history.md`` keeps, quoted, the tuning notes that product modules carried
 beside their defaults until issue 38 (each default now points to it or to its results file).

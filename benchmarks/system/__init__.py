@@ -2,5 +2,5 @@
 (``pipeline_load`` and its parts ``pipeline_load_stack``, ``_client``, ``_profile``,
 ``_summary``, ``_report``), Celery's own cost (``celery_floor``), recovery across hosts
 (``hosts_recovery``), whole ``paramine process`` runs (``process_cpu``), the shared ground
-under the stages (``langid``, ``langid_cache``, ``clean_corpus``), and the checks of a
-refactoring (``output_digests``, ``structure_speed``)."""
+under the stages (``langid``, ``langid_cache``, ``clean_corpus``), and the check of a
+refactoring (``output_digests``)."""

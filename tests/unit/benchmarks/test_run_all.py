@@ -10,8 +10,7 @@ from benchmarks.run_all import BENCHMARKS, main
 BENCH_DIR = Path(__file__).resolve().parents[3] / "benchmarks"
 # Runnable modules that ``make bench`` leaves out: itself, the shipped-model trainer and the
 # load tests (``make load``: the pipeline and Celery's own per-task cost, both need Redis) and
-# the output digests (a check of a refactoring, not a benchmark), system.structure_speed (a one-off
-# comparison with the code before issue 38's restructuring) and the recovery across hosts
+# the output digests (a check of a refactoring, not a benchmark) and the recovery across hosts
 # (``make hosts-bench``: network namespaces, root), and sentence_align.scripts and
 # page_match.languages (their data, the Bible corpus, is not in the kit: a repository
 # brought by the search tool's fetch).
@@ -22,7 +21,6 @@ NOT_RUN = {
     "system.pipeline_load",
     "system.celery_floor",
     "system.output_digests",
-    "system.structure_speed",
     "system.hosts_recovery",
     "sentence_align.scripts",
     "page_match.languages",
