@@ -4,6 +4,9 @@ Paths: the repository, the data kit read in place (``KIT``: ``../shared/data`` b
 repository, or the folder ``PARAMINE_KIT_DATA`` names, as for the tests; nothing is copied
 from it into the repository), the results folder and the installed ``paramine`` command.
 
+Timing: ``best_of`` times a call several times (the best wall and CPU seconds);
+``child_json`` runs a benchmark module's child mode in a fresh interpreter and reads its JSON.
+
 Reports: ``publish`` writes a results file (every benchmark ends the same way) and keeps its
 hand-written notes (``notes``: tuning records and explanations live in the results file, not
 in the script); ``peak_rss_mb`` measures a process's peak memory the same way everywhere.
@@ -17,18 +20,43 @@ stay in ``tree_align.suite`` and ``tree_align.pagegen``.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
+import subprocess
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 REPO = Path(__file__).resolve().parents[1]
 KIT = Path(os.environ.get("PARAMINE_KIT_DATA", REPO.parent / "shared" / "data"))
 RESULTS = REPO / "benchmarks" / "results"
 PARAMINE = Path(sys.executable).with_name("paramine")
+
+
+def best_of(repeats: int, call: Callable[[], T]) -> tuple[T, float, float]:
+    """``call``'s last result and its best wall and best CPU seconds over ``repeats`` runs."""
+    best_wall = best_cpu = float("inf")
+    for _ in range(repeats):
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = call()
+        best_wall = min(best_wall, time.perf_counter() - wall)
+        best_cpu = min(best_cpu, time.process_time() - cpu)
+    return result, best_wall, best_cpu
+
+
+def child_json(module: str, *args: str) -> Any:
+    """``python -m module args`` in a fresh interpreter (so its memory and start are its own),
+    from the repository; the JSON of its last line of output."""
+    done = subprocess.run(
+        [sys.executable, "-m", module, *args], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 NOTES_END = "<!-- /notes -->"

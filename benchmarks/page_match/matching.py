@@ -76,6 +76,17 @@ def score(
     return precision, recall, f1
 
 
+SiteRun = tuple[set[tuple[str, str]], set[tuple[str, str]]]  # (found, gold) page pairs
+
+
+def pooled_row(label: object, runs: Sequence[SiteRun]) -> str:
+    """A table row of P, R, F1 over the found and gold pairs of several sites pooled."""
+    found = set().union(*(f for f, _ in runs))
+    gold = set().union(*(g for _, g in runs))
+    precision, recall, f1 = score(found, gold)
+    return f"| {label} | {precision:.3f} | {recall:.3f} | {f1:.3f} |"
+
+
 def run_site(
     pages: Sequence[CrawledPage], threshold: float = THRESHOLD
 ) -> tuple[list[PageFeatures], set[tuple[str, str]], float]:
@@ -262,9 +273,9 @@ def main() -> None:
         "| part | pair | scheme | template | pages | gold pairs | P | R | F1 | seconds |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    totals: dict[str, list[tuple[set[tuple[str, str]], set[tuple[str, str]]]]] = {}
-    sweep: dict[float, list[tuple[set[tuple[str, str]], set[tuple[str, str]]]]] = {}
-    weights: dict[int, list[tuple[set[tuple[str, str]], set[tuple[str, str]]]]] = {}
+    totals: dict[str, list[SiteRun]] = {}
+    sweep: dict[float, list[SiteRun]] = {}
+    weights: dict[int, list[SiteRun]] = {}
     crawls: list[
         tuple[str, str, str, list[CrawledPage], list[tuple[str, str]], set[tuple[str, str]]]
     ] = []
@@ -305,11 +316,7 @@ def main() -> None:
         for scheme in HEAVY_SCHEMES:
             add_site(part, pair, documents, scheme, HEAVY, heavy_rng)
     lines += ["", "Pooled:", "", "| part | P | R | F1 |", "|---|---|---|---|"]
-    for name, runs in totals.items():
-        found = set().union(*(f for f, _ in runs))
-        gold = set().union(*(g for _, g in runs))
-        precision, recall, f1 = score(found, gold)
-        lines.append(f"| {name} | {precision:.3f} | {recall:.3f} | {f1:.3f} |")
+    lines += [pooled_row(name, runs) for name, runs in totals.items()]
     lines += [
         "",
         f"Threshold on the training part (the default, {THRESHOLD}, is chosen here):",
@@ -317,11 +324,7 @@ def main() -> None:
         "| threshold | P | R | F1 |",
         "|---|---|---|---|",
     ]
-    for value, runs in sorted(sweep.items()):
-        found = set().union(*(f for f, _ in runs))
-        gold = set().union(*(g for _, g in runs))
-        precision, recall, f1 = score(found, gold)
-        lines.append(f"| {value} | {precision:.3f} | {recall:.3f} | {f1:.3f} |")
+    lines += [pooled_row(value, runs) for value, runs in sorted(sweep.items())]
     lines += [
         "",
         "Weight of the dictionary's translation evidence against each of the other "
@@ -330,11 +333,7 @@ def main() -> None:
         "| weight | P | R | F1 |",
         "|---|---|---|---|",
     ]
-    for weight, runs in sorted(weights.items()):
-        found = set().union(*(f for f, _ in runs))
-        gold = set().union(*(g for _, g in runs))
-        precision, recall, f1 = score(found, gold)
-        lines.append(f"| {weight} | {precision:.3f} | {recall:.3f} | {f1:.3f} |")
+    lines += [pooled_row(weight, runs) for weight, runs in sorted(weights.items())]
     lines += [
         "",
         "## Crawl to sentence pairs (`paramine process` on the single pages)",

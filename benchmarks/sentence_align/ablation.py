@@ -39,21 +39,6 @@ from services.sentence_align.lexical_settings import LexicalSettings
 from services.sentence_align.presets import PLAIN_FIRST_PASS_SETTINGS, TEXTBERG_DEV_SETTINGS
 
 RESULT = RESULTS / "sentence_align_ablation.md"
-INTRO = (
-    "The hybrid objective's five components that were chosen by strict F1 on the one Text+Berg dev "
-    "document (cheap deletions, the refinement round's diagonal prior, the sentence-end model, "
-    "the deletion model, the anchor-token model; services/sentence_align/hybrid.py), each "
-    "switched off in turn (as the settings it had before it was chosen), all five (the "
-    "default of sessions 14-19), and all five with the anchored length pass of session 20 "
-    "(length_passes.anchored_first_run, the default since). Scored on the "
-    "Text+Berg dev document (where they were chosen) and on the paraphrase documents of "
-    "benchmarks/sentence_align/bam_anchors.py (two versions of one English text from real "
-    "Edinburgh++ and "
-    "MSRP sentence pairs with seeded insertions, deletions, 1-2 splits and 2-1 merges; the "
-    "same documents as benchmarks/results/bam_anchors.md): a different source, language and "
-    "kind of noise. The Text+Berg test set is not run here."
-)
-
 # Each component off, as the settings it had before it was chosen (hybrid.py's notes).
 # The deletion model reads the sentence-end model's classes, so switching the sentence-end
 # model off switches both off.
@@ -203,8 +188,6 @@ def main() -> None:
             "# Hybrid sentence alignment: the dev-chosen components, each switched off",
             "",
             "Rerun: `.venv/bin/python -m benchmarks.sentence_align.ablation`",
-            "",
-            INTRO,
             "",
             notes("dev-chosen-minus"),
             "",

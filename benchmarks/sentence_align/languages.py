@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import os
 import platform
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from benchmarks.common import KIT, RESULTS, notes, publish
+from benchmarks.common import KIT, RESULTS, best_of, notes, publish
 from benchmarks.sentence_align.length import TEXTBERG, galechurch_aligner, nltk_aligner
 from services.lexical.dictionary import BilingualDictionary
 from services.lexical.registry import dictionary_for
@@ -191,13 +190,7 @@ CANDIDATES: dict[str, Aligner] = {
 def run(name: str, aligner: Aligner, part: Part, repeats: int = 1) -> Run:
     """One aligner on one part; throughput the best of ``repeats`` timed runs."""
     aligner(replace(part, documents=[(d[0][:20], d[1][:20], d[2]) for d in part.documents[:1]]))
-    seconds = cpu_seconds = float("inf")
-    outputs: list[list[Bead]] = []
-    for _ in range(repeats):
-        start, cpu_start = time.perf_counter(), time.process_time()
-        outputs = aligner(part)
-        seconds = min(seconds, time.perf_counter() - start)
-        cpu_seconds = min(cpu_seconds, time.process_time() - cpu_start)
+    outputs, seconds, cpu_seconds = best_of(repeats, lambda: aligner(part))
     sentences = sum(len(s) + len(t) for s, t, _ in part.documents)
     scores = score_documents([g for *_, g in part.documents], outputs)
     return Run(name, outputs, scores, sentences / seconds, sentences / max(cpu_seconds, 1e-9))

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmarks.common import REPO, peak_rss_mb
+from benchmarks.common import child_json, peak_rss_mb
 from benchmarks.sentence_align.length import TEST, load, paramine_aligner
 from services.sentence_align import gold
 from services.sentence_align.evaluate import score_documents
@@ -51,14 +48,7 @@ def run_large(method: str, n_src: int) -> dict[str, float]:
 
 def large_in_child(method: str) -> dict[str, float]:
     """``run_large`` in a fresh interpreter, so peak memory is this alignment's own."""
-    completed = subprocess.run(
-        [sys.executable, "-m", "benchmarks.sentence_align.aligners", "--large", method],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    result: dict[str, float] = json.loads(completed.stdout.strip().splitlines()[-1])
+    result: dict[str, float] = child_json("benchmarks.sentence_align.aligners", "--large", method)
     return result
 
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import os
 import platform
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from benchmarks.common import KIT, RESULTS, notes, publish
+from benchmarks.common import KIT, RESULTS, best_of, notes, publish
 from services.sentence_align.beads import Bead
 from services.sentence_align.evaluate import BeadScores, score_documents
 from services.sentence_align.gold import DocumentPair, read_documents
@@ -115,13 +114,7 @@ def evaluate_batch(
     documents: Sequence[DocumentPair],
 ) -> Row:
     """Scores and throughput (best of REPEATS) of one call aligning all ``documents``."""
-    best = best_cpu = float("inf")
-    outputs: list[list[Bead]] = []
-    for _ in range(REPEATS):
-        start, cpu_start = time.perf_counter(), time.process_time()
-        outputs = align_all(documents)
-        best = min(best, time.perf_counter() - start)
-        best_cpu = min(best_cpu, time.process_time() - cpu_start)
+    outputs, best, best_cpu = best_of(REPEATS, lambda: align_all(documents))
     sentences = sum(len(doc.src) + len(doc.tgt) for doc in documents)
     scores = score_documents([doc.gold for doc in documents], outputs)
     return Row(name, scores, sentences / best, sentences / max(best_cpu, 1e-9), outputs)

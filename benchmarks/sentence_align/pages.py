@@ -12,10 +12,10 @@ Run as part of ``.venv/bin/python -m benchmarks.sentence_align.aligners``.
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from benchmarks.common import best_of, generate_pair
 from services.sentence_align.align import align_sentences
 from services.sentence_align.handler import sentence_pairs
 from services.sentence_align.splitter import split_sentences
@@ -36,7 +36,6 @@ class PageRow:
 
 def generated_messages(count: int = PAGE_PAIRS, seed: int = SEED) -> list[ChunkPairs]:
     """``count`` generated page pairs as tree_align's output messages."""
-    from benchmarks.common import generate_pair
     from services.tree_align.handler import chunk_pairs
 
     rng = random.Random(seed)
@@ -68,13 +67,7 @@ def per_chunk(method: str) -> Callable[[ChunkPairs], int]:
 
 def measure(name: str, run: Callable[[ChunkPairs], int], messages: Sequence[ChunkPairs]) -> PageRow:
     run(messages[0])  # warm-up (JIT, imports)
-    best_cpu = best_wall = float("inf")
-    produced = 0
-    for _ in range(REPEATS):
-        wall, cpu = time.perf_counter(), time.process_time()
-        produced = sum(run(message) for message in messages)
-        best_wall = min(best_wall, time.perf_counter() - wall)
-        best_cpu = min(best_cpu, time.process_time() - cpu)
+    produced, best_wall, best_cpu = best_of(REPEATS, lambda: sum(map(run, messages)))
     count = len(messages)
     return PageRow(name, 1000 * best_cpu / count, 1000 * best_wall / count, produced)
 

@@ -228,18 +228,7 @@ def cost_lines(costs: dict[str, Cost]) -> list[str]:
     return [*lines, ""]
 
 
-HARD_RULES = (
-    "## The field's own filters (item 5)",
-    "",
-    "bicleaner-hardrules and Bifixer were not adopted. {verdict}",
-    "paramine keeps its own versions of what they do: the untranslated / wrong-language flags "
-    "and the Bifixer-style deduplication key (shared/corpus_clean.py), and the pair "
-    "classifier's copy, repetition, script and language-id features.",
-    "",
-)
-
-
-def main(verdict: str = "") -> None:
+def main() -> None:
     model = load_pair_model()
     documents = kit_documents(KIT, VALIDATION)
     lines = [
@@ -267,20 +256,9 @@ def main(verdict: str = "") -> None:
                 lines += section(f"{pair}, {label}", scored, model.threshold)
             costs[pair] = stage_cost(part, store)
     lines += cost_lines(costs)
-    lines += [line.format(verdict=verdict) for line in HARD_RULES]
+    lines += ["## The field's own filters (item 5)", "", notes("field-s-own"), ""]
     publish(RESULT, lines)
 
 
-VERDICT = (
-    "Both install from PyPI (bicleaner-hardrules 2.10.8, bifixer 0.8.12, tried with `pip "
-    "install --no-deps` into a scratch folder, not the venv). bicleaner-hardrules does not run "
-    "offline without downloads: it imports fastspell, whose fastText language-id model "
-    "(lid.176) is fetched on first use, and kenlm with its porn-removal language models from "
-    "the Hugging Face hub, and it pins sacremoses 0.0.53 and fasttext-wheel 0.9.2 (older than "
-    "this venv's). Bifixer needs no model, but rewrites the text it is given (ftfy, "
-    "orthography fixes) and brings ftfy, nltk, Unidecode and xxhash; the part a stored corpus "
-    "needs, its near-duplicate hash, paramine already computes (the dedup key)."
-)
-
 if __name__ == "__main__":
-    main(VERDICT)
+    main()

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -28,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.common import KIT, REPO, RESULTS, notes, peak_rss_mb, publish
+from benchmarks.common import KIT, REPO, RESULTS, child_json, notes, peak_rss_mb, publish
 from services.thesaurus.cooccur import Cooccurrence, filter_counts
 from services.thesaurus.estimate import estimate_undefined
 from services.thesaurus.similarity import (
@@ -173,14 +172,7 @@ def run_case(name: str) -> dict[str, Any]:
 
 
 def _in_subprocess(name: str) -> dict[str, Any]:
-    output = subprocess.run(
-        [sys.executable, "-m", "benchmarks.thesaurus.speed", "--case", name],
-        check=True,
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-    ).stdout
-    result: dict[str, Any] = json.loads(output.strip().splitlines()[-1])
+    result: dict[str, Any] = child_json("benchmarks.thesaurus.speed", "--case", name)
     return result
 
 

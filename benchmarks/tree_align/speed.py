@@ -39,7 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import KIT, REPO, RESULTS, notes, peak_rss_mb, publish
+from benchmarks.common import KIT, REPO, RESULTS, child_json, notes, peak_rss_mb, publish
 from benchmarks.tree_align.pagegen import (
     paragraphs_from_beads,
     source_page,
@@ -257,11 +257,7 @@ def main() -> None:
                     f"- ~1,000-element pair, {tree} trees: exact decoder {seconds} "
                     f"({'met' if met else 'NOT met'}); band 0.3: {cell(banded)}."
                 )
-    done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.tree_align.speed", "--side-by-side"],
-        capture_output=True, text=True, cwd=REPO, check=True,
-    )  # fmt: skip
-    side_rows = json.loads(done.stdout.strip().splitlines()[-1])
+    side_rows = child_json("benchmarks.tree_align.speed", "--side-by-side")
     loads.append(os.getloadavg()[0])
     lines = [
         "# tree_align: decoder speed and memory vs apted",

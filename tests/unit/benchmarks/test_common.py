@@ -1,6 +1,6 @@
 """publish: a benchmark's report lands in its results file and on stdout, same text, keeping
 the file's hand-written notes (keep_notes); peak_rss_mb: a process's own peak memory, not its
-parent's."""
+parent's; best_of and child_json, the timing and child-process helpers."""
 
 from __future__ import annotations
 
@@ -11,7 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.common import NOTES_END, RESULTS, keep_notes, notes, peak_rss_mb, publish
+from benchmarks.common import (
+    NOTES_END,
+    RESULTS,
+    best_of,
+    child_json,
+    keep_notes,
+    notes,
+    peak_rss_mb,
+    publish,
+)
 from tests.conftest import REPO
 
 
@@ -93,3 +102,25 @@ def test_a_subprocess_of_a_large_parent_reports_its_own_peak() -> None:
     assert float(done.stdout) < 90.0, done.stdout
     assert peak_rss_mb() >= 100.0
     del ballast
+
+
+def test_best_of_runs_the_call_each_time_and_keeps_the_last_result_and_best_times() -> None:
+    calls: list[int] = []
+
+    def call() -> int:
+        calls.append(len(calls))
+        sum(range(20_000 * len(calls)))  # the later runs take longer
+        return len(calls)
+
+    result, wall, cpu = best_of(3, call)
+    assert result == 3 and calls == [0, 1, 2]
+    assert 0 <= wall < 1 and 0 <= cpu < 1
+
+
+def test_child_json_reads_the_last_line_a_fresh_interpreter_prints(tmp_path: Path) -> None:
+    lines = tmp_path / "lines.jsonl"
+    lines.write_text('{"first": 1}\n[2, {"last": 3}]\n', encoding="utf-8")
+    args = ("--json-lines", "--compact", str(lines))
+    assert child_json("json.tool", *args) == [2, {"last": 3}]
+    with pytest.raises(subprocess.CalledProcessError):
+        child_json("json.tool", str(tmp_path / "missing.json"))
