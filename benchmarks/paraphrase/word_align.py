@@ -300,7 +300,8 @@ def main() -> None:
     lines = [
         "# Word alignment: the product's `paramine align-words` on Edinburgh++ and MSR RTE2",
         "",
-        notes("command-venv-bin-2"),
+        "Command: `.venv/bin/python -m benchmarks.paraphrase.word_align` (all systems side by "
+        "side in one run). The shipped model is rebuilt with",
         "`paramine train-word-model ../shared/data/edinburgh-plusplus-jacana/gold.train.sure.json "
         "../shared/data/msr-rte2006-alignment-dev/RTE2_dev_M.align.json "
         f"--out {DEFAULT_MODEL_PATH.relative_to(REPO)}`.",

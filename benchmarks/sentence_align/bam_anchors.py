@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from benchmarks.common import KIT, RESULTS, notes, publish
+from benchmarks.common import KIT, RESULTS, publish
 from services.sentence_align import anchors
 from services.sentence_align.align import align_sentences
 from services.sentence_align.beads import Bead
@@ -325,7 +325,9 @@ def main() -> None:
         "",
         "## Method and data",
         "",
-        notes("each-document-is"),
+        "Each document is two versions of one text built from real paraphrase pairs",
+        "(Edinburgh++ sentence pairs and MSRP positive pairs): unit k contributes its two",
+        "paraphrases, one per side, in order. Seeded edits per unit: a sentence only in the",
         f"first version (p={P_SRC_ONLY}), only in the second (p={P_TGT_ONLY}, taken from unused",
         f"pairs), a 1-2 split at a comma or mid-sentence (p={P_SPLIT}), a 2-1 merge",
         f"(p={P_MERGE}). Sizes {SIZES} units x {DOCUMENTS_PER_SIZE} documents each.",
@@ -333,7 +335,9 @@ def main() -> None:
         f"{sum(len(d.src) for d in dev)} + {sum(len(d.tgt) for d in dev)} sentences).",
         f"Test: Edinburgh++ test + MSRP test ({len(test_pool)} pairs, "
         f"{sum(len(d.src) for d in test)} + {sum(len(d.tgt) for d in test)} sentences).",
-        notes("scores-strict-lax"),
+        "Scores: strict/lax bead P/R/F1 (vecalign convention, `services.sentence_align.evaluate`);",
+        "anchor precision = anchors that are gold 1-1 beads / anchors;",
+        "anchor coverage = those correct anchors / gold 1-1 beads.",
         "",
         f"## Parameters chosen on dev ({len(ranked)} configurations; top 8 by strict F1)",
         "",

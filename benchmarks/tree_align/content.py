@@ -151,7 +151,9 @@ def main() -> None:
         f"Python {platform.python_version()}; 2 cores shared, timings noisy.",
         "Rerun: `.venv/bin/python -m benchmarks.tree_align.content`. Data and metric: the "
         "docstring of",
-        notes("benchmarks-tree-align"),
+        "`benchmarks/tree_align/content.py` (the kit's 121 Zyte article-extraction development "
+        "pages, the",
+        "benchmark's 4-token shingle metric).",
         "",
         "| extractor | precision | recall | F1 | accuracy | CPU ms / page |",
         "|---|---|---|---|---|---|",
