@@ -286,19 +286,9 @@ def _render(
         else:
             content.append(f"<p>{escaped}</p>")
         if number in after and foreign:
-            box = foreign.pop()
-            if side.block == "li":
-                box = f"<li>{box}</li>"
-            elif side.block == "td":
-                box = f"<tr><td>{box}</td></tr>"
-            content.append(box)
+            content.append(_in_block(side.block, foreign.pop()))
         if side.boxes and rng.random() < side.boxes:
-            box = _box(page, lang, "ad", rng, 1)
-            if side.block == "li":
-                box = f"<li>{box}</li>"
-            elif side.block == "td":
-                box = f"<tr><td>{box}</td></tr>"
-            content.append(box)
+            content.append(_in_block(side.block, _box(page, lang, "ad", rng, 1)))
     if side.block in ("li", "td"):
         content.append("</ul>" if side.block == "li" else "</table>")
     if side.teaser and teaser_text and side.sidebar == "none":
@@ -319,6 +309,11 @@ def _render(
         f"<!DOCTYPE html><html lang='{lang}'><head><meta charset='utf-8'><title>{title}</title>"
         "<script>var x = 1;</script></head><body>" + body + "</body></html>"
     )
+
+
+def _in_block(block: str, box: str) -> str:
+    """A box among the text blocks: a list item or a table row where the blocks are those."""
+    return {"li": f"<li>{box}</li>", "td": f"<tr><td>{box}</td></tr>"}.get(block, box)
 
 
 def heavy_prose(
