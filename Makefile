@@ -57,11 +57,11 @@ hosts: install
 
 # The same tests, their recovery times written to benchmarks/results/hosts.md.
 hosts-bench: install
-	$(BIN)/python -m benchmarks.hosts_recovery
+	$(BIN)/python -m benchmarks.system.hosts_recovery
 
 load: install
-	$(BIN)/python -m benchmarks.pipeline_load
-	$(BIN)/python -m benchmarks.celery_floor
+	$(BIN)/python -m benchmarks.system.pipeline_load
+	$(BIN)/python -m benchmarks.system.celery_floor
 
 clean:
 	rm -rf out .pytest_cache .mypy_cache .ruff_cache

@@ -7,7 +7,7 @@ load test is not part of this run: it needs Redis and PostgreSQL and takes about
 Benchmarks that need ``../shared/data`` fail with a clear message when the kit is absent; the
 run goes on and the summary lists what failed.
 
-    python -m benchmarks.run_all [NAME ...]   # default: all of them
+    python -m benchmarks.run_all [NAME ...]   # NAME: <stage>.<script>; default: all of them
 """
 
 from __future__ import annotations
@@ -17,30 +17,30 @@ import sys
 import time
 
 BENCHMARKS = (
-    "sentence_align_length",
-    "sentence_align",
-    "sentence_align_languages",
-    "sentence_align_whole_process",
-    "bam_anchors",
-    "sentence_align_ablation",
-    "sentence_align_missing_block",
-    "sentence_align_long",
-    "web_mobile",
-    "content",
-    "tree_align_pages",
-    "tree_align_speed",
-    "tree_align_news",
-    "tree_align_wide",
-    "word_align",
-    "page_match",
-    "ending_paraphrases",
-    "thesaurus_extraction",
-    "thesaurus_livedoor",
-    "thesaurus_speed",
-    "langid",
-    "langid_cache",
-    "clean_corpus",
-    "pair_score",
+    "sentence_align.length",
+    "sentence_align.aligners",
+    "sentence_align.languages",
+    "sentence_align.whole_process",
+    "sentence_align.bam_anchors",
+    "sentence_align.ablation",
+    "sentence_align.missing_block",
+    "sentence_align.long",
+    "sentence_align.web_mobile",
+    "tree_align.content",
+    "tree_align.pages",
+    "tree_align.speed",
+    "tree_align.news",
+    "tree_align.wide",
+    "paraphrase.word_align",
+    "page_match.matching",
+    "paraphrase.ending_paraphrases",
+    "thesaurus.extraction",
+    "thesaurus.livedoor",
+    "thesaurus.speed",
+    "system.langid",
+    "system.langid_cache",
+    "system.clean_corpus",
+    "sentence_align.pair_score",
 )
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import regex
 
-# Chosen on the dev part of benchmarks/langid.py (benchmarks/results/langid.md).
+# Chosen on the dev part of benchmarks/system/langid.py (benchmarks/results/langid.md).
 MIN_LETTERS = 10
 MAX_DECLARED_PROB = 0.001
 

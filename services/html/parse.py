@@ -446,7 +446,7 @@ def block_tree(tree: TagTree, keep: Collection[int] | None = None) -> TagTree:
     its first fragment. ``<p>Hello <b>world</b>.</p>`` becomes ``p`` with one leaf
     ``"Hello world."``. Translations rarely put inline markup at the same places, and the
     one-to-one leaf alignment cannot pair three fragments with one, so the tree alignment runs
-    on this tree (measured in benchmarks/tree_align_pages.py).
+    on this tree (measured in benchmarks/tree_align/pages.py).
 
     Folding moves blocks (``<a><div>..</div></a>`` puts the ``div`` under the link's parent),
     so the folded tree keeps the node each of its nodes stands for (``origin``: the element

@@ -26,12 +26,12 @@ For every site (host) and every two languages found there:
      IDF-weighted share of each page's dictionary words whose translations occur on the other
      page (:class:`Lexicon`), weighted :data:`LEXICON_WEIGHT` times each of the others: the
      one similarity that reads what the pages say (weight chosen on the training part of
-     ``benchmarks/page_match.py``; results in ``benchmarks/results/page_match.md``).
+     ``benchmarks/page_match/matching.py``; results in ``benchmarks/results/page_match.md``).
 
    Pairs are taken best first, each page at most once per language pair (one-to-one, as
    WMT16 scores), down to :data:`THRESHOLD` (chosen on the training part of
-   ``benchmarks/page_match.py``), or higher where the URL-matched pairs of the site show how
-   low a true pair scores there.
+   ``benchmarks/page_match/matching.py``), or higher where the URL-matched pairs of the site
+   show how low a true pair scores there.
 """
 
 from __future__ import annotations

@@ -12,10 +12,10 @@ which is the same prior without inventing sentences. Each direction runs IBM Mod
 only) and then the HMM alignment model (Vogel et al. 1996) with Och & Ney's empty word; see
 ``services.paraphrase.hmm`` for the recurrences. Links come from Viterbi in both directions,
 symmetrised by intersection | union | grow-diag | grow-diag-final | grow-diag-final-and (Koehn
-et al. 2003), or, as an option measured in ``benchmarks/word_align.py``, from the averaged
-posteriors of both directions with a threshold ("posterior"). Intersection is the default, as
-docs/methods.md §3b prescribes and benchmarks/results/word_align.md measures on Edinburgh++
-test against grow-diag-final-and (links and atomic phrase pairs).
+et al. 2003), or, as an option measured in ``benchmarks/paraphrase/word_align.py``, from the
+averaged posteriors of both directions with a threshold ("posterior"). Intersection is the
+default, as docs/methods.md §3b prescribes and benchmarks/results/word_align.md measures on
+Edinburgh++ test against grow-diag-final-and (links and atomic phrase pairs).
 """
 
 from __future__ import annotations

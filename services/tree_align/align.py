@@ -3,7 +3,7 @@
 The tree alignment (docs/methods.md §1) pairs ``#text`` leaves. Inline markup splits one
 sentence over several leaves (``<p>Hello <b>world</b>.</p>``), and translations put inline
 markup at different places, so a one-to-one leaf alignment would pair fragments with whole
-paragraphs (on the generated page pairs of benchmarks/tree_align_pages.py the full trees
+paragraphs (on the generated page pairs of benchmarks/tree_align/pages.py the full trees
 left nearly all article text unaligned; benchmarks/results/tuning_history.md). So by default
 :func:`align_page_texts` folds the trees first (:func:`block_tree`, inline markup folded into
 one leaf per block; the default model was trained on folded trees); the xpaths of its pairs

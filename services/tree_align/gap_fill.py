@@ -16,7 +16,7 @@ from services.tree_align.lexical import LexicalTextModel, word_count
 from services.tree_align.model import FloatArray, TreeModel
 
 # Gap filling with the length Pr_text: chosen on the dev document of
-# benchmarks/tree_align_pages.py (runs: benchmarks/results/tuning_history.md).
+# benchmarks/tree_align/pages.py (runs: benchmarks/results/tuning_history.md).
 DEFAULT_MAX_GAP = 4
 GAP_THRESHOLD = -8.0  # Pr_text cost (negative log likelihood ratio) a gap pair must beat
 # With the lexical Pr_text of the second pass (dev pages, seeds 7-46; same file): a gap pair

@@ -47,7 +47,7 @@ from services.tree_align.model import FloatArray, TextModel
 
 IntArray = npt.NDArray[np.int64]
 # The lexical weight and per-word offset: chosen on the dev pages of
-# benchmarks/tree_align_pages.py (runs: benchmarks/results/tuning_history.md).
+# benchmarks/tree_align/pages.py (runs: benchmarks/results/tuning_history.md).
 DEFAULT_LEXICAL_WEIGHT = 2.0
 DEFAULT_WORD_OFFSET = -1.0  # per-word LLR of no evidence either way (between log eps and 0)
 DEFAULT_EPSILON = 0.1

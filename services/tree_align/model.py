@@ -41,7 +41,7 @@ MODEL_FORMAT = "paramine-tree-model/1"
 DEFAULT_MODEL_PATH = Path(__file__).with_name("default_model.json")
 # Deletion probabilities are kept at least this far from 0 and 1 (:func:`clamp_deletion`).
 MIN_PROBABILITY = 1e-12
-# Chosen on the dev pages of benchmarks/tree_align_pages.py; higher weights over-aligned the
+# Chosen on the dev pages of benchmarks/tree_align/pages.py; higher weights over-aligned the
 # real albatec.de pair (runs: benchmarks/results/tuning_history.md).
 DEFAULT_ANCHOR_WEIGHT = 4.0
 # Cognate anchors (``LengthTextModel.cognates``) on, the Poisson ``anchor_rate`` 0: chosen
@@ -70,7 +70,7 @@ class LengthTextModel:
     A tail probability is at most 1 whatever the lengths, so two short menu labels look as
     good a pair as two long paragraphs and, with per-tag deletion costs, many short labels
     outvote a few paragraphs; the ratio makes a long pair of matching lengths strong
-    evidence and a short one weak (measured on dev pages: benchmarks/tree_align_pages.py).
+    evidence and a short one weak (measured on dev pages: benchmarks/tree_align/pages.py).
     Lengths count non-space characters.
 
     ``anchor_weight`` > 0 adds identical-token evidence (the identity lexicon of §2's
@@ -384,7 +384,7 @@ def initial_model(
 ) -> TreeModel:
     """The EM starting point of §1: uniform tag pairs with a bonus for identical tags.
 
-    ``deletion`` 0.3 was chosen on the dev pages of benchmarks/tree_align_pages.py and one
+    ``deletion`` 0.3 was chosen on the dev pages of benchmarks/tree_align/pages.py and one
     real albatec.de page pair (runs: benchmarks/results/tuning_history.md).
     """
     vocabulary = tuple(dict.fromkeys([*labels, UNKNOWN_LABEL, TEXT_LABEL]))

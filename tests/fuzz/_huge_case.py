@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
-
-from benchmarks._report import peak_rss_mb
+from pathlib import Path
 
 
 def page(case: str) -> bytes | str:
@@ -75,7 +75,9 @@ def run(case: str) -> dict[str, object]:
         outcome = "ok"
     except InvalidInput as exc:
         outcome, result = "refused", f"{exc.__class__.__name__}: {exc}"
-    peak_mb = peak_rss_mb()
+    # VmHWM, this program's own peak (ru_maxrss would carry the parent's across exec)
+    status = Path("/proc/self/status").read_text(encoding="ascii")
+    peak_mb = int(re.search(r"VmHWM:\s+(\d+)", status).group(1)) / 1024  # type: ignore[union-attr]
     return {"case": case, "outcome": outcome, "result": result, "peak_mb": peak_mb}
 
 

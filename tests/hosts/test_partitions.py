@@ -6,7 +6,7 @@ queues empty and nothing left unacked.
 
 With ``PARAMINE_HOSTS_TIMINGS=<file>`` each case appends its recovery times (seconds from the
 cut to the pairs in flight at the cut being stored, and to the last pair stored) as a JSON
-line: ``python -m benchmarks.hosts_recovery`` runs these tests and writes them up.
+line: ``python -m benchmarks.system.hosts_recovery`` runs these tests and writes them up.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Real paramine processes on loopback: free ports, start/stop, readiness checks.
 
-Shared by the integration and chaos tests and by ``benchmarks.pipeline_load``. Readiness is
+Shared by the integration and chaos tests and by ``benchmarks.system.pipeline_load``. Readiness is
 asked of the process itself (an HTTP answer, the worker's ``paramine_worker_ready`` gauge),
 never assumed after a sleep; every wait is bounded and fails early when the process exits.
 """

@@ -28,9 +28,9 @@ from shared.errors import InputTooLarge, InvalidInput
 FloatMatrix = npt.NDArray[np.float64]
 SimilarityFilter = Literal["after", "during"]
 
-# Defaults chosen on the dev documents of benchmarks/bam_anchors.py (English: Edinburgh++ train
-# and MSRP train paraphrase pairs), never on its test documents. D hardly matters once the
-# similarity filter runs during selection; the filter threshold does.
+# Defaults chosen on the dev documents of benchmarks/sentence_align/bam_anchors.py (English:
+# Edinburgh++ train and MSRP train paraphrase pairs), never on its test documents. D hardly
+# matters once the similarity filter runs during selection; the filter threshold does.
 DEFAULT_THRESHOLD_D = 0.2
 DEFAULT_SIMILARITY_THRESHOLD = 0.5
 # lambda = LAMBDA_SCALE / max(m, n): a full unit of length/context mismatch weighs as much as

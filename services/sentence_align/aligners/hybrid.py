@@ -59,8 +59,8 @@ HYBRID_SETTINGS = LexicalSettings(
 )
 # Page pairs in the pipeline (align_segments: many short text chunks, a small CPU budget a
 # page pair): the same objective without the refinement round, which doubled the handler's
-# time (benchmarks/results/tuning_history.md, benchmarks/sentence_align.py). Page chunks are
-# short and already paired by the tree alignment: the plain length pass.
+# time (benchmarks/results/tuning_history.md, benchmarks/sentence_align/aligners.py). Page
+# chunks are short and already paired by the tree alignment: the plain length pass.
 # Its sentence cost stays 2.3: page chunks were not part of the language-pair choice.
 SEGMENT_SETTINGS = replace(
     HYBRID_SETTINGS,

@@ -7,7 +7,7 @@ flat view of X made once by each caller (a view made inside every scan call was 
 with unsigned indices: numba compiles a test for negative indices into every signed access.
 Part of the speed is LLVM inlining ``scan`` into ``forward`` (the tables' reference counts
 then mostly vanish): small edits to ``scan`` flipped that decision in both directions, so time
-every edit of the scan (``benchmarks/tree_align_speed.py``; measured figures in
+every edit of the scan (``benchmarks/tree_align/speed.py``; measured figures in
 benchmarks/results/tuning_history.md).
 """
 

@@ -10,37 +10,35 @@ from benchmarks.run_all import BENCHMARKS, main
 BENCH_DIR = Path(__file__).resolve().parents[3] / "benchmarks"
 # Runnable modules that ``make bench`` leaves out: itself, the shipped-model trainer and the
 # load tests (``make load``: the pipeline and Celery's own per-task cost, both need Redis) and
-# the output digests (a check of a refactoring, not a benchmark), structure_speed (a one-off
-# comparison with the code before issue 38's restructuring) and the recovery across hosts
-# (``make hosts-bench``: network namespaces, root), and sentence_align_scripts and
-# page_match_languages (their data, the Bible corpus, is not in the kit: a repository
+# the output digests (a check of a refactoring, not a benchmark) and the recovery across hosts
+# (``make hosts-bench``: network namespaces, root), and sentence_align.scripts and
+# page_match.languages (their data, the Bible corpus, is not in the kit: a repository
 # brought by the search tool's fetch).
 # Modules without a ``__main__`` block are helpers of others.
 NOT_RUN = {
     "run_all",
-    "tree_align_default_model",
-    "pipeline_load",
-    "celery_floor",
-    "output_digests",
-    "structure_speed",
-    "hosts_recovery",
-    "sentence_align_scripts",
-    "page_match_languages",
-    "process_cpu",  # needs a baseline checkout (--baseline)
+    "tree_align.default_model",
+    "system.pipeline_load",
+    "system.celery_floor",
+    "system.output_digests",
+    "system.hosts_recovery",
+    "sentence_align.scripts",
+    "page_match.languages",
+    "system.process_cpu",  # needs a baseline checkout (--baseline)
 }
 
 
 def test_every_runnable_benchmark_is_listed_once() -> None:
     runnable = {
-        path.stem
-        for path in BENCH_DIR.glob("*.py")
+        ".".join(path.relative_to(BENCH_DIR).with_suffix("").parts)
+        for path in BENCH_DIR.rglob("*.py")
         if 'if __name__ == "__main__":' in path.read_text()
     }
     assert sorted(BENCHMARKS) == sorted(runnable - NOT_RUN)
     assert len(set(BENCHMARKS)) == len(BENCHMARKS)
     for name in BENCHMARKS:
         # its results file, benchmarks/results/<file>.md (RESULTS / "<file>.md", benchmarks.common)
-        text = (BENCH_DIR / f"{name}.py").read_text()
+        text = (BENCH_DIR / f"{name.replace('.', '/')}.py").read_text()
         assert re.search(r'RESULTS / "\w+\.md"', text), f"{name} writes no results"
 
 

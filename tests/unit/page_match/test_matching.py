@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchmarks.page_match_crawls import site_crawl, textberg_documents
 from services.page_match import matching
 from services.page_match.features import PageFeatures, page_features
 from services.page_match.matching import (
@@ -22,6 +21,7 @@ from services.page_match.matching import (
 )
 from shared.errors import InvalidInput
 from tests.conftest import kit_path
+from tests.unit.page_match.textberg_site import textberg_site
 
 EN = "<html><body><nav><a href='/en/'>Home</a></nav><h1>{title}</h1>{body}</body></html>"
 DE = "<html><body><nav><a href='/de/'>Start</a></nav><h1>{title}</h1>{body}</body></html>"
@@ -127,10 +127,8 @@ def test_the_greedy_fallback_is_one_to_one_too(scored: list[tuple[float, int, in
 
 
 def test_a_textberg_site_with_opaque_urls_is_matched_by_content() -> None:
-    kit_path("textberg-bleualign-de-fr/test3.defr")
-    documents = textberg_documents(["test0", "test1", "test2"])
-    crawl, gold = site_crawl(documents, "opaque", "site.example", random.Random(7))
-    pages = [page_features(p.url, p.html) for p in crawl]
+    crawl, gold = textberg_site(["test0", "test1", "test2"], "site.example", random.Random(7))
+    pages = [page_features(url, html) for url, html in crawl]
     found = {(m.src_url, m.tgt_url) for m in match_pages(pages)}
     hits = len(found & gold)
     assert len(gold) >= 25 and hits / len(gold) >= 0.8 and hits / max(len(found), 1) >= 0.8

@@ -83,9 +83,9 @@ def test_anchor_model_keeps_crossing_content_in_one_bead() -> None:
     # real dev 1-1 pairs (tuning data).
     from dataclasses import replace
 
-    from benchmarks.sentence_align_presets import TEXTBERG_DEV_SETTINGS
     from services.sentence_align.aligners.beads import parse_beads
     from services.sentence_align.aligners.hybrid import align_hybrid
+    from services.sentence_align.aligners.presets import TEXTBERG_DEV_SETTINGS
     from tests.conftest import kit_path
 
     def lines(name: str) -> list[str]:

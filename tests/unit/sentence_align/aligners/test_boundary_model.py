@@ -99,9 +99,9 @@ def test_deletion_model_leaves_ocr_debris_out() -> None:
     # out and the model had nothing to learn from.)
     from dataclasses import replace
 
-    from benchmarks.sentence_align_presets import TEXTBERG_DEV_SETTINGS
     from services.sentence_align.aligners.beads import parse_beads
     from services.sentence_align.aligners.hybrid import align_hybrid
+    from services.sentence_align.aligners.presets import TEXTBERG_DEV_SETTINGS
     from tests.conftest import kit_path
 
     def lines(name: str) -> list[str]:

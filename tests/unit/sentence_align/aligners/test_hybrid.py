@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from services.sentence_align.aligners.beads import parse_beads
 from services.sentence_align.aligners.evaluate import score_documents
+from services.sentence_align.aligners.gold import (
+    DocumentPair,
+    cut_block,
+    read_documents,
+    synthetic_document,
+)
 from services.sentence_align.aligners.hybrid import align_hybrid
 from services.sentence_align.aligners.length import align_by_length
 from tests.conftest import kit_path
@@ -14,6 +20,10 @@ def _dev() -> tuple[list[str], list[str], list]:  # type: ignore[type-arg]
     tgt = kit_path("textberg-bleualign-de-fr/dev.fr").read_text(encoding="utf-8").splitlines()
     gold = parse_beads(kit_path("textberg-bleualign-de-fr/dev.defr").read_text().splitlines())
     return src, tgt, gold
+
+
+def _textberg(names: list[str]) -> list[DocumentPair]:
+    return read_documents(kit_path("textberg-bleualign-de-fr"), names)
 
 
 def test_hybrid_beats_length_only_on_dev() -> None:
@@ -47,11 +57,7 @@ def test_a_block_missing_on_one_side_is_skipped_not_misaligned() -> None:
     # pass lost the path after the gap and Model 1 trained on its wrong beads (strict F1
     # 0.24 target side, 0.31 source side); the anchored length pass follows the names and
     # numbers after the gap (0.92, 0.91).
-    kit_path("textberg-bleualign-de-fr")  # skip, with the reason, without the data kit
-    from benchmarks.sentence_align_length import load
-    from benchmarks.sentence_align_missing_block import cut_block
-
-    (dev,) = load(["dev"])
+    (dev,) = _textberg(["dev"])
     for side in ("tgt", "src"):
         doc = cut_block(dev, 0.4, 150, side)
         beads = align_hybrid(doc.src, doc.tgt, src_lang="de", tgt_lang="fr")
@@ -65,12 +71,9 @@ def test_corpus_mode_skips_a_missing_block_as_a_document_on_its_own_does() -> No
     # Corpus mode (align_corpus, align-sentences with several pairs) kept the plain length
     # pass for every document: the same two cut documents aligned in one run fell to strict
     # F1 0.28 (target side cut) and 0.31 (source side cut), 0.92 / 0.91 on their own.
-    kit_path("textberg-bleualign-de-fr")  # skip, with the reason, without the data kit
-    from benchmarks.sentence_align_length import load
-    from benchmarks.sentence_align_missing_block import cut_block
     from services.sentence_align.aligners.align import align_corpus, align_sentences
 
-    (dev,) = load(["dev"])
+    (dev,) = _textberg(["dev"])
     docs = [cut_block(dev, 0.4, 150, side) for side in ("tgt", "src")]
     aligned = align_corpus([(doc.src, doc.tgt) for doc in docs], src_lang="de", tgt_lang="fr")
     for doc, beads in zip(docs, aligned, strict=True):
@@ -87,13 +90,10 @@ def test_a_long_document_skips_a_missing_block_too() -> None:
     # 2,500 x 2,711 document from real dev and test beads (drawn with repetition) with 300
     # target sentences cut fell to strict F1 0.30 (0.87 uncut); the anchored pass now runs up
     # to its band limit (length_passes.ANCHORED_BAND_CELLS) and gives 0.87.
-    kit_path("textberg-bleualign-de-fr")  # skip, with the reason, without the data kit
-    from benchmarks.sentence_align_large import synthetic_document
-    from benchmarks.sentence_align_length import TEST, load
-    from benchmarks.sentence_align_missing_block import cut_block
     from services.sentence_align.aligners.length import chunked
 
-    doc = cut_block(synthetic_document(load(["dev", *TEST]), 2500), 0.4, 300, "tgt")
+    documents = _textberg(["dev", *(f"test{k}" for k in range(7))])
+    doc = cut_block(synthetic_document(documents, 2500, seed=20240607), 0.4, 300, "tgt")
     assert chunked(len(doc.src), len(doc.tgt))
     beads = align_hybrid(doc.src, doc.tgt, src_lang="de", tgt_lang="fr")
     assert score_documents([doc.gold], [beads]).f1_strict > 0.85

@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import pytest
 
-from benchmarks.sentence_align_presets import PLAIN_FIRST_PASS_SETTINGS
 from services.sentence_align.aligners import length_passes
 from services.sentence_align.aligners.beads import Bead, check_coverage
 from services.sentence_align.aligners.hybrid import align_hybrid
+from services.sentence_align.aligners.presets import PLAIN_FIRST_PASS_SETTINGS
 from services.sentence_align.dp import two_pass
 
 # With the plain length pass: the anchored one (the default since session 20) follows these
