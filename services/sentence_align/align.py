@@ -12,6 +12,8 @@ from shared.errors import InvalidInput
 
 if TYPE_CHECKING:
     from services.lexical.dictionary import BilingualDictionary
+    from services.sentence_align._two_pass import KeptText
+    from services.sentence_align.lexical_settings import LexicalSettings
 
 
 class Method(StrEnum):
@@ -101,6 +103,7 @@ def align_segments(
     dictionary: BilingualDictionary | None = None,
     extra: Sequence[tuple[str, str]] = (),
     cut_long: bool = True,
+    site: KeptText | None = None,
 ) -> list[list[Bead]]:
     """Align several already paired segments (e.g. the text chunks of one page pair).
 
@@ -117,12 +120,22 @@ def align_segments(
     a small corpus and a site a larger one (benchmarks/results/page_match.md). Used by
     "lexicon" and "hybrid" only, and not when a segment has an empty side.
 
+    ``site``: the same as ``extra``, trained on before (:func:`learn_site_text`): its pairs
+    join the length pass, Model 1 adds their kept counts (``site_lexicon``). The stage's way.
+
     A segment of more than ``long_segments.LONG_SEGMENT`` sentences a side ("lexicon",
     "hybrid") is cut at confident anchor pairs before the passes (``long_segments``):
     one huge paragraph then stays aligned (benchmarks/results/sentence_align_long.md);
     ``cut_long=False`` aligns each segment whole (the path before the cuts, for comparison).
     """
-    if extra and method in ("lexicon", "hybrid") and all(src and tgt for src, tgt in segments):
+    pooling = method in ("lexicon", "hybrid") and all(src and tgt for src, tgt in segments)
+    if site is not None and site.texts and pooling:
+        pooled = [*segments, *(([src], [tgt]) for src, tgt in site.texts)]
+        return _align_pooled(
+            pooled, method, src_lang, tgt_lang, refine=False, dictionary=dictionary,
+            cut_long=cut_long, kept=site,
+        )  # fmt: skip
+    if extra and pooling:
         pooled = [*segments, *(([src], [tgt]) for src, tgt in extra)]
         aligned = _align_pooled(
             pooled, method, src_lang, tgt_lang, refine=False, dictionary=dictionary,
@@ -165,11 +178,14 @@ def _align_pooled(
     refine: bool,
     dictionary: BilingualDictionary | None = None,
     cut_long: bool = False,
+    kept: KeptText | None = None,
 ) -> list[list[Bead]]:
     """The beads of each segment, the length model and Model 1 shared by all ("lexicon",
     "hybrid"). ``cut_long``: a segment of thousands of sentences is also cut at confident
     anchor pairs inside it (``long_segments.refine_cuts``), so that the passes align it
-    piece by piece and a wrong length decision cannot drift over the whole segment."""
+    piece by piece and a wrong length decision cannot drift over the whole segment.
+    ``kept``: the last ``len(kept.texts)`` segments are its pairs (``align_two_pass``); the
+    beads of the segments before them are returned."""
     if method not in METHODS:
         raise InvalidInput(f"unknown sentence alignment method {method!r}; use one of {METHODS}")
     if method in ("length", "anchors") or not all(src and tgt for src, tgt in segments):
@@ -178,15 +194,10 @@ def _align_pooled(
             segments, method=method, src_lang=src_lang, tgt_lang=tgt_lang, dictionary=dictionary
         )
     from services.sentence_align._two_pass import align_two_pass
-    from services.sentence_align.hybrid import HYBRID_SETTINGS, SEGMENT_SETTINGS
     from services.sentence_align.length import shift_beads, split_by_window
-    from services.sentence_align.lexicon import lexicon_settings
     from services.sentence_align.long_segments import refine_cuts
 
-    if method == "lexicon":
-        settings = lexicon_settings()
-    else:
-        settings = HYBRID_SETTINGS if refine else SEGMENT_SETTINGS
+    settings = _pooled_settings(method, refine)
     cuts = [(0, 0)]
     for src, tgt in segments:
         cuts.append((cuts[-1][0] + len(src), cuts[-1][1] + len(tgt)))
@@ -196,8 +207,10 @@ def _align_pooled(
         [sentence for src, _ in segments for sentence in src],
         [sentence for _, tgt in segments for sentence in tgt],
         src_lang, tgt_lang, settings,
-        segments=refine_cuts(segments) if cut_long else cuts, dictionary=dictionary,
+        segments=refine_cuts(segments) if cut_long else cuts, dictionary=dictionary, kept=kept,
     )  # fmt: skip
+    if kept is not None:
+        cuts = cuts[: len(cuts) - len(kept.texts)]
     windows = [(x0, x1, y0, y1) for (x0, y0), (x1, y1) in itertools.pairwise(cuts)]
     return [
         shift_beads(window_beads, -x0, -y0)
@@ -205,3 +218,32 @@ def _align_pooled(
             windows, split_by_window(beads, windows), strict=True
         )
     ]
+
+
+def _pooled_settings(method: str, refine: bool) -> LexicalSettings:
+    """The two-pass settings of a pooled alignment: "lexicon"'s, or "hybrid"'s (with its
+    refinement round for whole documents, without it for segments)."""
+    from services.sentence_align.hybrid import HYBRID_SETTINGS, SEGMENT_SETTINGS
+    from services.sentence_align.lexicon import lexicon_settings
+
+    if method == "lexicon":
+        return lexicon_settings()
+    return HYBRID_SETTINGS if refine else SEGMENT_SETTINGS
+
+
+def learn_site_text(
+    pairs: Sequence[tuple[str, str]],
+    *,
+    method: str = "hybrid",
+    src_lang: str | None = None,
+    tgt_lang: str | None = None,
+    dictionary: BilingualDictionary | None = None,
+) -> KeptText | None:
+    """A site's earlier sentence pairs trained on once, for ``align_segments(site=...)`` of
+    its page pairs (``site_lexicon``); None for methods without Model 1 or without pairs."""
+    from services.sentence_align.site_lexicon import learn_site
+
+    if method not in ("lexicon", "hybrid") or not pairs:
+        return None
+    settings = _pooled_settings(method, refine=False)
+    return learn_site(pairs, src_lang, tgt_lang, settings, dictionary)

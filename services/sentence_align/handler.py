@@ -7,6 +7,7 @@ stage; Japanese sentences continue to the thesaurus stage for cooccurrence count
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -31,6 +32,7 @@ from shared.text import base_lang
 
 if TYPE_CHECKING:
     from services.lexical.dictionary import BilingualDictionary
+    from services.sentence_align._two_pass import KeptText
     from services.sentence_align.beads import Bead
     from services.sentence_align.pair_features import Candidate
 
@@ -38,7 +40,7 @@ _NO_SPACE_LANGS = {"ja", "zh", "th"}
 # Sentence pairs of the site learned from (``site_pairs``): beads of posterior 0.9 or more,
 # sides of prose-sentence length (an unsplit paragraph stored as one sentence would be
 # segmented again with every page pair of its site; Model 1 remembers the tokens of
-# sentences up to the same length, model1.CACHED_LENGTH).
+# sentences up to the same length, tokens.CACHED_LENGTH).
 SITE_PAIR_MIN_SCORE = 0.9
 SITE_PAIR_MAX_LENGTH = 500
 
@@ -63,11 +65,9 @@ def bead_score(bead: Bead) -> float:
     return cost_score(bead)
 
 
-def sentence_pairs(
-    message: ChunkPairs, *, extra: Sequence[tuple[str, str]] = ()
-) -> list[SentencePair]:
+def sentence_pairs(message: ChunkPairs, *, site: KeptText | None = None) -> list[SentencePair]:
     """Split each aligned chunk into sentences and align them; 1-0/0-1 beads are not pairs.
-    ``extra``: sentence pairs the length model and Model 1 also learn from (``site_pairs``).
+    ``site``: the site's earlier sentence pairs as the aligner keeps them (``site_text``).
     Each pair's score is the pair classifier's probability (:func:`pair_scores`), its
     ``posterior`` the DP's own (:func:`bead_score`)."""
     from services.lexical.registry import dictionary_for
@@ -93,7 +93,7 @@ def sentence_pairs(
         src_lang=context.src_lang,
         tgt_lang=context.tgt_lang,
         dictionary=dictionary,
-        extra=extra,
+        site=site,
     )
     src_separator = sentence_separator(context.src_lang)
     tgt_separator = sentence_separator(context.tgt_lang)
@@ -214,7 +214,7 @@ def handle(message: ChunkPairs | ArticleBatch, store: Store) -> list[Outgoing]:
         )
         return outgoing
     context = message.context
-    pairs = sentence_pairs(message, extra=site_pairs(message, store))
+    pairs = sentence_pairs(message, site=site_text(message, store))
     tree = any(chunk.src_xpath or chunk.tgt_xpath for chunk in message.chunks)
     provenance = Provenance(
         f"{'tree' if tree else 'flat'}+{message.method}", code_version(), model_version(tree=tree)
@@ -229,16 +229,30 @@ def handle(message: ChunkPairs | ArticleBatch, store: Store) -> list[Outgoing]:
     return _route(context, pairs)
 
 
-def site_pairs(message: ChunkPairs, store: Store) -> list[tuple[str, str]]:
-    """The site's latest distinct stored sentence pairs in the page pair's two languages, of
-    the page pairs accepted before it (``shared.delivery.ordering``; filed under either page's host;
-    one sentence a side, score at least
-    :data:`SITE_PAIR_MIN_SCORE`, at most ``Settings.site_pairs``), for its length model and
-    Model 1. A page pair is a few dozen
-    sentences; its site's earlier pages share its names and vocabulary (Moore 2002 trains on
-    the whole corpus being aligned; measured on the page_match benchmark's crawls,
-    benchmarks/results/page_match.md). None for monolingual pairs, for methods without
-    Model 1, and when the setting is 0."""
+# The sites' earlier pairs trained on (``site_lexicon``), by sites, languages, method, limit
+# and the snapshot's last page pair: one snapshot serves a site's page pairs up to its next
+# checkpoint. (A few megabytes each.)
+_SNAPSHOTS: OrderedDict[tuple[object, ...], KeptText | None] = OrderedDict()
+SNAPSHOTS_KEPT = 16
+
+
+def site_text(message: ChunkPairs, store: Store) -> KeptText | None:
+    """The site's earlier sentence pairs in the page pair's two languages, trained on once
+    for its length model and Model 1 (``site_lexicon``): the latest distinct stored pairs
+    (filed under either page's host; one sentence a side, DP posterior at least
+    :data:`SITE_PAIR_MIN_SCORE`, at most ``Settings.site_pairs``) of the site's first page
+    pairs in the ingest order up to the checkpoint before this one
+    (``site_lexicon.checkpoint``, ``shared.delivery.ordering``), so what a page pair learns
+    does not depend on the schedule. A page pair is a few dozen sentences; its site's
+    earlier pages share its names and vocabulary (Moore 2002 trains on the whole corpus
+    being aligned; measured on the page_match benchmark's crawls,
+    benchmarks/results/page_match.md). A page pair no job recorded learns from the site's
+    latest pairs. None for monolingual pairs, for methods without Model 1, and when the
+    setting is 0."""
+    from services.lexical.registry import dictionary_for
+    from services.sentence_align.align import learn_site_text
+    from services.sentence_align.site_lexicon import checkpoint
+
     context = message.context
     limit = get_settings().site_pairs
     if (
@@ -246,20 +260,40 @@ def site_pairs(message: ChunkPairs, store: Store) -> list[tuple[str, str]]:
         or message.method not in ("lexicon", "hybrid")
         or base_lang(context.src_lang) == base_lang(context.tgt_lang)
     ):
-        return []
+        return None
+    sites = tuple(sorted({site_of(context.src_url), site_of(context.tgt_url)}))
+    langs = (context.src_lang, context.tgt_lang)
+
+    def learned(before: int | None, exclude: str = "") -> KeptText | None:
+        pairs = store.site_pairs(
+            sites, langs, limit=limit, min_score=SITE_PAIR_MIN_SCORE, exclude_pair_id=exclude,
+            max_length=SITE_PAIR_MAX_LENGTH, before=before,
+        )  # fmt: skip
+        return learn_site_text(
+            pairs, method=message.method, src_lang=langs[0], tgt_lang=langs[1],
+            dictionary=dictionary_for(*langs),
+        )  # fmt: skip
+
     # the pairs of the page pairs accepted before this one, once they are all aligned
     position = learning_position(store, context.pair_id, "sentence_align")
-    pairs = store.site_pairs(
-        (site_of(context.src_url), site_of(context.tgt_url)),
-        (context.src_lang, context.tgt_lang),
-        limit=limit,
-        min_score=SITE_PAIR_MIN_SCORE,
-        exclude_pair_id=context.pair_id,
-        max_length=SITE_PAIR_MAX_LENGTH,
-        before=position.seq if position is not None else None,
-    )
-    stage_metrics().site_pairs_used.inc(len(pairs))
-    return pairs
+    if position is None:
+        text = learned(None, exclude=context.pair_id)
+    else:
+        first = checkpoint(store.earlier_pairs(position))
+        last = store.nth_pair_seq(position, first) if first else None
+        if last is None:
+            return None
+        key = (sites, langs, message.method, limit, last)
+        if key in _SNAPSHOTS:
+            _SNAPSHOTS.move_to_end(key)
+            text = _SNAPSHOTS[key]
+        else:
+            text = _SNAPSHOTS[key] = learned(last + 1)
+            while len(_SNAPSHOTS) > SNAPSHOTS_KEPT:
+                _SNAPSHOTS.popitem(last=False)
+    if text is not None:
+        stage_metrics().site_pairs_used.inc(len(text.texts))
+    return text
 
 
 @dataclass(frozen=True)

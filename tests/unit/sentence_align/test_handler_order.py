@@ -95,3 +95,17 @@ def test_a_pair_no_job_recorded_learns_from_what_is_stored(store: Store) -> None
     handle(message("pp1"), store)
     handle(site_message("loose", "alps.example", PAGES[1]), store)  # never deferred
     assert stored(store, "loose")
+
+
+def test_a_pair_learns_from_the_site_up_to_its_checkpoint(store: Store) -> None:
+    """The fourth page pair of a site has three before it; it learns from the first two
+    (site_lexicon.checkpoint(3) == 2), so the snapshot the third one used serves it too."""
+    fourth = site_message("pp4", "alps.example", PAGES[0])
+    store.record_job("j2", [("pp4", fourth.context.src_url, fourth.context.tgt_url)], "t")
+    with never_deferring():
+        for pair_id in PAIRS:
+            handle(message(pair_id), store)
+        before = site_pairs_used()
+        handle(fourth, store)
+    assert learnable(store, "pp3") > 0
+    assert site_pairs_used() == before + learnable(store, "pp1") + learnable(store, "pp2")

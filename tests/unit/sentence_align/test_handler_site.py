@@ -1,5 +1,5 @@
 """The sentence_align stage learns a site's words from its earlier page pairs: the handler
-passes the site's stored sentence pairs to the aligner (``site_pairs``), and only those."""
+passes the site's stored sentence pairs to the aligner (``site_text``), and only those."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from services.lexical.registry import dictionary_for
-from services.sentence_align.align import align_segments
+from services.sentence_align.align import align_segments, learn_site_text
 from services.sentence_align.beads import parse_bead
 from services.sentence_align.handler import SITE_PAIR_MIN_SCORE, handle, sentence_pairs
 from shared.config import get_settings
@@ -103,13 +103,16 @@ def test_the_site_pairs_reach_the_aligner(store: Store) -> None:
     message = site_message("pp2", "alps.example", PAGES[1])
     segments = [(["Die Hütte war voll.", "Am Morgen schneite es wieder."],
                  ["La cabane était pleine.", "Le matin, il neigeait de nouveau."])]  # fmt: skip
+    dictionary = dictionary_for("de", "fr")
+    site = learn_site_text(earlier, src_lang="de", tgt_lang="fr", dictionary=dictionary)
+    assert site is not None and site.texts == tuple(earlier)
     (beads,) = align_segments(
-        segments, src_lang="de", tgt_lang="fr", dictionary=dictionary_for("de", "fr"), extra=earlier
+        segments, src_lang="de", tgt_lang="fr", dictionary=dictionary, site=site
     )
     expected = [(bead.src, bead.tgt, bead.confidence) for bead in beads if bead.src and bead.tgt]
     got = [
         (parse_bead(pair.bead).src, parse_bead(pair.bead).tgt, pair.posterior)
-        for pair in sentence_pairs(message, extra=earlier)
+        for pair in sentence_pairs(message, site=site)
     ]
     assert got == expected
 
