@@ -254,6 +254,7 @@ def align_two_pass(
     segments: Sequence[tuple[int, int]] | None = None,
     dictionary: BilingualDictionary | None = None,
     kept: KeptText | None = None,
+    realigned: tuple[int, int] | None = None,
 ) -> list[Bead]:
     """Length pass, Model 1 on its confident 1-1 beads, then windowed length+lexical pass.
 
@@ -263,7 +264,9 @@ def align_two_pass(
     pairs seed Model 1 as cues (``dictionary.BilingualDictionary.cues``). ``kept`` (with
     ``segments`` only): the last ``len(kept.texts)`` segments are its one-pair windows; they
     join the length pass, Model 1 keeps their counts (:class:`KeptText`), and the beads
-    returned are those of the segments before them.
+    returned are those of the segments before them. ``realigned`` (with ``kept``): only the
+    segments up to this cut point (i, j) are realigned and returned; those after it, up to
+    the kept ones, are text Model 1 trains on with them (a site's pairs since its snapshot).
     """
     src_cum, tgt_cum = length.cumulative_lengths(src), length.cumulative_lengths(tgt)
     if segments is None:
@@ -275,17 +278,22 @@ def align_two_pass(
     training = confident_pairs(first, settings.confident_share, settings.max_training_beads)
     if kept is not None and segments is not None:
         # From here on the text before the kept pairs' windows alone: its training pairs
-        # are those the whole length pass found confident.
+        # are those the whole length pass found confident; the lexical pass realigns the
+        # first ``realigned`` windows of it.
         cuts = cuts[: len(cuts) - len(kept.texts)]
         n_src, n_tgt = cuts[-1]
         training = [(x, y) for x, y in training if x < n_src]
-        first = [bead for bead in first if _within(bead, n_src, n_tgt)]
-        src, tgt = src[:n_src], tgt[:n_tgt]
-        src_cum, tgt_cum = src_cum[: n_src + 1], tgt_cum[: n_tgt + 1]
+        trained = (src[:n_src], tgt[:n_tgt])
+        x_end, y_end = cuts[-1] if realigned is None else realigned
+        cuts = [cut for cut in cuts if cut[0] <= x_end and cut[1] <= y_end]
+        first = [bead for bead in first if _within(bead, x_end, y_end)]
+        src, tgt = src[:x_end], tgt[:y_end]
+        src_cum, tgt_cum = src_cum[: x_end + 1], tgt_cum[: y_end + 1]
     else:
         kept = None
-    src_side = model1.encode(src, src_lang, kept=None if kept is None else kept.src)
-    tgt_side = model1.encode(tgt, tgt_lang, kept=None if kept is None else kept.tgt)
+        trained = (src, tgt)
+    src_side = model1.encode(trained[0], src_lang, kept=None if kept is None else kept.src)
+    tgt_side = model1.encode(trained[1], tgt_lang, kept=None if kept is None else kept.tgt)
     cues = text_cues(src_side, tgt_side, settings, dictionary)
     tables = train_tables(src_side, tgt_side, training, cues, settings, kept)
     if settings.max_bead_size:

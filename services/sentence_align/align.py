@@ -120,8 +120,9 @@ def align_segments(
     a small corpus and a site a larger one (benchmarks/results/page_match.md). Used by
     "lexicon" and "hybrid" only, and not when a segment has an empty side.
 
-    ``site``: the same as ``extra``, trained on before (:func:`learn_site_text`): its pairs
-    join the length pass, Model 1 adds their kept counts (``site_lexicon``). The stage's way.
+    ``site``: more of the same, trained on before (:func:`learn_site_text`): its pairs join
+    the length pass and Model 1 adds their kept counts (``site_lexicon``), while ``extra``
+    (the site's pairs since) is trained on with the segments. The stage's way.
 
     A segment of more than ``long_segments.LONG_SEGMENT`` sentences a side ("lexicon",
     "hybrid") is cut at confident anchor pairs before the passes (``long_segments``):
@@ -130,10 +131,11 @@ def align_segments(
     """
     pooling = method in ("lexicon", "hybrid") and all(src and tgt for src, tgt in segments)
     if site is not None and site.texts and pooling:
-        pooled = [*segments, *(([src], [tgt]) for src, tgt in site.texts)]
+        pooled = [*segments, *(([src], [tgt]) for src, tgt in (*extra, *site.texts))]
         return _align_pooled(
             pooled, method, src_lang, tgt_lang, refine=False, dictionary=dictionary,
             cut_long=cut_long, kept=site,
+            realigned=(sum(len(src) for src, _ in segments), sum(len(tgt) for _, tgt in segments)),
         )  # fmt: skip
     if extra and pooling:
         pooled = [*segments, *(([src], [tgt]) for src, tgt in extra)]
@@ -179,13 +181,15 @@ def _align_pooled(
     dictionary: BilingualDictionary | None = None,
     cut_long: bool = False,
     kept: KeptText | None = None,
+    realigned: tuple[int, int] | None = None,
 ) -> list[list[Bead]]:
     """The beads of each segment, the length model and Model 1 shared by all ("lexicon",
     "hybrid"). ``cut_long``: a segment of thousands of sentences is also cut at confident
     anchor pairs inside it (``long_segments.refine_cuts``), so that the passes align it
     piece by piece and a wrong length decision cannot drift over the whole segment.
     ``kept``: the last ``len(kept.texts)`` segments are its pairs (``align_two_pass``); the
-    beads of the segments before them are returned."""
+    beads of the segments before them, or of those up to the cut point ``realigned``, are
+    returned."""
     if method not in METHODS:
         raise InvalidInput(f"unknown sentence alignment method {method!r}; use one of {METHODS}")
     if method in ("length", "anchors") or not all(src and tgt for src, tgt in segments):
@@ -208,9 +212,12 @@ def _align_pooled(
         [sentence for _, tgt in segments for sentence in tgt],
         src_lang, tgt_lang, settings,
         segments=refine_cuts(segments) if cut_long else cuts, dictionary=dictionary, kept=kept,
+        realigned=realigned,
     )  # fmt: skip
     if kept is not None:
         cuts = cuts[: len(cuts) - len(kept.texts)]
+        if realigned is not None:
+            cuts = [cut for cut in cuts if cut[0] <= realigned[0] and cut[1] <= realigned[1]]
     windows = [(x0, x1, y0, y1) for (x0, y0), (x1, y1) in itertools.pairwise(cuts)]
     return [
         shift_beads(window_beads, -x0, -y0)

@@ -65,9 +65,15 @@ def bead_score(bead: Bead) -> float:
     return cost_score(bead)
 
 
-def sentence_pairs(message: ChunkPairs, *, site: KeptText | None = None) -> list[SentencePair]:
+def sentence_pairs(
+    message: ChunkPairs,
+    *,
+    site: KeptText | None = None,
+    extra: Sequence[tuple[str, str]] = (),
+) -> list[SentencePair]:
     """Split each aligned chunk into sentences and align them; 1-0/0-1 beads are not pairs.
-    ``site``: the site's earlier sentence pairs as the aligner keeps them (``site_text``).
+    ``site`` and ``extra``: the site's earlier sentence pairs, as the aligner keeps them and
+    as text to train on with the page pair (``site_learning``).
     Each pair's score is the pair classifier's probability (:func:`pair_scores`), its
     ``posterior`` the DP's own (:func:`bead_score`)."""
     from services.lexical.registry import dictionary_for
@@ -94,6 +100,7 @@ def sentence_pairs(message: ChunkPairs, *, site: KeptText | None = None) -> list
         tgt_lang=context.tgt_lang,
         dictionary=dictionary,
         site=site,
+        extra=extra,
     )
     src_separator = sentence_separator(context.src_lang)
     tgt_separator = sentence_separator(context.tgt_lang)
@@ -214,7 +221,8 @@ def handle(message: ChunkPairs | ArticleBatch, store: Store) -> list[Outgoing]:
         )
         return outgoing
     context = message.context
-    pairs = sentence_pairs(message, site=site_text(message, store))
+    site, since = site_learning(message, store)
+    pairs = sentence_pairs(message, site=site, extra=since)
     tree = any(chunk.src_xpath or chunk.tgt_xpath for chunk in message.chunks)
     provenance = Provenance(
         f"{'tree' if tree else 'flat'}+{message.method}", code_version(), model_version(tree=tree)
@@ -236,19 +244,22 @@ _SNAPSHOTS: OrderedDict[tuple[object, ...], KeptText | None] = OrderedDict()
 SNAPSHOTS_KEPT = 16
 
 
-def site_text(message: ChunkPairs, store: Store) -> KeptText | None:
-    """The site's earlier sentence pairs in the page pair's two languages, trained on once
-    for its length model and Model 1 (``site_lexicon``): the latest distinct stored pairs
+def site_learning(
+    message: ChunkPairs, store: Store
+) -> tuple[KeptText | None, list[tuple[str, str]]]:
+    """What a page pair learns from its site's earlier sentence pairs in its two languages
     (filed under either page's host; one sentence a side, DP posterior at least
-    :data:`SITE_PAIR_MIN_SCORE`, at most ``Settings.site_pairs``) of the site's first page
-    pairs in the ingest order up to the checkpoint before this one
-    (``site_lexicon.checkpoint``, ``shared.delivery.ordering``), so what a page pair learns
-    does not depend on the schedule. A page pair is a few dozen sentences; its site's
-    earlier pages share its names and vocabulary (Moore 2002 trains on the whole corpus
-    being aligned; measured on the page_match benchmark's crawls,
+    :data:`SITE_PAIR_MIN_SCORE`, the latest distinct, at most ``Settings.site_pairs``) for
+    its length model and Model 1: those of the site's first page pairs in the ingest order
+    up to the checkpoint before this one (``site_lexicon.checkpoint``), trained on once
+    (the snapshot, shared by the page pairs up to the next checkpoint), and those of the
+    page pairs since, trained on with the page pair. Both depend on the ingest order only
+    (``shared.delivery.ordering``), not on the schedule. A page pair is a few dozen
+    sentences; its site's earlier pages share its names and vocabulary (Moore 2002 trains on
+    the whole corpus being aligned; measured on the page_match benchmark's crawls,
     benchmarks/results/page_match.md). A page pair no job recorded learns from the site's
-    latest pairs. None for monolingual pairs, for methods without Model 1, and when the
-    setting is 0."""
+    latest pairs, trained on once. Nothing for monolingual pairs, for methods without Model 1,
+    and when the setting is 0."""
     from services.lexical.registry import dictionary_for
     from services.sentence_align.align import learn_site_text
     from services.sentence_align.site_lexicon import checkpoint
@@ -260,15 +271,19 @@ def site_text(message: ChunkPairs, store: Store) -> KeptText | None:
         or message.method not in ("lexicon", "hybrid")
         or base_lang(context.src_lang) == base_lang(context.tgt_lang)
     ):
-        return None
+        return None, []
     sites = tuple(sorted({site_of(context.src_url), site_of(context.tgt_url)}))
     langs = (context.src_lang, context.tgt_lang)
 
-    def learned(before: int | None, exclude: str = "") -> KeptText | None:
-        pairs = store.site_pairs(
+    def stored(
+        before: int | None, after: int | None = None, exclude: str = ""
+    ) -> list[tuple[str, str]]:
+        return store.site_pairs(
             sites, langs, limit=limit, min_score=SITE_PAIR_MIN_SCORE, exclude_pair_id=exclude,
-            max_length=SITE_PAIR_MAX_LENGTH, before=before,
+            max_length=SITE_PAIR_MAX_LENGTH, before=before, after=after,
         )  # fmt: skip
+
+    def learned(pairs: list[tuple[str, str]]) -> KeptText | None:
         return learn_site_text(
             pairs, method=message.method, src_lang=langs[0], tgt_lang=langs[1],
             dictionary=dictionary_for(*langs),
@@ -276,24 +291,26 @@ def site_text(message: ChunkPairs, store: Store) -> KeptText | None:
 
     # the pairs of the page pairs accepted before this one, once they are all aligned
     position = learning_position(store, context.pair_id, "sentence_align")
+    since: list[tuple[str, str]] = []
     if position is None:
-        text = learned(None, exclude=context.pair_id)
+        text = learned(stored(None, exclude=context.pair_id))
     else:
         first = checkpoint(store.earlier_pairs(position))
         last = store.nth_pair_seq(position, first) if first else None
         if last is None:
-            return None
+            return None, []
         key = (sites, langs, message.method, limit, last)
         if key in _SNAPSHOTS:
             _SNAPSHOTS.move_to_end(key)
             text = _SNAPSHOTS[key]
         else:
-            text = _SNAPSHOTS[key] = learned(last + 1)
+            text = _SNAPSHOTS[key] = learned(stored(last + 1))
             while len(_SNAPSHOTS) > SNAPSHOTS_KEPT:
                 _SNAPSHOTS.popitem(last=False)
-    if text is not None:
-        stage_metrics().site_pairs_used.inc(len(text.texts))
-    return text
+        since = stored(position.seq, after=last)
+    used = len(since) + (len(text.texts) if text is not None else 0)
+    stage_metrics().site_pairs_used.inc(used)
+    return text, since
 
 
 @dataclass(frozen=True)
