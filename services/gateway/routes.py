@@ -18,8 +18,11 @@ from pydantic import (
     model_validator,
 )
 
+from services.export.corpus import corpus_query
 from services.gateway.deps import (
     AdminKey,
+    AllPairs,
+    Duplicates,
     IngestKey,
     JobFilter,
     Limit,
@@ -31,13 +34,11 @@ from services.gateway.deps import (
     StoreDep,
     TgtLangFilter,
 )
-from services.sentence_align.pair_threshold import default_threshold
 from shared.errors import InvalidInput
 from shared.ids import content_id
 from shared.intake.ingest import build_job
 from shared.intake.inputs import PairSource, decode_html
 from shared.metrics import CONTENT_TYPE_LATEST, metrics_payload, stage_metrics
-from shared.pair_query import sentence_pair_query
 from shared.schemas import (
     JOB_ID_PATTERN,
     LANG_PATTERN,
@@ -219,7 +220,7 @@ async def ingest_page_pairs(request: Request, store: StoreDep, _key: IngestKey) 
     """Accept page pairs (JSON batch or multipart upload); each pair flows through every stage."""
     from fastapi.concurrency import run_in_threadpool
 
-    from services.dispatch import enqueue_job
+    from services.wiring.dispatch import enqueue_job
 
     ingest = await _ingest_request(request)
     items: list[PairSource | InvalidInput] = []
@@ -282,7 +283,7 @@ async def ingest_articles(
     """Pair a day's Web and mobile articles, then their sentences; pairs go on to paraphrase."""
     from fastapi.concurrency import run_in_threadpool
 
-    from services.dispatch import dispatch
+    from services.wiring.dispatch import dispatch
 
     draft = ArticleBatch(job_id="-", web=batch.web, mobile=batch.mobile)
     message = draft.model_copy(
@@ -410,27 +411,19 @@ def list_sentence_pairs(
     min_score: MinScore = None,
     limit: Limit = 100,
     offset: Offset = 0,
-    every: Annotated[
-        bool,
-        Query(
-            alias="all", description="flagged pairs too (untranslated, wrong language, boilerplate)"
-        ),
-    ] = False,
-    duplicates: Annotated[
-        bool, Query(description="every stored occurrence, not each distinct pair once")
-    ] = False,
+    every: AllPairs = False,
+    duplicates: Duplicates = False,
 ) -> SentencePairPage:
     """Stored sentence pairs, paged, filtered by job, site, languages and score: each
     distinct pair once (with its occurrence count and best score), flagged pairs left out,
     as ``paramine export`` gives them."""
     rows = store.list_sentence_pairs(
-        sentence_pair_query(
+        corpus_query(
             job=job,
             site=site,
             src_lang=src_lang,
             tgt_lang=tgt_lang,
             min_score=min_score,
-            default_min_score=default_threshold(),
             limit=limit,
             offset=offset,
             every=every,
