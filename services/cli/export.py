@@ -268,6 +268,7 @@ def migrate_store() -> None:
     """Bring a store written by an older paramine up to date (PARAMINE_DATABASE_URL): the
     sentence pairs' dedup keys, flags and provenance columns, and missing indexes. A current
     store is unchanged."""
+    # lazy: the store (SQLAlchemy) and the settings load when a command needs them
     from shared.config import get_settings
     from shared.store import Store, display_url
     from shared.store.migrate import migrate

@@ -34,6 +34,7 @@ from services.gateway.deps import (
     StoreDep,
     TgtLangFilter,
 )
+from services.gateway.queries import best_match, ending_table, matching_phrases, word_similarity
 from shared.errors import InvalidInput
 from shared.ids import content_id
 from shared.intake.ingest import build_job
@@ -323,12 +324,7 @@ def ending_paraphrases(
     ] = "char",
 ) -> dict[str, list[dict[str, Any]]]:
     """Sentence-ending paraphrases per action noun, ranked by Para = freq · log(n − 1)."""
-    from services.paraphrase import tables
-
-    table = tables.ending_paraphrases(_observations(store), unit=unit, top=top)
-    if noun is not None:
-        table = {noun: table.get(noun, [])}
-    return {key: [asdict(candidate) for candidate in value] for key, value in table.items()}
+    return ending_table(store, unit=unit, top=top, noun=noun)
 
 
 @router.get("/v1/paraphrases/phrases")
@@ -350,19 +346,7 @@ def phrase_paraphrases(
     """PPDB-style phrase paraphrases (phrase, paraphrase, count, p(e|f), p(f|e), lang, and
     the word alignment inside the pair) of the newest phrase table snapshot (computed by the
     periodic task; [] before the first)."""
-    from services.paraphrase.phrases import search_entries
-    from services.paraphrase.repository import latest_phrase_table
-
-    entries = latest_phrase_table(store.engine, lang=lang)
-    if q:
-        entries = search_entries(entries, q)
-    return [asdict(entry) for entry in entries[:limit]]
-
-
-def _observations(store: Any) -> list[Any]:
-    from services.paraphrase.tables import stored_observations
-
-    return stored_observations(store.paraphrase_observations())
+    return [asdict(entry) for entry in matching_phrases(store, q, lang=lang)[:limit]]
 
 
 @router.get(
@@ -380,24 +364,19 @@ def thesaurus_similarity(
     """Similarity of two words: max over their classes, from the newest similarity snapshot
     (``match`` is null when a word is in no class of the thesaurus or no similarity of their
     classes is defined)."""
-    from services.thesaurus import repository
-
-    store.ensure_schema()
-    repository.ensure_schema(store.engine)
-    answer = repository.similarity(store.engine, a, b, thesaurus_name=thesaurus)
+    answer = word_similarity(store, a, b, thesaurus)
     if answer is None:
         raise HTTPException(
             status.HTTP_404_NOT_FOUND,
             "no similarity snapshot yet: the scheduler computes one periodically, or run "
             "`paramine thesaurus recompute` (or `paramine thesaurus build`)",
         )
-    match = None if answer.match is None else asdict(answer.match)
     return {
         "a": a,
         "b": b,
         "snapshot": answer.snapshot_id,
         "thesaurus": answer.thesaurus,
-        "match": match,
+        "match": best_match(answer),
     }
 
 

@@ -18,7 +18,7 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
 from services.gateway.deps import Offset, StoreDep
-from services.gateway.routes import ending_paraphrases
+from services.gateway.queries import best_match, ending_table, matching_phrases, word_similarity
 from shared.store import NodePairRow, stored_fields
 
 _HERE = Path(__file__).parent
@@ -210,15 +210,10 @@ def paraphrases_page(
     top: Annotated[int, Query(ge=1, le=100)] = 10,
 ) -> HTMLResponse:
     """Ending paraphrases per action noun and the phrase table, filtered by a search string."""
-    # lazy: the paraphrase stage brings numba and LightGBM; the gateway starts without them
-    from services.paraphrase.phrases import search_entries
-    from services.paraphrase.repository import latest_phrase_table
-
-    endings = ending_paraphrases(store, None, top, unit)
+    endings = ending_table(store, unit=unit, top=top)
     # searched over the whole table, then cut for display (cut first, a search missed most);
     # as GET /v1/paraphrases/phrases searches it: a substring of either side, case ignored
-    table = latest_phrase_table(store.engine)
-    matching = [asdict(entry) for entry in (search_entries(table, q) if q else table)]
+    matching = [asdict(entry) for entry in matching_phrases(store, q)]
     if q:
         endings = {noun: cands for noun, cands in endings.items() if q in noun}
     return _page(
@@ -258,9 +253,8 @@ def thesaurus_page(
             classes = [(tree.class_ids[node], tree.labels[node]) for node in tree.words[word]]
             words.append({"word": word, "classes": classes})
         if a and b:
-            found = repository.similarity(store.engine, a, b, thesaurus_name=tree.name)
-            match = None if found is None or found.match is None else asdict(found.match)
-            answer = {"a": a, "b": b, "match": match}
+            found = word_similarity(store, a, b, tree.name)
+            answer = {"a": a, "b": b, "match": best_match(found)}
     return _page(
         request,
         "thesaurus.html",
