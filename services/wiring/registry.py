@@ -31,6 +31,6 @@ def stage_schemas() -> list[SchemaCreator]:
     """The ``ensure_schema`` of every stage that keeps tables, for
     :func:`shared.store.schema.prepare_store`."""
     schemas: list[SchemaCreator] = []
-    for stage in STAGES_WITH_TABLES:
+    for stage in STAGES_WITH_TABLES:  # by name, as the handlers: imported when asked for
         schemas.append(importlib.import_module(f"services.{stage}.repository").ensure_schema)
     return schemas
