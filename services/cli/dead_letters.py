@@ -32,7 +32,7 @@ def dead_letters_retry(
     ids: Annotated[list[str] | None, typer.Argument(help="dead-letter ids (default: all)")] = None,
 ) -> None:
     """Send dead letters back to their stage's queue (or run them in-process without Redis)."""
-    from services.dispatch import retry_dead_letters
+    from services.wiring.dispatch import retry_dead_letters
     from shared.config import get_settings
     from shared.store import Store
 

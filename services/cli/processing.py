@@ -63,12 +63,12 @@ def process(
     page pair was found or anything failed (the rest is still processed and exported; the
     failures are listed).
     """
+    # lazy: the stages, the store and the exports load when `process` runs, not for every command
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from services.export.run_outputs import write_job_outputs
     from services.page_match.repository import with_waiting_pages
-    from services.registry import all_handlers
-    from services.run_outputs import write_job_outputs
-    from services.store_schema import prepare_store
+    from services.wiring.registry import all_handlers, stage_schemas
     from shared.config import get_settings
     from shared.delivery.pipeline import LocalRunner, RunSummary
     from shared.intake.ingest import (
@@ -84,6 +84,7 @@ def process(
     from shared.intake.page_inputs import read_single_pages
     from shared.metrics import stage_metrics
     from shared.store import Store
+    from shared.store.schema import prepare_store
 
     options = pairing_options(src_lang, tgt_lang, url_key, pairs_file)
     pairing = options is not None
@@ -97,7 +98,7 @@ def process(
     job = build_job(read_page_pairs(pair_inputs, options), job_id)
     if page_inputs:
         job = merged_job(job, page_job, job_id)
-    prepare_store(store)  # every schema, once, before the first message
+    prepare_store(store, stage_schemas())  # every schema, once, before the first message
     register_job(store, job, source=",".join(str(p) for p in inputs))
     summary = RunSummary()
     # ingest: the inputs read (pages, page pairs, refusals) in, the messages sent on out
@@ -332,7 +333,7 @@ def submit(
         return
     if not settings.redis_url:
         raise typer.BadParameter("give --gateway URL or set PARAMINE_REDIS_URL")
-    from services.dispatch import enqueue_job, enqueue_pages
+    from services.wiring.dispatch import enqueue_job, enqueue_pages
     from shared.store import Store
 
     store = Store(settings.database_url)

@@ -58,7 +58,7 @@ def worker(
         raise typer.BadParameter(f"stage must be one of {', '.join(STAGES)}")
     if not get_settings().redis_url:
         raise typer.BadParameter("PARAMINE_REDIS_URL must be set to run a worker")
-    from services.worker_process import run_worker
+    from services.cli.worker_process import run_worker
 
     run_worker(
         stage,

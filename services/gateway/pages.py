@@ -55,7 +55,7 @@ async def ingest_pages(batch: PagesIn, store: StoreDep, _key: IngestKey) -> Page
     request or a later one; the page pairs found go through every stage under this job."""
     from fastapi.concurrency import run_in_threadpool
 
-    from services.dispatch import enqueue_pages
+    from services.wiring.dispatch import enqueue_pages
 
     pages = build_page_job(
         Page(url=page.url, lang=(page.lang or "und").lower(), html=page.html)
