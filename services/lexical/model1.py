@@ -26,7 +26,7 @@ import numpy.typing as npt
 import regex
 from numba import njit
 
-from shared.text import base_lang, is_word
+from shared.text import analyse_japanese, base_lang, is_word
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -118,8 +118,6 @@ def _tokenize(sentence: str, lang: str | None) -> list[str]:
     if base in ("ja", "zh"):
         text = unicodedata.normalize("NFKC", text).translate(_CJK_PUNCTUATION).lower()
     if base == "ja":
-        from shared.text import analyse_japanese
-
         return [m.base or m.surface for m in analyse_japanese(text) if not m.surface.isspace()]
     if base == "zh":
         return [word for word in _segment_chinese(text) if not word.isspace()]
@@ -131,7 +129,7 @@ def _tokenize(sentence: str, lang: str | None) -> list[str]:
 @functools.lru_cache(maxsize=1)
 def _jieba() -> Any:
     """jieba (imported on first use: it builds its prefix dictionary then, about a second)."""
-    import jieba
+    import jieba  # lazy: Chinese text only, so jieba loads on first use
 
     jieba.setLogLevel(logging.WARNING)
     jieba.initialize()

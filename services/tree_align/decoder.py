@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from services.html.tag_tree import TagTree
+from services.tree_align.dp import backtrace, forward, outside, scan
 from services.tree_align.dp.tables import Adjoints, DecoderTables
 from services.tree_align.model import TreeModel
 from shared.errors import InputTooLarge, InvalidInput
@@ -370,8 +371,6 @@ def align_trees(
     (:func:`table_bytes`) gets the widest ``max_span`` that fits both (logged, recorded in the
     result), and one that no span fits raises InputTooLarge.
     """
-    from services.tree_align.dp import backtrace, forward, scan
-
     started = time.perf_counter()
     _check_span(max_span)
     if max_span is None and max_work is not None:
@@ -415,8 +414,6 @@ def posteriors(
     """Inside and outside probabilities: log P(Tf, Te) and the expected count of every event.
 
     ``max_span``, ``band`` and ``max_work`` as in :func:`align_trees`."""
-    from services.tree_align.dp import forward, outside, scan
-
     _check_span(max_span)
     if max_span is None and max_work is not None:
         max_span = affordable_span(src, tgt, max_work, max_table_bytes, with_adjoints=True)
