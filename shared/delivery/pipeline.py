@@ -184,6 +184,8 @@ class CelerySender:
     def send_payload(self, stage: str, payload: dict[str, Any]) -> None:
         """Send an already serialised message (a dict of JSON types), trying again for
         ``patience`` (``PUBLISH_PATIENCE``) seconds while the broker cannot be reached."""
+        # lazy: Celery and kombu load with the first message sent to a broker, so in-process
+        # runs (paramine process) never import them
         from kombu.exceptions import OperationalError
 
         from shared.delivery.celery_app import queue_name, task_name
