@@ -186,7 +186,8 @@ def decoding_work(src: TagTree, tgt: TagTree, max_span: int | None = None) -> fl
     one-child side are closed forms. Summed over all pairs this factorises into per-tree sums.
     An estimate of the time, not an exact count: the full-forest and FT1 scans (d1 d2 cells a
     pair), the closed forms and the span sums inside a cell are left out (the scans' cells
-    are most of the time; on list pages the cells filled were 1.02-1.18x this count).
+    are most of the time; on list pages the cells filled were slightly more than this count:
+    benchmarks/results/tuning_history.md, services/tree_align/decoder.py).
     """
     degrees1, _ = _tree_shape(src)  # + the virtual root (counted as a pair)
     degrees2, _ = _tree_shape(tgt)

@@ -49,9 +49,10 @@ def chunk_pairs(
     ``site_blocks(url, keys)``: how many other pages of the page's site hold each of its
     blocks (``content.block_key``), for the content model's site repetition; None: none.
 
-    Wide pages: when exact decoding would exceed ``max_alignment_work`` (a 2,000-item list
-    took 225 s), deleted nodes' spans are restricted to the widest sibling count that fits
-    (which also shrinks the sibling-range tables: an 800-row table needed 4.5 GB exact).
+    Wide pages: when exact decoding would exceed ``max_alignment_work`` (a long list took
+    minutes), deleted nodes' spans are restricted to the widest sibling count that fits (which
+    also shrinks the sibling-range tables, gigabytes for a long table decoded exactly; figures:
+    benchmarks/results/tuning_history.md, services/tree_align/handler.py).
     The same holds for tables over ``max_alignment_bytes``. Pages too wide for either limit
     even with spans of one sibling are not lost: they fall back to the flat text alignment
     (Type I), logged, without xpaths."""

@@ -147,8 +147,9 @@ class LocalRunner:
 # A stage forwards its output after storing it and before its own message is acked: keep
 # publishing through a broker restart (about a minute) so the next stage's message is not lost.
 # The policy covers a publish on an open connection; opening one gives up after Celery's
-# broker_connection_timeout (4 s; measured: 5.9 s with Redis away), so CelerySender tries the
-# whole send again until PUBLISH_PATIENCE seconds have passed.
+# broker_connection_timeout (4 s; longer with Redis away: benchmarks/results/tuning_history.md,
+# shared/delivery/pipeline.py), so CelerySender tries the whole send again until
+# PUBLISH_PATIENCE seconds have passed.
 PUBLISH_PATIENCE = 60.0
 PUBLISH_RETRY_POLICY = {
     "max_retries": 40,
