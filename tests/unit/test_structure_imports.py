@@ -5,8 +5,8 @@ An import inside a function hides what its module depends on; some are deliberat
 LightGBM or SQLAlchemy kept off ``paramine --help``, a worker's or the gateway's start-up;
 an import that must follow ``use_metrics_dir()``), and those say so in a comment: on the
 import's own line(s), or on the comment-only line directly above it. Consecutive imports of
-one body (nothing but blank lines between them, as isort groups them) share the reason of
-the first. Imports at module level, ``if TYPE_CHECKING:`` blocks included, are not inside
+one body (nothing but blank lines or comments between them, as isort groups them) share the
+reason of the first. Imports at module level, ``if TYPE_CHECKING:`` blocks included, are not inside
 a function and need no reason.
 """
 
@@ -41,6 +41,7 @@ PENDING: frozenset[str] = frozenset(
 )
 
 Import = ast.Import | ast.ImportFrom
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def _pending(relative: str) -> bool:
@@ -84,9 +85,6 @@ def import_runs(tree: ast.Module) -> list[list[Import]]:
 
     visit(tree, False)
     return runs
-
-
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def comment_lines(source: str) -> tuple[set[int], set[int]]:
