@@ -26,7 +26,7 @@ import numpy.typing as npt
 import regex
 from numba import njit
 
-from shared.text import base_lang, is_word
+from shared.text import analyse_japanese, base_lang, is_word
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -118,8 +118,6 @@ def _tokenize(sentence: str, lang: str | None) -> list[str]:
     if base in ("ja", "zh"):
         text = unicodedata.normalize("NFKC", text).translate(_CJK_PUNCTUATION).lower()
     if base == "ja":
-        from shared.text import analyse_japanese
-
         return [m.base or m.surface for m in analyse_japanese(text) if not m.surface.isspace()]
     if base == "zh":
         return [word for word in _segment_chinese(text) if not word.isspace()]
@@ -131,7 +129,7 @@ def _tokenize(sentence: str, lang: str | None) -> list[str]:
 @functools.lru_cache(maxsize=1)
 def _jieba() -> Any:
     """jieba (imported on first use: it builds its prefix dictionary then, about a second)."""
-    import jieba
+    import jieba  # lazy: Chinese text only, so jieba loads on first use
 
     jieba.setLogLevel(logging.WARNING)
     jieba.initialize()
@@ -145,8 +143,10 @@ def _segment_chinese(text: str) -> list[str]:
 
 
 # Model 1 reads at most this many tokens of a sentence: its work on a sentence pair is the
-# product of their lengths, and one unpunctuated 25,000-word "sentence" a side took 85 s and
-# 20 GB to train on (a 100,000-word one raised MemoryError). Prose sentences are far shorter.
+# product of their lengths, and one unpunctuated "sentence" of tens of thousands of words a side
+# took more than a minute and gigabytes to train on, a longer one raised MemoryError (figures:
+# benchmarks/results/tuning_history.md, services/lexical/model1.py). Prose sentences are far
+# shorter.
 MAX_SENTENCE_TOKENS = 300
 # Model 1 training entries (target tokens times source tokens over the training pairs) at the
 # most: past it the pairs are thinned evenly (a page of long sentences has few pairs' worth).

@@ -275,7 +275,8 @@ def _unpack(payload: bytes) -> tuple[SimilarityModel, Thesaurus]:
 
 
 # Snapshots kept per thesaurus (older ones are deleted when a new one is stored): one of the
-# WordNet thesaurus is about 270 MB, and the hourly recompute stored one each time.
+# WordNet thesaurus takes hundreds of megabytes (benchmarks/results/tuning_history.md,
+# services/thesaurus/repository.py), and the hourly recompute stored one each time.
 KEEP_SNAPSHOTS = 3
 _SAVE_ATTEMPTS = 10
 
