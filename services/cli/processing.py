@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -267,6 +268,7 @@ def print_failures(report: dict[str, Any]) -> None:
 def _gateway_url(value: str | None) -> str | None:
     """``--gateway``: an http(s) URL with a host (a malformed one failed with a traceback)."""
     if value is not None:
+        # lazy: httpx only for --gateway, off paramine --help
         import httpx
 
         try:
@@ -309,6 +311,7 @@ def submit(
     Page pairs go to tree_align (``POST /v1/page-pairs``); single pages (as ``process`` reads
     them) go to page_match (``POST /v1/pages``), all under one job. With ``--wait`` the job's
     status is asked until it is finished."""
+    # lazy: settings (pydantic-settings) stay off paramine --help
     from shared.config import get_settings, secret
     from shared.intake.ingest import build_job, build_page_job, merged_job, single_page_input
     from shared.intake.inputs import expand_inputs, read_page_pairs
@@ -333,6 +336,7 @@ def submit(
         return
     if not settings.redis_url:
         raise typer.BadParameter("give --gateway URL or set PARAMINE_REDIS_URL")
+    # lazy: the pipeline, its stores and metrics stay off paramine --help
     from services.wiring.dispatch import enqueue_job, enqueue_pages
     from shared.store import Store
 
@@ -354,6 +358,7 @@ def submit(
 
 
 def _wait_on_gateway(gateway: str, job_id: str, api_key: str | None, timeout: float) -> Waited:
+    # lazy: httpx and the gateway client only for --gateway, off paramine --help
     import httpx
 
     from shared.intake.gateway_client import GatewayRefused, wait_for_job
@@ -370,8 +375,7 @@ def _wait_on_gateway(gateway: str, job_id: str, api_key: str | None, timeout: fl
 def _wait_on_store(store: Store, job_id: str, timeout: float) -> Waited:
     """``--wait`` without a gateway: the job's status read from the store, as the gateway
     reads it."""
-    import time
-
+    # lazy: the page_match repository (SQLAlchemy) stays off paramine --help
     from services.page_match.repository import with_waiting_pages
     from shared.intake.gateway_client import FINISHED_STATES, Waited
 
@@ -401,6 +405,7 @@ def _report_wait(waited: Waited) -> None:
 
 
 def _to_gateway(gateway: str, job: Job, api_key: str | None, pages: Sequence[Page]) -> None:
+    # lazy: httpx and the gateway client only for --gateway, off paramine --help
     from shared.intake.gateway_client import SubmitFailed, submit_job
 
     try:

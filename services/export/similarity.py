@@ -26,7 +26,7 @@ def similarity_csv_rows(
     ``round`` is 0 when the corpus defined the value, k > 0 for estimation round k.
     """
     # Row by row: all upper-triangle indices at once were two Python lists of L(L+1)/2 ints
-    # (WordNet's 10,381 leaves: 17.5 GB and 3 minutes before the first row).
+    # (what that cost: tuning_history.md, "services/export/similarity.py").
     for i in range(len(class_ids)):
         row = values[i, i:]
         for offset in np.flatnonzero(~np.isnan(row)).tolist():

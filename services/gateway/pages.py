@@ -9,8 +9,8 @@ from fastapi import APIRouter, status
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.wiring.dispatch import enqueue_pages
 from services.gateway.deps import IngestKey, StoreDep
+from services.wiring.dispatch import enqueue_pages
 from shared.intake.ingest import Job as PairJob
 from shared.intake.ingest import build_page_job, merged_job
 from shared.metrics import stage_metrics

@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Annotated, Any, Literal
 
+import redis
 from fastapi import APIRouter, HTTPException, Query, Request, Response, status
+from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from pydantic import (
     BaseModel,
@@ -35,6 +37,7 @@ from services.gateway.deps import (
     TgtLangFilter,
 )
 from services.gateway.queries import best_match, ending_table, matching_phrases, word_similarity
+from services.wiring.dispatch import dispatch, enqueue_job
 from shared.errors import InvalidInput
 from shared.ids import content_id
 from shared.intake.ingest import build_job
@@ -219,10 +222,6 @@ async def _ingest_request(request: Request) -> IngestRequest:
 )
 async def ingest_page_pairs(request: Request, store: StoreDep, _key: IngestKey) -> IngestResponse:
     """Accept page pairs (JSON batch or multipart upload); each pair flows through every stage."""
-    from fastapi.concurrency import run_in_threadpool
-
-    from services.wiring.dispatch import enqueue_job
-
     ingest = await _ingest_request(request)
     items: list[PairSource | InvalidInput] = []
     for number, raw in enumerate(ingest.pairs):
@@ -282,10 +281,6 @@ async def ingest_articles(
     batch: ArticleBatchIn, store: StoreDep, settings: SettingsDep, _key: IngestKey
 ) -> ArticleBatchAccepted:
     """Pair a day's Web and mobile articles, then their sentences; pairs go on to paraphrase."""
-    from fastapi.concurrency import run_in_threadpool
-
-    from services.wiring.dispatch import dispatch
-
     draft = ArticleBatch(job_id="-", web=batch.web, mobile=batch.mobile)
     message = draft.model_copy(
         update={"job_id": batch.job_id or content_id(draft.batch_id, prefix="job")}
@@ -461,8 +456,6 @@ def _health(store: Any, settings: Any) -> dict[str, str]:
     except Exception as exc:
         health.update(status="degraded", database=f"error: {exc.__class__.__name__}")
     if settings.redis_url:
-        import redis
-
         try:
             redis.Redis.from_url(settings.redis_url, socket_timeout=2).ping()
             health["broker"] = "ok"
@@ -476,6 +469,7 @@ def metrics(settings: SettingsDep) -> Response:
     """Prometheus text exposition of the gateway's metrics, plus queue depths when distributed."""
     payload = metrics_payload()
     if settings.redis_url:
+        # lazy: Celery (and kombu) load only when the gateway runs distributed
         from shared.delivery.celery_app import queue_name
         from shared.metrics import queue_depth_payload
         from shared.schemas import STAGES

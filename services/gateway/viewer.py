@@ -74,7 +74,7 @@ class NodeRow(NodePairRow):
 
 # Rows per viewer page (jobs, a job's page pairs, a page pair's beads); older rows are one
 # "next" link away (the jobs page showed the newest 200 and said nothing of the rest, and a
-# page pair of 50,000 beads was one 31 MB page).
+# page pair of tens of thousands of beads was one page; tuning_history.md, the viewer).
 JOBS_PER_PAGE = 200
 PAIRS_PER_PAGE = 500
 BEADS_PER_PAGE = 1_000

@@ -18,46 +18,16 @@ import tokenize
 
 from tests.unit.test_structure import PACKAGES, ROOT
 
-# Files still being rewritten on other branches, skipped for now (a trailing ``/`` names a
-# folder): other branches mend these; empty this set when they are merged.
-PENDING: frozenset[str] = frozenset(
-    {
-        "services/sentence_align/",
-        "shared/exports.py",
-        "services/export/run_outputs.py",
-        "services/cli/export.py",
-        "services/cli/processing.py",
-        "services/gateway/exports.py",
-        "services/gateway/routes.py",
-        "services/gateway/viewer.py",
-        "shared/store/rows.py",
-        "shared/store/corpus.py",
-        "shared/schemas.py",
-        "services/wiring/dispatch.py",
-        "services/wiring/registry.py",
-        "shared/store/schema.py",
-        "services/cli/worker_process.py",
-    }
-)
-
 Import = ast.Import | ast.ImportFrom
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def _pending(relative: str) -> bool:
-    return any(
-        relative.startswith(entry) if entry.endswith("/") else relative == entry
-        for entry in PENDING
-    )
-
-
 def product_files() -> dict[str, str]:
-    """The source of every product module not pending, by its path from the repository."""
+    """The source of every product module, by its path from the repository."""
     return {
-        relative: path.read_text(encoding="utf-8")
+        path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8")
         for package in PACKAGES
         for path in sorted((ROOT / package).rglob("*.py"))
-        if not _pending(relative := path.relative_to(ROOT).as_posix())
     }
 
 
@@ -121,11 +91,6 @@ def test_every_import_inside_a_function_gives_its_reason() -> None:
     assert len(files) > 100  # the product is read, not skipped
     found = {path: lines for path, source in files.items() if (lines := unreasoned_imports(source))}
     assert found == {}
-
-
-def test_pending_files_exist() -> None:
-    """A pending entry names a file or folder that is there (a stale one is removed)."""
-    assert [entry for entry in sorted(PENDING) if not (ROOT / entry).exists()] == []
 
 
 # The check itself, on sources whose answers are known by construction.
@@ -211,9 +176,12 @@ def test_a_reason_above_a_run_covers_the_run_and_only_it() -> None:
     assert unreasoned_imports(broken) == [5]
 
 
-def test_product_files_skip_only_pending_files() -> None:
+def test_every_product_module_is_checked() -> None:
     files = product_files()
-    assert "services/cli/common.py" in files
-    assert "services/sentence_align/aligners/align.py" not in files
-    assert "shared/exports.py" not in files
-    assert "shared/store/engine.py" in files
+    expected = {
+        path.relative_to(ROOT).as_posix()
+        for package in PACKAGES
+        for path in (ROOT / package).rglob("*.py")
+    }
+    assert files.keys() == expected
+    assert "services/sentence_align/aligners/align.py" in files
