@@ -18,8 +18,9 @@ class HtmlLimits(BaseModel):
     max_bytes: int = Field(default=20_000_000, gt=0)
     max_depth: int = Field(default=1_000, gt=0)
     max_elements: int = Field(default=300_000, gt=0)
-    # Work of one tree alignment pass (services.tree_align.decoder.DEFAULT_MAX_WORK, about
-    # 6-27 s): wider page pairs are aligned with restricted spans, or as flat text.
+    # Work of one tree alignment pass (services.tree_align.decoder.DEFAULT_MAX_WORK; its time:
+    # benchmarks/results/tuning_history.md, decoder work bound): wider page pairs are aligned
+    # with restricted spans, or as flat text.
     max_alignment_work: float = Field(default=4e8, gt=0)
     # Memory of one tree alignment's tables (decoder.DEFAULT_MAX_TABLE_BYTES); over it, flat text.
     max_alignment_bytes: int = Field(default=1_500_000_000, gt=0)

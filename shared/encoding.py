@@ -111,7 +111,7 @@ def decode_page(data: bytes, declared: str | None = None) -> tuple[str, str]:
         text = data.decode(codec, errors="replace")
         if text.count("\ufffd") <= MAX_REPLACED_SHARE * max(len(text), 1):
             return text, codec
-    import charset_normalizer
+    import charset_normalizer  # lazy: only a page no named codec reads needs the detector
 
     best = charset_normalizer.from_bytes(data[:1_000_000]).best()
     if best is None or best.encoding is None:

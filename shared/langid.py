@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import unicodedata
+from importlib.metadata import version
 from typing import Any
 
 import regex
@@ -38,6 +39,7 @@ def language_group(code: str) -> str:
 
 @functools.cache
 def _identifier() -> Any:
+    # lazy: py3langid (numpy) loads with its model on first use, not at a worker's start
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
@@ -46,8 +48,6 @@ def _identifier() -> Any:
 @functools.cache
 def model_version() -> str:
     """The language identifier and its version (the model ships with the package)."""
-    from importlib.metadata import version
-
     return f"py3langid-{version('py3langid')}"
 
 

@@ -22,7 +22,9 @@ from prometheus_client import (
     Gauge,
     Histogram,
     generate_latest,
+    multiprocess,
 )
+from prometheus_client.core import GaugeMetricFamily
 
 __all__ = ["CONTENT_TYPE_LATEST", "StageMetrics", "metrics_payload", "stage_metrics"]
 
@@ -186,8 +188,6 @@ def stage_metrics() -> StageMetrics:
 def collecting_registry() -> CollectorRegistry:
     """The registry to expose: all processes' files in multiprocess mode, else the default."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        from prometheus_client import multiprocess
-
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
         return registry
@@ -207,8 +207,7 @@ class QueueDepthCollector:
         self.queues = queues
 
     def collect(self) -> Iterator[Any]:
-        import redis
-        from prometheus_client.core import GaugeMetricFamily
+        import redis  # lazy: redis-py stays off in-process runs, which have no queue to read
 
         family = GaugeMetricFamily(
             "paramine_queue_depth", "Messages waiting in a stage queue", labels=["queue"]

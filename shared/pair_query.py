@@ -12,7 +12,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import sqlalchemy as sa
 
@@ -65,42 +65,49 @@ def parse_since(value: str | None, name: str = "since") -> float | None:
     return seconds
 
 
+class PairFilters(TypedDict, total=False):
+    """The filters of a listing or an export as ``paramine export`` and the gateway take them
+    (none given: no filter): ``since``/``until`` as unix seconds or ISO dates (``until_default``
+    when ``until`` is not given); ``every`` keeps flagged pairs and the pairs under the default
+    threshold; ``limit`` and ``offset`` page a listing (default 100 from 0)."""
+
+    job: str | None
+    site: str | None
+    src_lang: str | None
+    tgt_lang: str | None
+    min_score: float | None
+    since: str | None
+    until: str | None
+    until_default: float | None
+    every: bool
+    duplicates: bool
+    limit: int
+    offset: int
+
+
 def sentence_pair_query(
-    *,
-    job: str | None = None,
-    site: str | None = None,
-    src_lang: str | None = None,
-    tgt_lang: str | None = None,
-    min_score: float | None = None,
-    since: str | None = None,
-    until: str | None = None,
-    until_default: float | None = None,
-    every: bool = False,
-    duplicates: bool = False,
-    limit: int = 100,
-    offset: int = 0,
-    default_min_score: float | None = None,
+    *, default_min_score: float | None = None, **filters: Unpack[PairFilters]
 ) -> SentencePairQuery:
-    """The query of a listing or an export, from the filters as ``paramine export`` and the
-    gateway take them: ``since``/``until`` as unix seconds or ISO dates (``until_default``
-    when ``until`` is not given), ``every`` keeps flagged pairs and the pairs under
-    ``default_min_score``, the pair classifier's threshold, which applies where ``min_score``
-    is not given. Raises ``ValueError`` (from
-    ``parse_since``) for a time neither reads as."""
-    after = parse_since(since)
-    before = parse_since(until, "until") if until is not None else until_default
+    """The query of a listing or an export from its :class:`PairFilters`;
+    ``default_min_score``, the pair classifier's threshold, applies where ``min_score`` is not
+    given (and not with ``every``). Raises ``ValueError`` (from ``parse_since``) for a time
+    neither reads as."""
+    after = parse_since(filters.get("since"))
+    until = filters.get("until")
+    before = parse_since(until, "until") if until is not None else filters.get("until_default")
+    every = filters.get("every", False)
     return SentencePairQuery(
-        job,
-        site,
-        src_lang,
-        tgt_lang,
-        min_score,
-        limit,
-        offset,
+        filters.get("job"),
+        filters.get("site"),
+        filters.get("src_lang"),
+        filters.get("tgt_lang"),
+        filters.get("min_score"),
+        filters.get("limit", 100),
+        filters.get("offset", 0),
         stored_since=after,
         stored_before=before,
         flagged=every,
-        duplicates=duplicates,
+        duplicates=filters.get("duplicates", False),
         default_min_score=None if every else default_min_score,
     )
 

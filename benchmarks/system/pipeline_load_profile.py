@@ -125,12 +125,12 @@ def profile_pairs(count: int, redis_url: str, admin_url: str, seed: int) -> dict
 
     from prometheus_client import CollectorRegistry
 
+    from services.cli.worker_process import warm_up
     from services.sentence_align import handler as sentence_handler
     from services.sentence_align.handler import handle as sentence_handle
     from services.tree_align import handler as tree_handler
     from services.tree_align import repository as tree_repository
     from services.tree_align.handler import handle as tree_handle
-    from services.worker_process import warm_up
     from shared.config import Settings
     from shared.delivery.celery_app import make_celery
     from shared.delivery.pipeline import CelerySender

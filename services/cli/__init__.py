@@ -3,11 +3,12 @@
 One module per concern, each adding its commands to the application built here:
 ``common`` (the root application, error handling, shared input options), ``processing``
 (``process``, ``submit``), ``runtime`` (``worker``, ``serve``, ``scheduler``,
-``reconcile``), ``pages`` (``align-pages``), ``dead_letters`` (``dead-letters ...``),
-``export`` (``export``, ``migrate-store``); each stage's algorithm and evaluation commands
-come from its own ``services/<stage>/cli*.py``. Importing the package builds the
-application and nothing else: the environment a worker or the gateway needs is set by
-those commands when they run.
+``reconcile``; ``worker_process``: the Celery worker ``worker`` starts), ``pages``
+(``align-pages``), ``dead_letters`` (``dead-letters ...``), ``export`` (``export``,
+``migrate-store``; what they write comes from ``services.export``); each stage's algorithm
+and evaluation commands come from its own ``services/<stage>/cli*.py``. Importing the
+package builds the application and nothing else: the environment a worker or the gateway
+needs is set by those commands when they run.
 """
 
 from __future__ import annotations

@@ -8,15 +8,19 @@ import csv
 import os
 import re
 import sys
+from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperGroup
 
 from services.cli.help import UsageError, close_suggestions
+from shared.errors import ConfigurationError, InvalidInput, TransientError
+from shared.schemas import JOB_ID_PATTERN
 
 HELP = "The ``paramine`` command line: one entry point for every mode and algorithm."
 
@@ -37,10 +41,7 @@ class ClearErrors(TyperGroup):
             raise close_suggestions(exc) from None
 
     def invoke(self, ctx: Any) -> Any:  # a click Context (typer vendors its own click)
-        from pydantic import ValidationError
-        from sqlalchemy.exc import ArgumentError
-
-        from shared.errors import ConfigurationError, InvalidInput, TransientError
+        from sqlalchemy.exc import ArgumentError  # lazy: SQLAlchemy stays off paramine --help
 
         try:
             return super().invoke(ctx)
@@ -71,8 +72,6 @@ console = Console(stderr=True, soft_wrap=True)  # a message is one line when pip
 
 def _print_version(value: bool) -> None:
     if value:
-        from importlib.metadata import version
-
         typer.echo(f"paramine {version('paramine')}")
         raise typer.Exit()
 
@@ -131,6 +130,7 @@ def language_option(value: str | None) -> str | None:
     else refused with a hint (``EN`` once found nothing: page languages are lower case)."""
     if value is None:
         return None
+    # lazy: langcodes' tables and shared.text's fugashi stay off paramine --help
     import langcodes
 
     from shared.text import base_lang
@@ -197,8 +197,6 @@ PairsFile = Annotated[
 
 def job_id_option(value: str | None) -> str | None:
     """``--job-id``: checked as the gateway checks it (a bad id dead-lettered every pair)."""
-    from shared.schemas import JOB_ID_PATTERN
-
     if value is not None and not re.fullmatch(JOB_ID_PATTERN, value):
         raise typer.BadParameter("1-64 characters of letters, digits and . _ : -")
     return value
@@ -212,6 +210,7 @@ def pairing_options(
     Pairing needs both languages, and two different ones: a pairing option without them
     is refused with a hint (exit 2), as is ``--src-lang de --tgt-lang de``, which paired
     each page with itself."""
+    # lazy: the input readers (http.client, ssl, the CJK codecs) stay off paramine --help
     from shared.intake.inputs import PairingOptions
 
     if all(option is None for option in (src_lang, tgt_lang, url_key, pairs_file)):

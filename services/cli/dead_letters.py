@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
 from services.cli.common import console
+
+if TYPE_CHECKING:
+    from shared.store import Store
+
+
+def _store() -> Store:
+    """The existing store of PARAMINE_DATABASE_URL."""
+    # lazy: pydantic-settings and SQLAlchemy stay off paramine --help
+    from shared.config import get_settings
+    from shared.store import Store
+
+    return Store.existing(get_settings().database_url)
 
 
 def dead_letters_list(
@@ -18,11 +30,7 @@ def dead_letters_list(
     limit: Annotated[int, typer.Option(min=1, help="at most this many, oldest first")] = 100,
 ) -> None:
     """List dead letters: id, stage, error type and reason."""
-    from shared.config import get_settings
-    from shared.store import Store
-
-    store = Store.existing(get_settings().database_url)
-    for row in store.list_dead_letters(stage=stage, limit=limit):
+    for row in _store().list_dead_letters(stage=stage, limit=limit):
         typer.echo(
             f"{row['id']}\t{row['stage']}\t{row['attempts']}\t{row['error_type']}\t{row['reason']}"
         )
@@ -32,11 +40,10 @@ def dead_letters_retry(
     ids: Annotated[list[str] | None, typer.Argument(help="dead-letter ids (default: all)")] = None,
 ) -> None:
     """Send dead letters back to their stage's queue (or run them in-process without Redis)."""
-    from services.dispatch import retry_dead_letters
-    from shared.config import get_settings
-    from shared.store import Store
+    # lazy: the pipeline and its metrics (prometheus_client) stay off paramine --help
+    from services.wiring.dispatch import retry_dead_letters
 
-    result = retry_dead_letters(Store.existing(get_settings().database_url), ids or None)
+    result = retry_dead_letters(_store(), ids or None)
     typer.echo(json.dumps(result))
     if result["unknown"]:
         console.print(f"no dead letter {escape(', '.join(result['unknown']))}", soft_wrap=True)
@@ -49,10 +56,7 @@ def dead_letters_purge(
     ids: Annotated[list[str] | None, typer.Argument(help="dead-letter ids (default: all)")] = None,
 ) -> None:
     """Delete dead letters."""
-    from shared.config import get_settings
-    from shared.store import Store
-
-    deleted = Store.existing(get_settings().database_url).delete_dead_letters(ids or None)
+    deleted = _store().delete_dead_letters(ids or None)
     typer.echo(f"purged {deleted}")
 
 

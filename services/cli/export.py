@@ -5,30 +5,24 @@ store brought up to date."""
 
 from __future__ import annotations
 
-import dataclasses
-import itertools
 import sys
-from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated, Any
+from typing import IO, TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from services.cli.common import language_option
+from services.sentence_align.classifier.pair_threshold import default_threshold
 
 if TYPE_CHECKING:
-    from shared.exports import MosesCorpus
+    from services.export.corpus import LeftOut
+    from services.export.formats import MosesCorpus
+    from shared.store import Store
 
 console = Console(stderr=True, soft_wrap=True)  # a message is one line when piped
-
-
-def _default_threshold() -> float:
-    from services.sentence_align.classifier.pair_threshold import default_threshold
-
-    return default_threshold()
 
 
 MIN_SCORE_HELP = (
@@ -86,7 +80,7 @@ def export(
     ] = False,
     min_score: Annotated[
         float | None,
-        typer.Option(help=MIN_SCORE_HELP.format(threshold=_default_threshold()), min=0, max=1),
+        typer.Option(help=MIN_SCORE_HELP.format(threshold=default_threshold()), min=0, max=1),
     ] = None,
     since: Annotated[
         str | None, typer.Option(help="only pairs stored since (unix seconds or ISO date)")
@@ -112,9 +106,11 @@ def export(
     Sentence pairs: each distinct pair once (with its occurrence count and best score),
     pairs flagged as untranslated or in the wrong language left out, and pairs scoring below
     the pair classifier's default threshold (--min-score sets another; --all keeps them)."""
+    # lazy: the export package brings the store and lxml, which `paramine --help` does without
+    from services.export.corpus import corpus_query, exported_rows, left_out, stored_other_way
+    from services.export.formats import write_lines, write_moses, write_pairs
+    from services.export.tmx import write_tmx
     from shared.config import get_settings
-    from shared.exports import jsonl_lines, tsv_lines, write_lines, write_moses, write_tmx
-    from shared.pair_query import sentence_pair_query
     from shared.store import Store
 
     stdout = out is None or str(out) == "-"
@@ -136,7 +132,7 @@ def export(
                 f"{', '.join(given)} do not apply to ppdb (--src-lang chooses a language)"
             )
     try:
-        query = sentence_pair_query(
+        query = corpus_query(
             job=job,
             site=site,
             src_lang=src_lang,
@@ -145,7 +141,6 @@ def export(
             since=since,
             every=every,
             duplicates=duplicates,
-            default_min_score=_default_threshold(),
         )
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--since") from None
@@ -165,40 +160,17 @@ def export(
     text_out: Path | IO[str] = sys.stdout if stdout or out is None else out
     binary_out: Path | IO[bytes] = sys.stdout.buffer if stdout or out is None else out
     if format in (ExportFormat.thesaurus_csv, ExportFormat.thesaurus_npz):
-        from services.thesaurus.repository import latest_similarity
-        from shared.exports import similarity_csv_lines, similarity_npz_bytes
-
-        matrix = latest_similarity(store.engine, thesaurus)
-        if matrix is None:
-            console.print("[red]no similarity snapshot[/red]: run `paramine thesaurus build` first")
-            raise typer.Exit(1)
-        if format is ExportFormat.thesaurus_npz:
-            data = similarity_npz_bytes(
-                matrix.class_ids, matrix.labels, matrix.values, matrix.rounds
-            )
-            _write_bytes(data, binary_out)
-            size = len(matrix.class_ids)
-            console.print(f"{size}×{size} similarity matrix → {escape(target)}")
-        else:
-            count = write_lines(similarity_csv_lines(matrix), text_out) - 1
-            console.print(f"{count} defined class pairs → {escape(target)}")
+        _export_similarity(store, thesaurus, format, text_out, binary_out, target)
         return
     if format is ExportFormat.ppdb:
-        from services.paraphrase import repository
-        from services.paraphrase.handler import recompute_phrase_table
-        from services.paraphrase.phrases import format_ppdb
+        # lazy: the paraphrase stage brings numba and LightGBM, which other exports do without
+        from services.export.stage_tables import ppdb_lines
 
         # embedded mode has no periodic task: the export brings the snapshot up to date
-        recompute_phrase_table(store)
-        table = format_ppdb(repository.latest_phrase_table(store.engine, lang=src_lang))
-        count = write_lines((line + "\n" for line in table), text_out)
+        count = write_lines(ppdb_lines(store, src_lang, recompute=True), text_out)
         console.print(f"{count} paraphrase pairs → {escape(target)}")
         return
-    reverse = dataclasses.replace(query, src_lang=tgt_lang, tgt_lang=src_lang)
-    rows = store.iter_sentence_pairs(query)
-    if either_direction:
-        rows = itertools.chain(rows, map(turned, store.iter_sentence_pairs(reverse)))
-    stored = _Occurrences(rows)
+    stored = exported_rows(store, query, either_direction=either_direction)
     if format is ExportFormat.moses:
         assert out is not None  # refused above
         for corpus in write_moses(stored, out, src_lang=src_lang, tgt_lang=tgt_lang):
@@ -207,29 +179,47 @@ def export(
         count = write_tmx(stored, binary_out, srclang=src_lang)
         console.print(f"{count} translation units → {escape(target)}")
     else:
-        lines = jsonl_lines(stored) if format is ExportFormat.jsonl else tsv_lines(stored)
-        header = 1 if format is ExportFormat.tsv else 0  # the TSV's column line is no pair
-        count = write_lines(lines, text_out) - header
+        count = write_pairs(stored, format.value, text_out)
         console.print(f"{count} sentence pairs → {escape(target)}")
     sys.stdout.flush()
-    if stored.distinct == 0 and src_lang and tgt_lang and not either_direction:
-        other_way = next(store.iter_sentence_pairs(dataclasses.replace(reverse, limit=1)), None)
-        if other_way is not None:
-            console.print(
-                f"[red]no {escape(src_lang)}-{escape(tgt_lang)} pair[/red], but the store holds "
-                f"{escape(tgt_lang)}-{escape(src_lang)} pairs (a single-page crawl stores the "
-                f"direction page_match found): --src-lang {escape(tgt_lang)} --tgt-lang "
-                f"{escape(src_lang)}, or --either-direction",
-                soft_wrap=True,
-            )
-            raise typer.Exit(1)
-    _print_left_out(stored, store.flag_counts(query) if not every else {})
-    below = store.below_threshold(query)
-    if below:
+    none_this_way = stored.distinct == 0 and not either_direction
+    if none_this_way and src_lang and tgt_lang and stored_other_way(store, query):
         console.print(
-            f"{counted(below, 'stored pair')} scoring below the default threshold "
-            f"{query.default_min_score:.2f} left out; --min-score or --all keeps them"
+            f"[red]no {escape(src_lang)}-{escape(tgt_lang)} pair[/red], but the store holds "
+            f"{escape(tgt_lang)}-{escape(src_lang)} pairs (a single-page crawl stores the "
+            f"direction page_match found): --src-lang {escape(tgt_lang)} --tgt-lang "
+            f"{escape(src_lang)}, or --either-direction",
+            soft_wrap=True,
         )
+        raise typer.Exit(1)
+    _print_left_out(left_out(store, query, stored), query.default_min_score)
+
+
+def _export_similarity(
+    store: Store,
+    thesaurus: str | None,
+    format: ExportFormat,
+    text_out: Path | IO[str],
+    binary_out: Path | IO[bytes],
+    target: str,
+) -> None:
+    # lazy: the thesaurus stage's repository brings numpy and its similarity model
+    from services.export.formats import write_lines
+    from services.export.similarity import similarity_csv_lines, similarity_npz_bytes
+    from services.thesaurus.repository import latest_similarity
+
+    matrix = latest_similarity(store.engine, thesaurus)
+    if matrix is None:
+        console.print("[red]no similarity snapshot[/red]: run `paramine thesaurus build` first")
+        raise typer.Exit(1)
+    if format is ExportFormat.thesaurus_npz:
+        data = similarity_npz_bytes(matrix.class_ids, matrix.labels, matrix.values, matrix.rounds)
+        _write_bytes(data, binary_out)
+        size = len(matrix.class_ids)
+        console.print(f"{size}×{size} similarity matrix → {escape(target)}")
+    else:
+        count = write_lines(similarity_csv_lines(matrix), text_out) - 1
+        console.print(f"{count} defined class pairs → {escape(target)}")
 
 
 def counted(count: int, noun: str) -> str:
@@ -237,50 +227,24 @@ def counted(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def turned(row: dict[str, Any]) -> dict[str, Any]:
-    """A sentence pair read the other way round: every src_ field swapped with its tgt_ one
-    (the bead too: ``[0, 1]:[2]`` becomes ``[2]:[0, 1]``)."""
-    turned_row = dict(row)
-    for key in row:
-        if key == "src" or key.startswith("src_"):
-            other = "tgt" + key[3:]
-            if other in row:
-                turned_row[key], turned_row[other] = row[other], row[key]
-    bead = row.get("bead")
-    if isinstance(bead, str) and bead.count(":") == 1:
-        left, right = bead.split(":")
-        turned_row["bead"] = f"{right}:{left}"
-    return turned_row
-
-
-class _Occurrences:
-    """Rows passed through, counting the distinct pairs and the stored rows they stand for."""
-
-    def __init__(self, rows: Iterator[dict[str, Any]]) -> None:
-        self.rows = rows
-        self.distinct = 0
-        self.occurrences = 0
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        for row in self.rows:
-            self.distinct += 1
-            self.occurrences += int(row.get("count", 1))
-            yield row
-
-
-def _print_left_out(stored: _Occurrences, flagged: dict[str, int]) -> None:
+def _print_left_out(omitted: LeftOut, threshold: float | None) -> None:
     # What the corpus conventions left out, on standard error (the data went to stdout).
-    if stored.occurrences > stored.distinct:
+    if omitted.merged:
         console.print(
-            f"{stored.occurrences - stored.distinct} duplicate pairs merged into their first "
-            f"occurrence ({stored.occurrences} stored, {stored.distinct} distinct; "
+            f"{omitted.merged} duplicate pairs merged into their first "
+            f"occurrence ({omitted.stored} stored, {omitted.distinct} distinct; "
             "--duplicates keeps every one)"
         )
-    if flagged:
-        kinds = ", ".join(f"{flag} {count}" for flag, count in flagged.items())
+    if omitted.flagged:
+        kinds = ", ".join(f"{flag} {count}" for flag, count in omitted.flagged.items())
         console.print(
-            f"{counted(sum(flagged.values()), 'flagged stored pair')} left out ({kinds}); "
+            f"{counted(sum(omitted.flagged.values()), 'flagged stored pair')} left out ({kinds}); "
             "--all keeps them"
+        )
+    if omitted.below_threshold:
+        console.print(
+            f"{counted(omitted.below_threshold, 'stored pair')} scoring below the default "
+            f"threshold {threshold:.2f} left out; --min-score or --all keeps them"
         )
 
 
@@ -304,6 +268,7 @@ def migrate_store() -> None:
     """Bring a store written by an older paramine up to date (PARAMINE_DATABASE_URL): the
     sentence pairs' dedup keys, flags and provenance columns, and missing indexes. A current
     store is unchanged."""
+    # lazy: the store (SQLAlchemy) and the settings load when a command needs them
     from shared.config import get_settings
     from shared.store import Store, display_url
     from shared.store.migrate import migrate

@@ -3,6 +3,7 @@ the aligned nodes (the two stages' algorithms without the store or the queues)."
 
 from __future__ import annotations
 
+import gzip
 import json
 from enum import StrEnum
 from pathlib import Path
@@ -12,6 +13,8 @@ import typer
 
 from services.cli.common import console, language_option
 from services.sentence_align.aligners.align import Method
+from shared.errors import InputTooLarge, InvalidInput
+from shared.schemas import PagePair
 
 
 class PageKind(StrEnum):
@@ -50,10 +53,10 @@ def align_pages(
 
     A language not given is detected from the page's text (py3langid), and said on standard
     error; two pages of one language are refused unless ``--kind pc-mobile``."""
+    # lazy: the two stages' handlers (SQLAlchemy, fugashi, prometheus_client) stay off --help
     from services.sentence_align.mining.records import sentence_pairs
     from services.tree_align.handler import chunk_pairs
     from shared.intake.inputs import decode_html
-    from shared.schemas import PagePair
 
     src_html, tgt_html = decode_html(src.read_bytes()), decode_html(tgt.read_bytes())
     src_lang = src_lang or detected_language(src, src_html, "--src-lang")
@@ -85,6 +88,7 @@ def align_pages(
 def detected_language(path: Path, html: str, option: str) -> str:
     """The language py3langid reads in a page's text, said on standard error; a page with
     too little text to tell is refused, naming the option to give."""
+    # lazy: lxml, numpy and shared.text's fugashi stay off paramine --help
     from services.html.parse import page_text, parse_page
     from shared import langid
     from shared.text import base_lang
@@ -104,9 +108,7 @@ def detected_language(path: Path, html: str, option: str) -> str:
 
 def read_page(path: Path) -> str:
     """A page file's text: ``.html`` or ``.html.gz`` bytes decoded as the pipeline decodes."""
-    import gzip
-
-    from shared.errors import InvalidInput
+    # lazy: the input readers (http.client, ssl, the CJK codecs) stay off paramine --help
     from shared.intake.inputs import decode_html
 
     data = path.read_bytes()
@@ -129,11 +131,10 @@ def extract_content(
 
     A page that cannot be read or parsed gets one line on standard error and the others go
     on; the exit code is then 1."""
-    from services.cli.common import console
+    # lazy: lxml, numpy and pydantic-settings stay off paramine --help
     from services.html.content import main_paragraphs, page_blocks
     from services.html.parse import ParseLimits, parse_page
     from shared.config import get_settings
-    from shared.errors import InputTooLarge, InvalidInput
 
     limits = get_settings().html
     parse_limits = ParseLimits(

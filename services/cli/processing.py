@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -63,12 +64,12 @@ def process(
     page pair was found or anything failed (the rest is still processed and exported; the
     failures are listed).
     """
+    # lazy: the stages, the store and the exports load when `process` runs, not for every command
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from services.export.run_outputs import write_job_outputs
     from services.page_match.repository import with_waiting_pages
-    from services.registry import all_handlers
-    from services.run_outputs import write_job_outputs
-    from services.store_schema import prepare_store
+    from services.wiring.registry import all_handlers, stage_schemas
     from shared.config import get_settings
     from shared.delivery.pipeline import LocalRunner, RunSummary
     from shared.intake.ingest import (
@@ -84,6 +85,7 @@ def process(
     from shared.intake.page_inputs import read_single_pages
     from shared.metrics import stage_metrics
     from shared.store import Store
+    from shared.store.schema import prepare_store
 
     options = pairing_options(src_lang, tgt_lang, url_key, pairs_file)
     pairing = options is not None
@@ -97,7 +99,7 @@ def process(
     job = build_job(read_page_pairs(pair_inputs, options), job_id)
     if page_inputs:
         job = merged_job(job, page_job, job_id)
-    prepare_store(store)  # every schema, once, before the first message
+    prepare_store(store, stage_schemas())  # every schema, once, before the first message
     register_job(store, job, source=",".join(str(p) for p in inputs))
     summary = RunSummary()
     # ingest: the inputs read (pages, page pairs, refusals) in, the messages sent on out
@@ -266,6 +268,7 @@ def print_failures(report: dict[str, Any]) -> None:
 def _gateway_url(value: str | None) -> str | None:
     """``--gateway``: an http(s) URL with a host (a malformed one failed with a traceback)."""
     if value is not None:
+        # lazy: httpx only for --gateway, off paramine --help
         import httpx
 
         try:
@@ -308,6 +311,7 @@ def submit(
     Page pairs go to tree_align (``POST /v1/page-pairs``); single pages (as ``process`` reads
     them) go to page_match (``POST /v1/pages``), all under one job. With ``--wait`` the job's
     status is asked until it is finished."""
+    # lazy: settings (pydantic-settings) stay off paramine --help
     from shared.config import get_settings, secret
     from shared.intake.ingest import build_job, build_page_job, merged_job, single_page_input
     from shared.intake.inputs import expand_inputs, read_page_pairs
@@ -332,7 +336,8 @@ def submit(
         return
     if not settings.redis_url:
         raise typer.BadParameter("give --gateway URL or set PARAMINE_REDIS_URL")
-    from services.dispatch import enqueue_job, enqueue_pages
+    # lazy: the pipeline, its stores and metrics stay off paramine --help
+    from services.wiring.dispatch import enqueue_job, enqueue_pages
     from shared.store import Store
 
     store = Store(settings.database_url)
@@ -353,6 +358,7 @@ def submit(
 
 
 def _wait_on_gateway(gateway: str, job_id: str, api_key: str | None, timeout: float) -> Waited:
+    # lazy: httpx and the gateway client only for --gateway, off paramine --help
     import httpx
 
     from shared.intake.gateway_client import GatewayRefused, wait_for_job
@@ -369,8 +375,7 @@ def _wait_on_gateway(gateway: str, job_id: str, api_key: str | None, timeout: fl
 def _wait_on_store(store: Store, job_id: str, timeout: float) -> Waited:
     """``--wait`` without a gateway: the job's status read from the store, as the gateway
     reads it."""
-    import time
-
+    # lazy: the page_match repository (SQLAlchemy) stays off paramine --help
     from services.page_match.repository import with_waiting_pages
     from shared.intake.gateway_client import FINISHED_STATES, Waited
 
@@ -400,6 +405,7 @@ def _report_wait(waited: Waited) -> None:
 
 
 def _to_gateway(gateway: str, job: Job, api_key: str | None, pages: Sequence[Page]) -> None:
+    # lazy: httpx and the gateway client only for --gateway, off paramine --help
     from shared.intake.gateway_client import SubmitFailed, submit_job
 
     try:

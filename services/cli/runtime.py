@@ -3,8 +3,13 @@ HTTP gateway), ``scheduler`` (periodic tasks) and ``reconcile`` (lost messages r
 
 from __future__ import annotations
 
+import atexit
+import dataclasses
 import json
 import os
+import shutil
+import tempfile
+import threading
 from typing import Annotated
 
 import typer
@@ -25,10 +30,6 @@ def use_metrics_dir() -> None:
         return
     metrics_dir = os.environ.get("PARAMINE_METRICS_DIR")
     if metrics_dir is None:
-        import atexit
-        import shutil
-        import tempfile
-
         own_dir = metrics_dir = tempfile.mkdtemp(prefix="paramine-metrics-")
         creator = os.getpid()
 
@@ -52,13 +53,13 @@ def worker(
 ) -> None:
     """Start a Celery worker consuming one stage's Redis queue (PARAMINE_REDIS_URL)."""
     use_metrics_dir()
-    from shared.config import get_settings
+    from shared.config import get_settings  # lazy: pydantic-settings stays off paramine --help
 
     if stage not in STAGES:
         raise typer.BadParameter(f"stage must be one of {', '.join(STAGES)}")
     if not get_settings().redis_url:
         raise typer.BadParameter("PARAMINE_REDIS_URL must be set to run a worker")
-    from services.worker_process import run_worker
+    from services.cli.worker_process import run_worker  # lazy: Celery stays off paramine --help
 
     run_worker(
         stage,
@@ -75,6 +76,8 @@ def serve(
 ) -> None:
     """Start the HTTP gateway (ingest, status, queries, /metrics, /healthz)."""
     use_metrics_dir()
+    # lazy: after use_metrics_dir() (the gateway's prometheus_client reads it when imported),
+    # and uvicorn, FastAPI and the store stay off paramine --help
     import uvicorn
 
     from services.gateway.app import create_app
@@ -95,7 +98,7 @@ def scheduler(
     ] = "INFO",
 ) -> None:
     """Run the periodic tasks (similarity recompute) with Celery beat; needs PARAMINE_REDIS_URL."""
-    from shared.delivery.celery_app import get_celery
+    from shared.delivery.celery_app import get_celery  # lazy: Celery stays off paramine --help
 
     get_celery().start(["beat", f"--loglevel={loglevel}", "--schedule=/tmp/paramine-beat-schedule"])
 
@@ -104,21 +107,17 @@ def reconcile(
     once: Annotated[bool, typer.Option(help="one sweep, print its result, exit")] = False,
 ) -> None:
     """Resend tracked page pairs whose message was lost (tree_align workers also run this)."""
-    import threading
-
-    from shared.config import get_settings
+    from shared.config import get_settings  # lazy: pydantic-settings stays off paramine --help
 
     settings = get_settings()
     if not settings.redis_url:
         raise typer.BadParameter("PARAMINE_REDIS_URL must be set to reconcile")
     if not once:
-        from shared.delivery.reconcile import run_forever
+        from shared.delivery.reconcile import run_forever  # lazy: SQLAlchemy stays off --help
 
         run_forever(threading.Event())
         return
-    import dataclasses
-
-    from shared.delivery.reconcile import sweep_once
+    from shared.delivery.reconcile import sweep_once  # lazy: SQLAlchemy stays off paramine --help
 
     typer.echo(json.dumps(dataclasses.asdict(sweep_once())))
 

@@ -21,9 +21,10 @@ from services.gateway.pages import router as pages_router
 from services.gateway.routes import router, short_loc_part
 from services.gateway.security import BodySizeLimit, RateLimiter
 from services.gateway.viewer import router as viewer_router
-from services.store_schema import prepare_store_at_start
+from services.wiring.registry import stage_schemas
 from shared.config import Settings, get_settings
 from shared.errors import TransientError
+from shared.store.schema import prepare_store_at_start
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        prepare_store_at_start(store_for(database_url))  # every schema, once, at start-up
+        # every schema, once, at start-up
+        prepare_store_at_start(store_for(database_url), stage_schemas())
         yield
 
     app = FastAPI(

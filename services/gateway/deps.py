@@ -130,3 +130,10 @@ TgtLangFilter = Annotated[
         description="only pairs of this target language (BCP 47 tag, e.g. de)",
     ),
 ]
+AllPairs = Annotated[
+    bool,
+    Query(alias="all", description="flagged pairs too (untranslated, wrong language, boilerplate)"),
+]
+Duplicates = Annotated[
+    bool, Query(description="every stored occurrence, not each distinct pair once")
+]

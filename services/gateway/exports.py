@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Iterator
 from typing import Annotated, Literal
 from urllib.parse import quote
 
 from fastapi import APIRouter, HTTPException, Query, Response, status
 from fastapi.responses import StreamingResponse
 
+from services.export.corpus import corpus_query, flagged_left_out
+from services.export.streams import (
+    MEDIA_TYPES,
+    MOSES_SIDES,
+    SentenceFormat,
+    download_name,
+    encoded,
+    sentence_pair_chunks,
+)
 from services.gateway.deps import (
+    AllPairs,
+    Duplicates,
     JobFilter,
     MinScore,
     SiteFilter,
@@ -19,42 +29,9 @@ from services.gateway.deps import (
     StoreDep,
     TgtLangFilter,
 )
-from services.sentence_align.classifier.pair_threshold import default_threshold
-from shared.exports import (
-    SimilarityMatrix,
-    jsonl_lines,
-    moses_lines,
-    similarity_csv_lines,
-    similarity_npz_bytes,
-    tmx_chunks,
-    tsv_lines,
-)
-from shared.pair_query import sentence_pair_query
 from shared.schemas import LANG_PATTERN
-from shared.store import Store
 
 router = APIRouter(prefix="/v1/exports", tags=["exports"])
-
-SentenceFormat = Literal["jsonl", "tsv", "moses-src", "moses-tgt", "tmx"]
-_MEDIA = {
-    "jsonl": "application/x-ndjson; charset=utf-8",
-    "tsv": "text/tab-separated-values; charset=utf-8",
-    "moses-src": "text/plain; charset=utf-8",
-    "moses-tgt": "text/plain; charset=utf-8",
-    "tmx": "application/x-tmx+xml",
-}
-_SUFFIX = {
-    "jsonl": "jsonl",
-    "tsv": "tsv",
-    "moses-src": "src.txt",
-    "moses-tgt": "tgt.txt",
-    "tmx": "tmx",
-}
-
-
-def _encoded(lines: Iterable[str]) -> Iterator[bytes]:
-    for line in lines:
-        yield line.encode("utf-8")
 
 
 @router.get("/sentence-pairs")
@@ -83,15 +60,8 @@ def export_sentence_pairs(
             "export starts, sent back as X-Paramine-Until",
         ),
     ] = None,
-    every: Annotated[
-        bool,
-        Query(
-            alias="all", description="flagged pairs too (untranslated, wrong language, boilerplate)"
-        ),
-    ] = False,
-    duplicates: Annotated[
-        bool, Query(description="every stored occurrence, not each distinct pair once")
-    ] = False,
+    every: AllPairs = False,
+    duplicates: Duplicates = False,
 ) -> StreamingResponse:
     """Every stored sentence pair matching the filters, streamed in the chosen format (the
     Moses formats need ``src_lang`` and ``tgt_lang``: one file holds one side of one pair).
@@ -104,21 +74,19 @@ def export_sentence_pairs(
     As ``paramine export``: each distinct pair once (its count and best score), flagged
     pairs left out (``all=true`` keeps them, ``duplicates=true`` gives every occurrence);
     the ``X-Paramine-Flagged`` header says how many stored pairs were left out as flagged."""
-    moses = format in ("moses-src", "moses-tgt")
-    if moses and not (src_lang and tgt_lang):
+    if format in MOSES_SIDES and not (src_lang and tgt_lang):
         # Without them every language pair's sentences went into one file.
         raise HTTPException(
             status.HTTP_422_UNPROCESSABLE_CONTENT,
             "a Moses file holds one side of one language pair: give src_lang and tgt_lang",
         )
     try:
-        query = sentence_pair_query(
+        query = corpus_query(
             job=job,
             site=site,
             src_lang=src_lang,
             tgt_lang=tgt_lang,
             min_score=min_score,
-            default_min_score=default_threshold(),
             since=since,
             until=until,
             until_default=time.time(),
@@ -127,29 +95,14 @@ def export_sentence_pairs(
         )
     except ValueError as exc:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
-    before = query.stored_before
-    flagged = 0 if every else sum(store.flag_counts(query).values())
+    flagged = sum(flagged_left_out(store, query).values())
     rows = store.iter_sentence_pairs(query)
-    body: Iterator[bytes]
-    if format == "tmx":
-        body = tmx_chunks(rows, srclang=src_lang)
-    elif format == "jsonl":
-        body = _encoded(jsonl_lines(rows))
-    elif format == "tsv":
-        body = _encoded(tsv_lines(rows))
-    else:
-        body = _encoded(moses_lines(rows, "src" if format == "moses-src" else "tgt"))
-    filename = (
-        f"sentence_pairs.{src_lang}-{tgt_lang}.{_SUFFIX[format]}"
-        if moses
-        else f"sentence_pairs.{_SUFFIX[format]}"
-    )
     return StreamingResponse(
-        body,
-        media_type=_MEDIA[format],
+        sentence_pair_chunks(rows, format, src_lang=src_lang),
+        media_type=MEDIA_TYPES[format],
         headers={
-            "Content-Disposition": attachment(filename),
-            "X-Paramine-Until": repr(before),
+            "Content-Disposition": attachment(download_name(format, src_lang, tgt_lang)),
+            "X-Paramine-Until": repr(query.stored_before),
             "X-Paramine-Flagged": str(flagged),
         },
     )
@@ -164,13 +117,11 @@ def export_ppdb(
 ) -> StreamingResponse:
     """The PPDB-style phrase paraphrase tables of the newest phrase table snapshot, one per
     language (``lang=xx`` ends each line's features); empty before the first snapshot."""
-    from services.paraphrase.phrases import format_ppdb
-    from services.paraphrase.repository import latest_phrase_table
+    # lazy: the paraphrase stage brings numba and LightGBM; the gateway starts without them
+    from services.export.stage_tables import ppdb_lines
 
-    entries = latest_phrase_table(store.engine, lang=lang)
-    lines = (line + "\n" for line in format_ppdb(entries))
     return StreamingResponse(
-        _encoded(lines),
+        encoded(ppdb_lines(store, lang)),
         media_type="text/plain; charset=utf-8",
         headers={"Content-Disposition": attachment("paraphrases.ppdb")},
     )
@@ -185,16 +136,6 @@ def attachment(filename: str) -> str:
     500; one with a quote or a line break broke the header)."""
     fallback = _UNSAFE_FILENAME.sub("_", filename)
     return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(filename, safe='')}"
-
-
-def _matrix_or_404(store: Store, thesaurus: str | None) -> SimilarityMatrix:
-    from services.thesaurus.repository import latest_similarity
-
-    store.ensure_schema()
-    matrix = latest_similarity(store.engine, thesaurus)
-    if matrix is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, "no similarity snapshot yet; run the build")
-    return matrix
 
 
 @router.get(
@@ -214,7 +155,14 @@ def export_thesaurus_similarity(
     ] = None,
 ) -> Response | StreamingResponse:
     """The newest class similarity matrix: CSV of defined cells, or NPZ of the full matrices."""
-    matrix = _matrix_or_404(store, thesaurus)
+    # lazy: the thesaurus stage's repository brings numpy and its similarity model
+    from services.export.similarity import similarity_csv_lines, similarity_npz_bytes
+    from services.thesaurus.repository import latest_similarity
+
+    store.ensure_schema()
+    matrix = latest_similarity(store.engine, thesaurus)
+    if matrix is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, "no similarity snapshot yet; run the build")
     name = f"similarity-{matrix.thesaurus}-{matrix.snapshot_id}"
     if format == "npz":
         payload = similarity_npz_bytes(
@@ -226,7 +174,7 @@ def export_thesaurus_similarity(
             headers={"Content-Disposition": attachment(f"{name}.npz")},
         )
     return StreamingResponse(
-        _encoded(similarity_csv_lines(matrix)),
+        encoded(similarity_csv_lines(matrix)),
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": attachment(f"{name}.csv")},
     )

@@ -81,7 +81,7 @@ def job_status(store: Store, job_id: str) -> JobStatus | None:
     job = store.job_status(job_id)
     if job is None:
         return None
-    # page_match's tables are read here only: its features (lxml) stay off the start-up path
+    # lazy: page_match's numba and scipy stay off the gateway's start (only its tables are read)
     from services.page_match.repository import with_waiting_pages
 
     return with_waiting_pages(store.engine, job)

@@ -6,9 +6,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, status
+from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
 from services.gateway.deps import IngestKey, StoreDep
+from services.wiring.dispatch import enqueue_pages
 from shared.intake.ingest import Job as PairJob
 from shared.intake.ingest import build_page_job, merged_job
 from shared.metrics import stage_metrics
@@ -53,10 +55,6 @@ class PagesAccepted(BaseModel):
 async def ingest_pages(batch: PagesIn, store: StoreDep, _key: IngestKey) -> PagesAccepted:
     """Accept single pages: each waits in the store until its counterpart arrives, in this
     request or a later one; the page pairs found go through every stage under this job."""
-    from fastapi.concurrency import run_in_threadpool
-
-    from services.dispatch import enqueue_pages
-
     pages = build_page_job(
         Page(url=page.url, lang=(page.lang or "und").lower(), html=page.html)
         for page in batch.pages

@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Annotated, Any, Literal
 
+import redis
 from fastapi import APIRouter, HTTPException, Query, Request, Response, status
+from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from pydantic import (
     BaseModel,
@@ -18,8 +20,11 @@ from pydantic import (
     model_validator,
 )
 
+from services.export.corpus import corpus_query
 from services.gateway.deps import (
     AdminKey,
+    AllPairs,
+    Duplicates,
     IngestKey,
     JobFilter,
     Limit,
@@ -31,13 +36,13 @@ from services.gateway.deps import (
     StoreDep,
     TgtLangFilter,
 )
-from services.sentence_align.classifier.pair_threshold import default_threshold
+from services.gateway.queries import best_match, ending_table, matching_phrases, word_similarity
+from services.wiring.dispatch import dispatch, enqueue_job
 from shared.errors import InvalidInput
 from shared.ids import content_id
 from shared.intake.ingest import build_job
 from shared.intake.inputs import PairSource, decode_html
 from shared.metrics import CONTENT_TYPE_LATEST, metrics_payload, stage_metrics
-from shared.pair_query import sentence_pair_query
 from shared.schemas import (
     JOB_ID_PATTERN,
     LANG_PATTERN,
@@ -217,10 +222,6 @@ async def _ingest_request(request: Request) -> IngestRequest:
 )
 async def ingest_page_pairs(request: Request, store: StoreDep, _key: IngestKey) -> IngestResponse:
     """Accept page pairs (JSON batch or multipart upload); each pair flows through every stage."""
-    from fastapi.concurrency import run_in_threadpool
-
-    from services.dispatch import enqueue_job
-
     ingest = await _ingest_request(request)
     items: list[PairSource | InvalidInput] = []
     for number, raw in enumerate(ingest.pairs):
@@ -280,10 +281,6 @@ async def ingest_articles(
     batch: ArticleBatchIn, store: StoreDep, settings: SettingsDep, _key: IngestKey
 ) -> ArticleBatchAccepted:
     """Pair a day's Web and mobile articles, then their sentences; pairs go on to paraphrase."""
-    from fastapi.concurrency import run_in_threadpool
-
-    from services.dispatch import dispatch
-
     draft = ArticleBatch(job_id="-", web=batch.web, mobile=batch.mobile)
     message = draft.model_copy(
         update={"job_id": batch.job_id or content_id(draft.batch_id, prefix="job")}
@@ -322,12 +319,7 @@ def ending_paraphrases(
     ] = "char",
 ) -> dict[str, list[dict[str, Any]]]:
     """Sentence-ending paraphrases per action noun, ranked by Para = freq · log(n − 1)."""
-    from services.paraphrase import tables
-
-    table = tables.ending_paraphrases(_observations(store), unit=unit, top=top)
-    if noun is not None:
-        table = {noun: table.get(noun, [])}
-    return {key: [asdict(candidate) for candidate in value] for key, value in table.items()}
+    return ending_table(store, unit=unit, top=top, noun=noun)
 
 
 @router.get("/v1/paraphrases/phrases")
@@ -349,19 +341,7 @@ def phrase_paraphrases(
     """PPDB-style phrase paraphrases (phrase, paraphrase, count, p(e|f), p(f|e), lang, and
     the word alignment inside the pair) of the newest phrase table snapshot (computed by the
     periodic task; [] before the first)."""
-    from services.paraphrase.phrases import search_entries
-    from services.paraphrase.repository import latest_phrase_table
-
-    entries = latest_phrase_table(store.engine, lang=lang)
-    if q:
-        entries = search_entries(entries, q)
-    return [asdict(entry) for entry in entries[:limit]]
-
-
-def _observations(store: Any) -> list[Any]:
-    from services.paraphrase.tables import stored_observations
-
-    return stored_observations(store.paraphrase_observations())
+    return [asdict(entry) for entry in matching_phrases(store, q, lang=lang)[:limit]]
 
 
 @router.get(
@@ -379,24 +359,19 @@ def thesaurus_similarity(
     """Similarity of two words: max over their classes, from the newest similarity snapshot
     (``match`` is null when a word is in no class of the thesaurus or no similarity of their
     classes is defined)."""
-    from services.thesaurus import repository
-
-    store.ensure_schema()
-    repository.ensure_schema(store.engine)
-    answer = repository.similarity(store.engine, a, b, thesaurus_name=thesaurus)
+    answer = word_similarity(store, a, b, thesaurus)
     if answer is None:
         raise HTTPException(
             status.HTTP_404_NOT_FOUND,
             "no similarity snapshot yet: the scheduler computes one periodically, or run "
             "`paramine thesaurus recompute` (or `paramine thesaurus build`)",
         )
-    match = None if answer.match is None else asdict(answer.match)
     return {
         "a": a,
         "b": b,
         "snapshot": answer.snapshot_id,
         "thesaurus": answer.thesaurus,
-        "match": match,
+        "match": best_match(answer),
     }
 
 
@@ -410,27 +385,19 @@ def list_sentence_pairs(
     min_score: MinScore = None,
     limit: Limit = 100,
     offset: Offset = 0,
-    every: Annotated[
-        bool,
-        Query(
-            alias="all", description="flagged pairs too (untranslated, wrong language, boilerplate)"
-        ),
-    ] = False,
-    duplicates: Annotated[
-        bool, Query(description="every stored occurrence, not each distinct pair once")
-    ] = False,
+    every: AllPairs = False,
+    duplicates: Duplicates = False,
 ) -> SentencePairPage:
     """Stored sentence pairs, paged, filtered by job, site, languages and score: each
     distinct pair once (with its occurrence count and best score), flagged pairs left out,
     as ``paramine export`` gives them."""
     rows = store.list_sentence_pairs(
-        sentence_pair_query(
+        corpus_query(
             job=job,
             site=site,
             src_lang=src_lang,
             tgt_lang=tgt_lang,
             min_score=min_score,
-            default_min_score=default_threshold(),
             limit=limit,
             offset=offset,
             every=every,
@@ -489,8 +456,6 @@ def _health(store: Any, settings: Any) -> dict[str, str]:
     except Exception as exc:
         health.update(status="degraded", database=f"error: {exc.__class__.__name__}")
     if settings.redis_url:
-        import redis
-
         try:
             redis.Redis.from_url(settings.redis_url, socket_timeout=2).ping()
             health["broker"] = "ok"
@@ -504,6 +469,7 @@ def metrics(settings: SettingsDep) -> Response:
     """Prometheus text exposition of the gateway's metrics, plus queue depths when distributed."""
     payload = metrics_payload()
     if settings.redis_url:
+        # lazy: Celery (and kombu) load only when the gateway runs distributed
         from shared.delivery.celery_app import queue_name
         from shared.metrics import queue_depth_payload
         from shared.schemas import STAGES

@@ -1,7 +1,7 @@
 """The alignment viewer at ``/ui/``: jobs, page pairs side by side, paraphrase and thesaurus tables.
 
 Server-rendered with Jinja2 (autoescape on: crawled text is hostile) plus a little vanilla JS
-that highlights a clicked bead on both sides. Reads the store's tables with SQLAlchemy Core.
+that highlights a clicked bead on both sides. Reads the store through its repositories.
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from typing import Annotated, Any, Literal
 from urllib.parse import quote, urlencode
 
 import jinja2
-import sqlalchemy as sa
 from fastapi import APIRouter, HTTPException, Query, Request, status
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
 from services.gateway.deps import Offset, StoreDep
-from shared.store import Store, job_pairs, sentence_pairs
+from services.gateway.queries import best_match, ending_table, matching_phrases, word_similarity
+from shared.store import NodePairRow, stored_fields
 
 _HERE = Path(__file__).parent
 _STATIC = {"viewer.js": "text/javascript", "viewer.css": "text/css"}
@@ -65,21 +65,16 @@ class BeadRow:
 
 
 @dataclass(frozen=True)
-class NodeRow:
-    """One aligned tree-node pair (text chunk pair) of the page pair, as tree_align stored it."""
+class NodeRow(NodePairRow):
+    """One aligned tree-node pair (text chunk pair) of the page pair, as tree_align stored it,
+    with the sentence beads aligned inside it."""
 
-    chunk: int
-    src_xpath: str
-    tgt_xpath: str
-    src_text: str
-    tgt_text: str
-    cost: float
-    beads: int  # sentence beads aligned inside it
+    beads: int = 0
 
 
 # Rows per viewer page (jobs, a job's page pairs, a page pair's beads); older rows are one
 # "next" link away (the jobs page showed the newest 200 and said nothing of the rest, and a
-# page pair of 50,000 beads was one 31 MB page).
+# page pair of tens of thousands of beads was one page; tuning_history.md, the viewer).
 JOBS_PER_PAGE = 200
 PAIRS_PER_PAGE = 500
 BEADS_PER_PAGE = 1_000
@@ -106,51 +101,6 @@ class Paging:
 def page_of(rows: list[Any], offset: int, limit: int) -> tuple[list[Any], Paging]:
     """``rows`` (read with one row more than ``limit``, from ``offset``) cut to the page."""
     return rows[:limit], Paging(offset, min(len(rows), limit), limit, len(rows) > limit)
-
-
-def list_job_pairs(
-    store: Store, job_id: str, limit: int | None = None, offset: int = 0
-) -> list[dict[str, Any]]:
-    """A job's page pairs with their sentence-pair count and mean score."""
-    statement = (
-        sa.select(
-            job_pairs.c.pair_id,
-            job_pairs.c.src_url,
-            job_pairs.c.tgt_url,
-            sa.func.count(sentence_pairs.c.id).label("sentence_pairs"),
-            sa.func.avg(sentence_pairs.c.score).label("mean_score"),
-        )
-        .select_from(
-            job_pairs.outerjoin(sentence_pairs, sentence_pairs.c.pair_id == job_pairs.c.pair_id)
-        )
-        .where(job_pairs.c.job_id == job_id)
-        .group_by(job_pairs.c.pair_id, job_pairs.c.src_url, job_pairs.c.tgt_url)
-        .order_by(job_pairs.c.src_url, job_pairs.c.pair_id)
-        .limit(limit)
-        .offset(offset)
-    )
-    with store.begin() as conn:
-        return [dict(row._mapping) for row in conn.execute(statement)]
-
-
-def pair_rows(store: Store, pair_id: str) -> list[dict[str, Any]]:
-    """Every stored sentence pair of one page pair, in page order."""
-    statement = (
-        sa.select(sentence_pairs)
-        .where(sentence_pairs.c.pair_id == pair_id)
-        .order_by(sentence_pairs.c.position)
-    )
-    with store.begin() as conn:
-        return [dict(row._mapping) for row in conn.execute(statement)]
-
-
-def _pair_urls(store: Store, pair_id: str) -> tuple[str, str] | None:
-    statement = sa.select(job_pairs.c.src_url, job_pairs.c.tgt_url).where(
-        job_pairs.c.pair_id == pair_id
-    )
-    with store.begin() as conn:
-        row = conn.execute(statement).first()
-    return None if row is None else (row.src_url, row.tgt_url)
 
 
 def _page(request: Request, name: str, **context: Any) -> HTMLResponse:
@@ -181,7 +131,7 @@ def job_page(request: Request, store: StoreDep, job_id: str, offset: Offset = 0)
     status_ = store.job_status(job_id)
     if status_ is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"no job {job_id!r}")
-    rows = list_job_pairs(store, job_id, PAIRS_PER_PAGE + 1, offset)
+    rows = store.job_page_pairs(job_id, PAIRS_PER_PAGE + 1, offset)
     shown, paging = page_of(rows, offset, PAIRS_PER_PAGE)
     return _page(request, "job.html", job=status_, pairs=shown, paging=paging)
 
@@ -196,8 +146,8 @@ def pair_page(
     offset: Offset = 0,
 ) -> HTMLResponse:
     """Both sides of a page pair, beads in matching colours, with score and bead-type filters."""
-    stored = pair_rows(store, pair_id)
-    urls = _pair_urls(store, pair_id)
+    stored = store.page_pair_sentences(pair_id)
+    urls = store.page_pair_urls(pair_id)
     if not stored and urls is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"no page pair {pair_id!r}")
     rows = [
@@ -217,15 +167,7 @@ def pair_page(
     for row in rows:
         beads_per_chunk[row.chunk] = beads_per_chunk.get(row.chunk, 0) + 1
     nodes = [
-        NodeRow(
-            chunk=int(node["chunk"]),
-            src_xpath=str(node["src_xpath"]),
-            tgt_xpath=str(node["tgt_xpath"]),
-            src_text=str(node["src_text"]),
-            tgt_text=str(node["tgt_text"]),
-            cost=float(node["cost"]),
-            beads=beads_per_chunk.get(int(node["chunk"]), 0),
-        )
+        NodeRow(**stored_fields(NodePairRow, node), beads=beads_per_chunk.get(node["chunk"], 0))
         for node in store.node_pairs(pair_id)
     ]
     bead_types = sorted({row.bead_type for row in rows})
@@ -268,15 +210,10 @@ def paraphrases_page(
     top: Annotated[int, Query(ge=1, le=100)] = 10,
 ) -> HTMLResponse:
     """Ending paraphrases per action noun and the phrase table, filtered by a search string."""
-    from services.gateway.routes import ending_paraphrases
-    from services.paraphrase.phrases import search_entries
-    from services.paraphrase.repository import latest_phrase_table
-
-    endings = ending_paraphrases(store, None, top, unit)
+    endings = ending_table(store, unit=unit, top=top)
     # searched over the whole table, then cut for display (cut first, a search missed most);
     # as GET /v1/paraphrases/phrases searches it: a substring of either side, case ignored
-    table = latest_phrase_table(store.engine)
-    matching = [asdict(entry) for entry in (search_entries(table, q) if q else table)]
+    matching = [asdict(entry) for entry in matching_phrases(store, q)]
     if q:
         endings = {noun: cands for noun, cands in endings.items() if q in noun}
     return _page(
@@ -297,6 +234,7 @@ def thesaurus_page(
 ) -> HTMLResponse:
     """Words of the newest snapshot's thesaurus (``thesaurus``: of that one; else of any) with
     their classes, and a similarity lookup."""
+    # lazy: the thesaurus stage's repository brings numpy and its similarity model
     from services.thesaurus import repository
 
     store.ensure_schema()
@@ -315,9 +253,8 @@ def thesaurus_page(
             classes = [(tree.class_ids[node], tree.labels[node]) for node in tree.words[word]]
             words.append({"word": word, "classes": classes})
         if a and b:
-            found = repository.similarity(store.engine, a, b, thesaurus_name=tree.name)
-            match = None if found is None or found.match is None else asdict(found.match)
-            answer = {"a": a, "b": b, "match": match}
+            found = word_similarity(store, a, b, tree.name)
+            answer = {"a": a, "b": b, "match": best_match(found)}
     return _page(
         request,
         "thesaurus.html",

@@ -127,7 +127,7 @@ def extracted_text(page: str | lxml.html.HtmlElement) -> str:
     trafilatura's recall setting: its other settings leave out lists inside the article (a
     real site's list of its services), which then are never aligned; the block evidence
     here takes out what the recall setting lets through (benchmarks/results/content.md)."""
-    import trafilatura  # the extractor loads its own lexicons: kept off start-up paths
+    import trafilatura  # lazy: it loads its own lexicons (slow), kept off start-up paths
 
     found = trafilatura.extract(
         page,

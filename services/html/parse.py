@@ -258,8 +258,9 @@ class _ElementCount:
 
 def _refuse_too_many_elements(text: str, limit: int) -> None:
     """InputTooLarge if the page has more than ``limit`` elements, counted without building
-    the tree: the limit was checked on the built tree, after an 18 MB page of <p> had taken
-    750 MB (several such pages at once in a worker pool exhaust memory)."""
+    the tree: the limit was checked on the built tree, after a large page of <p> had taken
+    many times its size in memory (several such pages at once in a worker pool exhaust memory;
+    the figures: benchmarks/results/tuning_history.md, services/html/parse.py)."""
     parser = etree.HTMLParser(
         target=_ElementCount(limit), remove_comments=True, no_network=True, huge_tree=True
     )

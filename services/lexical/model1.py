@@ -60,8 +60,10 @@ class TranslationTable:
 
 
 # Model 1 reads at most this many tokens of a sentence: its work on a sentence pair is the
-# product of their lengths, and one unpunctuated 25,000-word "sentence" a side took 85 s and
-# 20 GB to train on (a 100,000-word one raised MemoryError). Prose sentences are far shorter.
+# product of their lengths, and one unpunctuated "sentence" of tens of thousands of words a side
+# took more than a minute and gigabytes to train on, a longer one raised MemoryError (figures:
+# benchmarks/results/tuning_history.md, services/lexical/model1.py). Prose sentences are far
+# shorter.
 MAX_SENTENCE_TOKENS = 300
 # Model 1 training entries (target tokens times source tokens over the training pairs) at the
 # most: past it the pairs are thinned evenly (a page of long sentences has few pairs' worth).

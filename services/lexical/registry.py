@@ -13,8 +13,8 @@ Sources, looked up at run time and never downloaded:
 
 A dictionary listed for ``de-fr`` serves ``fr-de`` too (its pairs mirrored).
 
-Reading and stemming a packaged dictionary takes seconds (FreeDict de-fr about 3 s,
-CC-CEDICT about 2 s, EDICT and FreeDict jpn-eng about 30 s), which every
+Reading and stemming a packaged dictionary takes seconds, tens of them for the Japanese ones
+(each one's time: benchmarks/results/tuning_history.md, services/lexical/registry.py), which every
 ``paramine align-sentences`` call would pay. The merged stem pairs of a language pair are
 therefore kept in a cache file (``$PARAMINE_CACHE_DIR``, else ``$XDG_CACHE_HOME/paramine``,
 else ``~/.cache/paramine``; one ``source<TAB>target<TAB>target...`` line a source stem, its

@@ -14,7 +14,7 @@ from typing import Any
 
 import regex
 
-from shared.text import base_lang
+from shared.text import analyse_japanese, base_lang
 
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 # Outside ASCII, a word holds its combining marks too: Python's \w leaves out the vowel
@@ -76,8 +76,6 @@ def _tokenize(sentence: str, lang: str | None) -> list[str]:
     if base in ("ja", "zh"):
         text = unicodedata.normalize("NFKC", text).translate(_CJK_PUNCTUATION).lower()
     if base == "ja":
-        from shared.text import analyse_japanese
-
         return [m.base or m.surface for m in analyse_japanese(text) if not m.surface.isspace()]
     if base == "zh":
         return [word for word in _segment_chinese(text) if not word.isspace()]
@@ -89,7 +87,7 @@ def _tokenize(sentence: str, lang: str | None) -> list[str]:
 @functools.lru_cache(maxsize=1)
 def _jieba() -> Any:
     """jieba (imported on first use: it builds its prefix dictionary then, about a second)."""
-    import jieba
+    import jieba  # lazy: Chinese text only, so jieba loads on first use
 
     jieba.setLogLevel(logging.WARNING)
     jieba.initialize()

@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from shared.errors import InvalidInput
+
 
 def match_pages_command(
     inputs: Annotated[
@@ -26,9 +28,9 @@ def match_pages_command(
     is installed), one to one. Page languages are identified from the text. Pages that cannot
     be read are listed on stderr; the exit code is then 1.
     """
+    # lazy: the stage's numba, scipy and lxml stay off paramine --help
     from services.page_match.features import page_features
     from services.page_match.matching import match_pages
-    from shared.errors import InvalidInput
     from shared.intake.page_inputs import UNDETERMINED, read_single_pages
 
     if not 0.0 <= threshold <= 1.0:

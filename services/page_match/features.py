@@ -27,7 +27,7 @@ from services.html.parse import ParseLimits, parse_page
 from services.lexical.dictionary import UNSEGMENTED, stem
 from services.lexical.model1 import tokenize
 from shared.errors import InvalidInput
-from shared.langid import guess, language_group, letters, mostly_latin
+from shared.langid import guess, known, language_group, letters, mostly_latin
 from shared.text import is_word
 
 # At least this many letters and this probability for the identified language to overrule a
@@ -167,8 +167,6 @@ def identify_language(text: str, declared: str | None, url: str = "") -> str:
 def url_language(url: str) -> str | None:
     """A two-letter language marker of a URL path or query (``/en/``, ``lang=de``,
     ``_fr.html``) when there is exactly one kind of it."""
-    from shared.langid import known
-
     path = urlsplit(url)
     found = {
         m.group("lang").lower()

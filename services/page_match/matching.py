@@ -45,6 +45,7 @@ from itertools import combinations
 
 import numpy as np
 
+from services.lexical.registry import dictionary_for
 from services.page_match.features import PageFeatures
 from shared.intake.url_language import language_parameters, strip_language
 
@@ -386,8 +387,6 @@ class Lexicon:
         cls, left: Sequence[PageFeatures], right: Sequence[PageFeatures]
     ) -> Lexicon | None:
         """The lexicon of the installed dictionaries of the two pages' languages, if any."""
-        from services.lexical.registry import dictionary_for
-
         if not left or not right:
             return None
         dictionary = dictionary_for(left[0].lang, right[0].lang)
@@ -447,6 +446,7 @@ def _idf_weight(items: Iterable[str], idf: dict[str, float]) -> float:
 
 def best_assignment(matrix: np.ndarray) -> list[tuple[int, int]]:
     """The one-to-one cells of greatest total score (Hungarian method, scipy), those > 0."""
+    # lazy: scipy.optimize is slow to import and only pages left unpaired by URL need it
     from scipy.optimize import linear_sum_assignment
 
     rows, columns = linear_sum_assignment(matrix, maximize=True)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 
 from shared.errors import InvalidInput
 
@@ -28,7 +30,7 @@ def mine_endings_command(
     top: Annotated[int, typer.Option(help="candidates per action noun")] = 10,
 ) -> None:
     """Rank sentence-ending paraphrases of action nouns: noun, rank, candidate, score."""
-    from services.paraphrase.endings import mine_endings
+    from services.paraphrase.endings import mine_endings  # lazy: fugashi stays off --help
 
     if unit not in ("char", "word"):
         raise typer.BadParameter("--unit must be char or word")
@@ -61,9 +63,7 @@ def align_words_command(
     While EM trains, a progress bar goes to stderr when stderr is a terminal, unless ``-q``;
     stdout carries only the links.
     """
-    import sys
-
-    from rich.console import Console
+    # lazy: rich.progress, numpy and the word model (LightGBM, numba) stay off paramine --help
     from rich.progress import Progress
 
     from services.paraphrase.evaluate import format_links
@@ -140,6 +140,7 @@ def train_word_model_command(
     chosen by 3-fold cross-validation on these files alone, maximising the mean F1 over the
     files (a sibling ``*.sure+poss.json`` gives the possible links the F1 counts as correct).
     """
+    # lazy: numpy and the word model (LightGBM, numba) stay off paramine --help
     from services.paraphrase.evaluate import read_jacana
     from services.paraphrase.word_model import train_word_model
 
@@ -162,6 +163,7 @@ def eval_alignments_command(
     ] = None,
 ) -> None:
     """Word P/R/F1/AER (all and non-identical links) and phrase P/R/F1 against gold."""
+    # lazy: numpy stays off paramine --help
     from services.paraphrase.evaluate import phrase_scores, read_jacana, read_pharaoh, word_scores
 
     reference = read_jacana(gold, possible)

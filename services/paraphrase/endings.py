@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from shared.errors import InvalidInput
+from shared.text import analyse_japanese, normalise_japanese
 
 Unit = Literal["char", "word"]
 
@@ -56,8 +57,6 @@ def action_noun(mobile_sentence: str) -> str | None:
     Read in ``normalise_japanese`` form, as the thesaurus stage reads its sentences: UniDic
     tags half-width ﾘﾘｰｽ as a plain noun, so mobile text in half-width kana had no action
     noun."""
-    from shared.text import analyse_japanese, normalise_japanese
-
     morphemes = [
         m for m in analyse_japanese(normalise_japanese(mobile_sentence)) if not m.is_punctuation
     ]
@@ -70,8 +69,6 @@ def action_noun(mobile_sentence: str) -> str | None:
 def sentence_units(sentence: str, unit: Unit) -> tuple[str, ...]:
     """A Web sentence without final punctuation, as characters or as morpheme surfaces, in
     ``normalise_japanese`` form (a decomposed or half-width spelling is one suffix)."""
-    from shared.text import analyse_japanese, normalise_japanese
-
     body = strip_final_punctuation(normalise_japanese(sentence))
     if unit == "char":
         return tuple(body)
@@ -133,8 +130,6 @@ def mine_endings(
     Deterministic; only the set of distinct pairs matters, in ``normalise_japanese`` form
     (width or composition variants of one pair count once). Nouns are returned in sorted order.
     """
-    from shared.text import normalise_japanese
-
     if unit not in ("char", "word"):
         raise InvalidInput(f"unit must be 'char' or 'word', not {unit!r}")
     if top < 1 or max_len < 1:

@@ -33,6 +33,8 @@ def handle(message: SentencePairs, store: Store) -> list[Outgoing]:
 def recompute_phrase_table(store: Store) -> int:
     """A new phrase table snapshot when the stored observations (or the word model) changed
     since the newest one (the periodic task's work); the newest snapshot's id."""
+    # lazy: the word model (LightGBM, numba) stays off the worker's start: only this
+    # periodic task needs it
     from services.paraphrase import repository, tables
 
     store.ensure_schema()

@@ -55,8 +55,9 @@ def ending_paraphrases(
 
 
 # Pairs longer than this (tokens a side) or this unbalanced are left out of the phrase table,
-# as Moses' clean-corpus-n does: the HMM's E step is cubic in the sentence length (one pair
-# of 1,500 tokens took 195 s), and such pairs are rarely paraphrases.
+# as Moses' clean-corpus-n does: the HMM's E step is cubic in the sentence length (a pair of
+# over a thousand tokens took minutes: benchmarks/results/tuning_history.md,
+# services/paraphrase/tables.py), and such pairs are rarely paraphrases.
 MAX_TOKENS = 100
 MAX_LENGTH_RATIO = 9.0
 

@@ -9,6 +9,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from shared.errors import InvalidInput
+from shared.ids import content_id
+
 if TYPE_CHECKING:
     import sqlalchemy as sa
 
@@ -24,6 +27,7 @@ DEFAULT_WORDNET_DIR = Path("/usr/share/wordnet")
 def _engine(*, reading: bool = False) -> sa.Engine:
     """The store's engine; ``reading``: refuse a store that does not exist (one line, exit
     2) rather than create an empty one."""
+    # lazy: SQLAlchemy, numpy and fugashi stay off paramine --help
     from services.thesaurus import repository
     from shared.config import get_settings
     from shared.store import Store, make_engine
@@ -36,7 +40,7 @@ def _engine(*, reading: bool = False) -> sa.Engine:
 
 def cooccurrences(file: Path) -> None:
     """Print line<TAB>noun<TAB>verb for every noun–を–verb cooccurrence (one sentence a line)."""
-    from services.thesaurus.cooccur import extract_cooccurrences
+    from services.thesaurus.cooccur import extract_cooccurrences  # lazy: fugashi stays off --help
 
     with file.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
@@ -53,6 +57,7 @@ def import_wordnet(
     name: Annotated[str, typer.Option(help="Name to store the thesaurus under.")] = "wordnet-jpn",
 ) -> None:
     """Build the WordNet noun-hypernym thesaurus with Japanese lemmas and store it."""
+    # lazy: SQLAlchemy, numpy and fugashi stay off paramine --help
     from services.thesaurus import repository
     from services.thesaurus.thesauri import load_wordnet
 
@@ -71,6 +76,7 @@ def import_wlsp(
     name: Annotated[str, typer.Option(help="Name to store the thesaurus under.")] = "wlsp",
 ) -> None:
     """Load a WLSP (Bunrui-goi-hyou) word database file and store it as a thesaurus."""
+    # lazy: SQLAlchemy, numpy and fugashi stay off paramine --help
     from services.thesaurus import repository
     from services.thesaurus.thesauri import load_wlsp
 
@@ -94,10 +100,10 @@ def build(
     min_verb: Annotated[int, typer.Option(help="Drop verbs seen fewer times.")] = 21,
 ) -> None:
     """Record the corpus' cooccurrences in the store and recompute the similarity snapshot."""
+    # lazy: SQLAlchemy, numpy, fugashi and tarfile stay off paramine --help
     from services.thesaurus import repository
     from services.thesaurus.cooccur import extract_cooccurrences
     from services.thesaurus.corpus import iter_sentences
-    from shared.ids import content_id
 
     engine = _engine()
     thesaurus = _stored_thesaurus(engine, thesaurus)  # before minutes of corpus reading
@@ -123,6 +129,7 @@ def recompute() -> None:
     """Recompute the similarity snapshots from the stored observations (what the scheduler
     does periodically): each thesaurus whose observations changed, with the parameters of its
     newest snapshot; prints the snapshot id per thesaurus."""
+    # lazy: SQLAlchemy, pydantic-settings and prometheus_client stay off paramine --help
     from services.thesaurus.handler import recompute_snapshots
     from shared.config import get_settings
     from shared.store import Store
@@ -138,7 +145,7 @@ def recompute() -> None:
 def _stored_thesaurus(engine: sa.Engine, name: str | None) -> str:
     """``name`` if such a thesaurus is stored (else exit 2 naming the stored ones); without a
     name, the only stored thesaurus."""
-    from services.thesaurus import repository
+    from services.thesaurus import repository  # lazy: off paramine --help, as in _engine
 
     names = repository.thesaurus_names(engine)
     if name is None:
@@ -154,7 +161,7 @@ def _stored_thesaurus(engine: sa.Engine, name: str | None) -> str:
 
 def _snapshot_thesaurus(engine: sa.Engine, name: str | None) -> str | None:
     """The thesaurus to answer from: checked when named; exit 1 when it has no snapshot."""
-    from services.thesaurus import repository
+    from services.thesaurus import repository  # lazy: off paramine --help, as in _engine
 
     if name is not None:
         _stored_thesaurus(engine, name)
@@ -165,7 +172,7 @@ def _snapshot_thesaurus(engine: sa.Engine, name: str | None) -> str | None:
 
 
 def _similarity_text(first: str, second: str, thesaurus: str | None) -> str:
-    from services.thesaurus import repository
+    from services.thesaurus import repository  # lazy: off paramine --help, as in _engine
 
     engine = _engine(reading=True)
     thesaurus = _snapshot_thesaurus(engine, thesaurus)
@@ -190,8 +197,7 @@ def score(
 ) -> None:
     """Read a CSV of word1,word2 and print it with a similarity column added (one output row
     per input row; a row without two words is refused with its line number)."""
-    from services.thesaurus import repository
-    from shared.errors import InvalidInput
+    from services.thesaurus import repository  # lazy: off paramine --help, as in _engine
 
     engine = _engine(reading=True)
     thesaurus = _snapshot_thesaurus(engine, thesaurus)

@@ -79,7 +79,7 @@ def _kernels() -> tuple[Any, ...]:
     # that every kernel reads both along rows. The kernels run in parallel over groups, and
     # a group's thread is the only one that touches its rows a ∈ g of ``sums`` and its row g of
     # ``sums_t``: no races, and no L × groups transposes or scratch arrays per process.
-    import numba
+    import numba  # lazy: numba stays off readers of snapshots (gateway, export), who never compile
 
     @numba.njit(parallel=True, cache=True)
     def group_sums(

@@ -14,6 +14,7 @@ from shared.store import Store
 
 def handle(message: JapaneseSentences, store: Store) -> list[Outgoing]:
     """Extract cooccurrences of every distinct sentence and store them keyed by the sentence."""
+    # lazy: numpy and fugashi load with the first message, not at the worker's start
     from services.thesaurus import repository
     from services.thesaurus.cooccur import extract_cooccurrences
 
@@ -31,7 +32,7 @@ def recompute_snapshots(store: Store) -> dict[str, int]:
     (the periodic task's work), built with the parameters of its newest snapshot; the id of
     the newest snapshot keyed by thesaurus name (a thesaurus imported meanwhile is not in it:
     listing the names again and pairing them by position paired one with another's id)."""
-    from services.thesaurus import repository
+    from services.thesaurus import repository  # lazy: as in handle
 
     store.ensure_schema()
     repository.ensure_schema(store.engine)

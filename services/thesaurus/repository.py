@@ -36,7 +36,6 @@ from services.thesaurus.similarity import (
 )
 from services.thesaurus.thesauri import Thesaurus
 from shared.errors import InvalidInput
-from shared.exports import SimilarityMatrix
 from shared.store import create_tables_once, insert_ignoring_conflicts
 
 metadata = sa.MetaData()
@@ -276,7 +275,8 @@ def _unpack(payload: bytes) -> tuple[SimilarityModel, Thesaurus]:
 
 
 # Snapshots kept per thesaurus (older ones are deleted when a new one is stored): one of the
-# WordNet thesaurus is about 270 MB, and the hourly recompute stored one each time.
+# WordNet thesaurus takes hundreds of megabytes (benchmarks/results/tuning_history.md,
+# services/thesaurus/repository.py), and the hourly recompute stored one each time.
 KEEP_SNAPSHOTS = 3
 _SAVE_ATTEMPTS = 10
 
@@ -470,6 +470,18 @@ def similarity(
     snapshot = load_snapshot(engine, snapshot_id)
     match = best_class_pair(snapshot.model, snapshot.thesaurus, a, b)
     return SimilarityAnswer(snapshot_id, snapshot.thesaurus.name, match)
+
+
+@dataclass(frozen=True)
+class SimilarityMatrix:
+    """The newest similarity snapshot's leaf classes and symmetric SIM/round matrices."""
+
+    snapshot_id: int
+    thesaurus: str
+    class_ids: tuple[str, ...]
+    labels: tuple[str, ...]
+    values: np.ndarray[Any, Any]
+    rounds: np.ndarray[Any, Any]
 
 
 def latest_similarity(engine: sa.Engine, thesaurus: str | None = None) -> SimilarityMatrix | None:

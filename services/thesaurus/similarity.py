@@ -220,7 +220,7 @@ def hindle_sim(mi_i: FloatArray, mi_j: FloatArray) -> FloatArray:
 
 def _sim_kernel() -> object:
     # Built lazily so importing this module does not compile anything.
-    import numba
+    import numba  # lazy: numba stays off readers of snapshots (gateway, export), who never compile
 
     @numba.njit(parallel=True, cache=True)
     def kernel(

@@ -17,9 +17,9 @@ larger than the noise of a small corpus, so this module adds:
   corpus), then applies a statistic to the model. A replicate's SIM has the corpus SIM as
   its expectation. Recomputing MI from the resampled rows instead was tried first and is not
   used: it is biased (presumably duplicated verbs concentrate f(C) on fewer verbs and inflate
-  |MI|): on livedoor
-  the 95% intervals of 10 of the 11 corpus-defined depth levels (10 replicates) lay
-  entirely above the estimate, at 1.1–1.9× it.
+  |MI|): on livedoor the 95% intervals of nearly every corpus-defined depth level lay
+  entirely above the estimate (the counts: benchmarks/results/tuning_history.md,
+  services/thesaurus/trend.py).
   ``percentile_interval`` turns the replicates into percentile intervals and
   ``step_intervals`` into intervals for the differences between neighbouring levels, so a
   falling step whose interval covers 0 is visibly inside the noise.

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.console import Console
 
 from shared.errors import InvalidInput
 
@@ -23,7 +25,7 @@ _PAGE_NAME = re.compile(r"^(?P<id>.+)\.(?P<lang>[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]+
 
 
 def _parse(path: Path, *, fold_inline: bool) -> TagTree:
-    from services.html.parse import block_tree, parse_html
+    from services.html.parse import block_tree, parse_html  # lazy: lxml stays off --help
 
     try:
         tree = parse_html(path.read_bytes())
@@ -36,6 +38,7 @@ _FOLD_HELP = "fold inline markup into one text leaf per block first (as align-pa
 
 
 def _model(path: Path | None) -> TreeModel:
+    # lazy: numpy and scipy stay off paramine --help
     from services.tree_align.model import TreeModel, default_model
 
     return TreeModel.load(path) if path else default_model()
@@ -54,7 +57,7 @@ def align_trees_command(
     fold_inline: Annotated[bool, typer.Option(help=_FOLD_HELP)] = True,
 ) -> None:
     """Align the tag trees of two pages: node pairs, costs, node counts and seconds."""
-    from services.tree_align.decoder import align_trees
+    from services.tree_align.decoder import align_trees  # lazy: numba stays off --help
 
     model = _model(model_path)
     src_tree, tgt_tree = _parse(src, fold_inline=fold_inline), _parse(tgt, fold_inline=fold_inline)
@@ -132,9 +135,7 @@ def train_tree_model_command(
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="no progress bar")] = False,
 ) -> None:
     """Train Pr_tag and Pr_del by EM (inside-outside) on page pairs and write the model."""
-    from dataclasses import replace
-
-    from rich.console import Console
+    # lazy: rich.progress, numpy, scipy and numba stay off paramine --help
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from services.tree_align.model import initial_model

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from services.html.tag_tree import TagTree
+from services.tree_align.dp import backtrace, forward, outside, scan
 from services.tree_align.dp.tables import Adjoints, DecoderTables
 from services.tree_align.model import TreeModel
 from shared.errors import InputTooLarge, InvalidInput
@@ -185,7 +186,8 @@ def decoding_work(src: TagTree, tgt: TagTree, max_span: int | None = None) -> fl
     one-child side are closed forms. Summed over all pairs this factorises into per-tree sums.
     An estimate of the time, not an exact count: the full-forest and FT1 scans (d1 d2 cells a
     pair), the closed forms and the span sums inside a cell are left out (the scans' cells
-    are most of the time; on list pages the cells filled were 1.02-1.18x this count).
+    are most of the time; on list pages the cells filled were slightly more than this count:
+    benchmarks/results/tuning_history.md, services/tree_align/decoder.py).
     """
     degrees1, _ = _tree_shape(src)  # + the virtual root (counted as a pair)
     degrees2, _ = _tree_shape(tgt)
@@ -370,8 +372,6 @@ def align_trees(
     (:func:`table_bytes`) gets the widest ``max_span`` that fits both (logged, recorded in the
     result), and one that no span fits raises InputTooLarge.
     """
-    from services.tree_align.dp import backtrace, forward, scan
-
     started = time.perf_counter()
     _check_span(max_span)
     if max_span is None and max_work is not None:
@@ -415,8 +415,6 @@ def posteriors(
     """Inside and outside probabilities: log P(Tf, Te) and the expected count of every event.
 
     ``max_span``, ``band`` and ``max_work`` as in :func:`align_trees`."""
-    from services.tree_align.dp import forward, outside, scan
-
     _check_span(max_span)
     if max_span is None and max_work is not None:
         max_span = affordable_span(src, tgt, max_work, max_table_bytes, with_adjoints=True)

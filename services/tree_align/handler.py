@@ -10,6 +10,7 @@ from services.tree_align import repository
 from shared.config import get_settings
 from shared.delivery.ordering import learning_position
 from shared.delivery.pipeline import Outgoing
+from shared.errors import InputTooLarge, InvalidInput
 from shared.ids import site_of
 from shared.schemas import ChunkPairs, Page, PagePair, PairContext, TextChunkPair
 from shared.store import NodePairRow, Store
@@ -48,16 +49,18 @@ def chunk_pairs(
     ``site_blocks(url, keys)``: how many other pages of the page's site hold each of its
     blocks (``content.block_key``), for the content model's site repetition; None: none.
 
-    Wide pages: when exact decoding would exceed ``max_alignment_work`` (a 2,000-item list
-    took 225 s), deleted nodes' spans are restricted to the widest sibling count that fits
-    (which also shrinks the sibling-range tables: an 800-row table needed 4.5 GB exact).
+    Wide pages: when exact decoding would exceed ``max_alignment_work`` (a long list took
+    minutes), deleted nodes' spans are restricted to the widest sibling count that fits (which
+    also shrinks the sibling-range tables, gigabytes for a long table decoded exactly; figures:
+    benchmarks/results/tuning_history.md, services/tree_align/handler.py).
     The same holds for tables over ``max_alignment_bytes``. Pages too wide for either limit
     even with spans of one sibling are not lost: they fall back to the flat text alignment
     (Type I), logged, without xpaths."""
+    # lazy: lxml, numba and the dictionaries load with the first page pair, not at the
+    # worker's start
     from services.html.parse import ParseLimits, parse_page
     from services.lexical.registry import dictionary_for
     from services.tree_align.align import align_page_texts
-    from shared.errors import InputTooLarge, InvalidInput
 
     limits = get_settings().html
     parse_limits = ParseLimits(
@@ -123,6 +126,7 @@ def page_content(
     tree: TagTree, document: HtmlElement, url: str, site_blocks: SiteLookup | None
 ) -> list[BlockContent]:
     """The content model's blocks of one parsed page, with its site's repetition counts."""
+    # lazy: lxml loads with the first page pair, not at the worker's start
     from services.html.content import NO_SITE, block_contents, block_key, extracted_text
     from services.html.parse import text_chunks
 
@@ -149,7 +153,7 @@ def handle(message: PagePair, store: Store) -> list[Outgoing]:
     before = position.seq if position is not None else None
 
     def lookup(url: str, keys: list[str]) -> SiteBlocks:
-        from services.html.content import SiteBlocks
+        from services.html.content import SiteBlocks  # lazy: as in chunk_pairs
 
         site = site_of(url)
         seen[url] = (site, keys)

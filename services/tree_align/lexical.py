@@ -21,8 +21,9 @@ model's, so the sum is one.
 Project reading: the per-word offset o (< 0) calibrates the ratio for a table trained on
 one page pair. Most words of a paragraph that was not among the confident pairs are unknown
 to that table and score log eps, as every word of an unrelated box does; measured on the dev
-pages, a translated paragraph averages about -0.3 per word and an unrelated pair log eps =
--2.3, so o = -1 (chosen on dev) makes the first a gain and the second a loss per word
+pages (benchmarks/results/tuning_history.md, services/tree_align/lexical.py), a translated
+paragraph scores well above the offset per word and an unrelated pair's log eps well below
+it, so o = -1 (chosen on dev) makes the first a gain and the second a loss per word
 instead of both losses. A table that knows less (seeded by a bilingual dictionary only, or
 Chinese with every ideograph a word) separates the two less, so o is measured on each page
 pair (:func:`page_offset`) and -1 is its ceiling. A bilingual dictionary of the two

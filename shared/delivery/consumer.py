@@ -24,6 +24,9 @@ from typing import Any
 
 from celery.worker.consumer import Consumer
 
+from shared.delivery.worker import worker_store
+from shared.metrics import stage_metrics
+
 log = logging.getLogger(__name__)
 
 QUEUE_PREFIX = "paramine."
@@ -86,6 +89,8 @@ class StageConsumer(Consumer):  # type: ignore[misc]
     """Celery's consumer, except that a message it cannot run is dead-lettered, not dropped."""
 
     def on_decode_error(self, message: Any, exc: Exception) -> None:
+        # lazy: redis-py (the broker's transport) stays off dead-letters retry, which reads
+        # this module's letters without Redis
         from shared.delivery.broker import NO_ENVELOPE_TYPE
 
         if message.content_type == NO_ENVELOPE_TYPE:  # wrapped by shared.delivery.broker
@@ -108,9 +113,6 @@ class StageConsumer(Consumer):  # type: ignore[misc]
         self._dead_letter(message, "InvalidTask", reason, "cannot run (invalid task message)")
 
     def _dead_letter(self, message: Any, error_type: str, reason: str, what: str) -> None:
-        from shared.delivery.worker import worker_store
-        from shared.metrics import stage_metrics
-
         stage = stage_of(message)
         try:
             worker_store().record_dead_letter(

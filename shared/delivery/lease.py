@@ -26,6 +26,11 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+import redis
+from celery.worker import state
+
+from shared.config import get_settings
+
 log = logging.getLogger(__name__)
 
 UNACKED_INDEX = "unacked_index"  # kombu's Redis transport: delivery tag -> delivery time
@@ -43,8 +48,6 @@ def renew(client: Any, tags: Iterable[str], now: float, key: str = UNACKED_INDEX
 def held_delivery_tags() -> set[str]:
     """Delivery tags of the messages this worker process holds: reserved, running, or
     scheduled for a countdown (Celery's worker state, read by the consumer's threads)."""
-    from celery.worker import state
-
     for _attempt in range(5):
         try:
             requests = [
@@ -68,8 +71,6 @@ def held_delivery_tags() -> set[str]:
 def run_forever(stop: threading.Event, redis_url: str, interval: float, timeout: float) -> None:
     """Renew the held messages' leases every ``interval`` seconds until ``stop`` is set; a
     failed renewal (Redis unreachable) is logged and tried again at the next tick."""
-    import redis
-
     client = redis.Redis.from_url(redis_url, socket_timeout=timeout, socket_connect_timeout=timeout)
     try:
         while not stop.wait(interval):
@@ -84,8 +85,6 @@ def run_forever(stop: threading.Event, redis_url: str, interval: float, timeout:
 def start_thread() -> threading.Event | None:
     """Start the renewal thread with the settings' broker (None when leases are off or there
     is no broker); set the returned event to stop it."""
-    from shared.config import get_settings
-
     settings = get_settings()
     interval = settings.queue.lease_renewal_interval
     if interval <= 0 or not settings.redis_url:

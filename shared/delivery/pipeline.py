@@ -147,8 +147,9 @@ class LocalRunner:
 # A stage forwards its output after storing it and before its own message is acked: keep
 # publishing through a broker restart (about a minute) so the next stage's message is not lost.
 # The policy covers a publish on an open connection; opening one gives up after Celery's
-# broker_connection_timeout (4 s; measured: 5.9 s with Redis away), so CelerySender tries the
-# whole send again until PUBLISH_PATIENCE seconds have passed.
+# broker_connection_timeout (4 s; longer with Redis away: benchmarks/results/tuning_history.md,
+# shared/delivery/pipeline.py), so CelerySender tries the whole send again until
+# PUBLISH_PATIENCE seconds have passed.
 PUBLISH_PATIENCE = 60.0
 PUBLISH_RETRY_POLICY = {
     "max_retries": 40,
@@ -184,6 +185,8 @@ class CelerySender:
     def send_payload(self, stage: str, payload: dict[str, Any]) -> None:
         """Send an already serialised message (a dict of JSON types), trying again for
         ``patience`` (``PUBLISH_PATIENCE``) seconds while the broker cannot be reached."""
+        # lazy: Celery and kombu load with the first message sent to a broker, so in-process
+        # runs (paramine process) never import them
         from kombu.exceptions import OperationalError
 
         from shared.delivery.celery_app import queue_name, task_name

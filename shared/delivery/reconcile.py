@@ -39,6 +39,12 @@ from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 from typing import Any
 
+import redis
+
+from shared.config import get_settings
+from shared.delivery.celery_app import get_celery, queue_name
+from shared.delivery.pipeline import CelerySender
+from shared.metrics import stage_metrics
 from shared.schemas import pair_id_of
 from shared.store import Store
 
@@ -95,9 +101,6 @@ def message_pair_id(envelope: Any) -> str | None:
 
 def sweep(store: Store, client: Any, sender: Any, *, age: float, batch: int) -> SweepResult:
     """One reconciliation pass (see the module docstring); ``sender.send_payload`` sends."""
-    from shared.delivery.celery_app import queue_name
-    from shared.metrics import stage_metrics
-
     before = time.time() - age
     completed = store.complete_tracked(before)
     stale = store.stale_tracked(before, batch)
@@ -122,12 +125,6 @@ def sweep(store: Store, client: Any, sender: Any, *, age: float, batch: int) -> 
 def _connected() -> Iterator[Callable[[], SweepResult] | None]:
     """One sweep function bound to the settings' store, Redis and Celery app (closed on exit);
     None without a Redis URL."""
-    import redis
-
-    from shared.config import get_settings
-    from shared.delivery.celery_app import get_celery
-    from shared.delivery.pipeline import CelerySender
-
     settings = get_settings()
     queue = settings.queue
     if not settings.redis_url:
@@ -156,8 +153,6 @@ def sweep_once() -> SweepResult:
 def run_forever(stop: threading.Event) -> None:
     """Sweep every ``queue.reconcile_interval`` seconds until ``stop`` is set; errors (store or
     broker away) are logged and the next sweep tries again."""
-    from shared.config import get_settings
-
     interval = get_settings().queue.reconcile_interval
     if interval <= 0:
         return

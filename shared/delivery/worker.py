@@ -30,8 +30,10 @@ from celery import Celery
 from celery.exceptions import Reject, SoftTimeLimitExceeded, TimeLimitExceeded
 from celery.worker.request import Request
 from kombu.exceptions import KombuError
+from prometheus_client import multiprocess
 
 from shared.config import QueueSettings, get_settings
+from shared.delivery.celery_app import task_name
 from shared.delivery.pipeline import (
     SENT_AT_HEADER,
     CelerySender,
@@ -117,15 +119,11 @@ def _forget_killed_process(pid: int | None) -> None:
     """The pool process killed at the hard limit never runs its shutdown hook: its live
     gauges (``paramine_in_flight``) stayed counted until the worker restarted."""
     if pid and os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        from prometheus_client import multiprocess
-
         multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]
 
 
 def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
     """Register ``paramine.<stage>.process`` on ``app``: validate, handle, forward."""
-    from shared.delivery.celery_app import task_name
-
     queue_settings = get_settings().queue
     retry_cap = max(queue_settings.max_retries, queue_settings.failure_retries)
 

@@ -8,15 +8,19 @@ No command-line concern here: the caller prints what was accepted (``Submitted``
 
 from __future__ import annotations
 
+import email.utils
 import json
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import httpx
+import httpx
 
+from shared.config import get_settings
+from shared.schemas import MAX_INGEST_PAIRS, MAX_REFUSAL_CHARS
+
+if TYPE_CHECKING:
     from shared.intake.ingest import Job
     from shared.schemas import Page
 
@@ -56,9 +60,6 @@ class SubmitFailed(Exception):
 def ingest_limits() -> tuple[int, int]:
     # The body limit is the gateway's setting (PARAMINE_MAX_BODY_BYTES, read here from the same
     # environment); the pair limit is the bound of its request model.
-    from shared.config import get_settings
-    from shared.schemas import MAX_INGEST_PAIRS
-
     return get_settings().max_body_bytes, MAX_INGEST_PAIRS
 
 
@@ -95,8 +96,6 @@ def wait(seconds: float) -> None:
 
 def retry_after(response: httpx.Response) -> float | None:
     # Retry-After is delay-seconds or an HTTP date (RFC 9110, section 10.2.3).
-    import email.utils
-
     value = response.headers.get("retry-after")
     if value is None:
         return None
@@ -170,8 +169,6 @@ def submit_job(
     One job in as many requests as the gateway's body and pair limits need, all under the job
     id build_job derived from every pair (the gateway adds each request's pairs to that job).
     Raises ``SubmitFailed`` when the gateway refuses a request or cannot be reached."""
-    import httpx
-
     headers = {"Content-Type": "application/json"}
     if api_key:
         headers["X-API-Key"] = api_key
@@ -228,8 +225,6 @@ def send_refusals(
     refusals: Sequence[str],
     submitted: Submitted,
 ) -> None:
-    from shared.schemas import MAX_REFUSAL_CHARS
-
     for start in range(0, len(refusals), REFUSALS_PER_REQUEST):
         batch = [
             reason[:MAX_REFUSAL_CHARS] for reason in refusals[start : start + REFUSALS_PER_REQUEST]

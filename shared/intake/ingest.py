@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
@@ -111,8 +113,6 @@ def single_page_input(path: Path) -> bool:
         return True
     if not name.endswith((".jsonl", ".jsonl.gz", ".ndjson")) or not path.is_file():
         return False
-    import gzip
-
     opener = gzip.open if name.endswith(".gz") else open
     try:
         with opener(path, "rt", encoding="utf-8-sig") as handle:
@@ -151,8 +151,6 @@ def merged_job(pairs: Job, pages: PageJob, job_id: str | None) -> Job:
 
 def page_messages(job_id: str, pages: Iterable[Page]) -> Iterator[dict[str, Any]]:
     """page_match messages (JSON types): the pages grouped by site, PAGES_PER_MESSAGE a message."""
-    from urllib.parse import urlsplit
-
     by_site: dict[str, list[Page]] = {}
     for page in pages:
         try:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, TypeVar, cast
 
+from fastwarc.warc import ArchiveIterator, WarcRecordType
 from pydantic import ValidationError
 
 from shared.encoding import decode_page
@@ -254,8 +255,6 @@ def pages_from_lett(path: Path) -> Iterator[Page | InvalidInput]:
 def pages_from_warc(path: Path, unknown_lang: str | None = None) -> Iterator[Page | InvalidInput]:
     """HTML responses of a WARC file (read with fastwarc); language from the page or its URL,
     else ``unknown_lang`` (a page without any is skipped when that is None)."""
-    from fastwarc.warc import ArchiveIterator, WarcRecordType
-
     # A .gz is decompressed by Python's gzip, which raises EOFError at a cut-off member
     # (fastwarc's own decompression stopped there silently, and the rest was lost unseen);
     # it is read in short reads, so the records before the cut reach fastwarc first.

@@ -7,6 +7,7 @@ language from the text and takes a declaration as evidence only.
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -66,8 +67,6 @@ def pages_from_html_files(directory: Path) -> Iterator[Page | InvalidInput]:
 
 def pages_from_jsonl(path: Path) -> Iterator[Page | InvalidInput]:
     """One page a line: ``{"url", "html", "lang"?}`` (a binary file: one error)."""
-    import gzip
-
     if binary_file(path):
         yield InvalidInput(f"{path}: binary data, not JSON lines")
         return

@@ -49,7 +49,7 @@ _INDEX = re.compile(r"(?:index|default|home)\.(?:html?|php\d?|aspx?|jsp|cfm)")
 def language_markers(lang: str) -> frozenset[str]:
     """The tokens that mark ``lang`` in a URL, lower case: its ISO 639-1 code, ISO 639-2
     codes, English name, autonym (accents folded) and country-code aliases."""
-    import langcodes
+    import langcodes  # lazy: its tables stay off the gateway's start, read on first use
 
     code = lang.replace("_", "-").split("-", 1)[0].lower()
     markers = {code, *_COUNTRY_ALIASES.get(code, ())}

@@ -37,6 +37,7 @@ from shared.store.rows import (
     NodePairRow,
     ParaphraseObservationRow,
     TrackedPair,
+    stored_fields,
 )
 from shared.store.tables import (
     ADDED_COLUMNS,
@@ -93,6 +94,7 @@ __all__ = [
     "sentence_pairs",
     "site_of",
     "sqlite_path",
+    "stored_fields",
     "without_nul",
 ]
 

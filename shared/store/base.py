@@ -66,6 +66,11 @@ class StoreBase:
     def guard(self) -> AbstractContextManager[None]:
         return transient_guard()
 
+    def mappings(self, statement: sa.Executable) -> list[dict[str, Any]]:
+        """Every row a read gives, each as a dict of its columns."""
+        with self.guard(), self.begin() as conn:
+            return [dict(row._mapping) for row in conn.execute(statement)]
+
     def begin(self) -> Any:
         shared = SHARED_TRANSACTION.get()
         if shared is not None and shared.engine is self.engine:

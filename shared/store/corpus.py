@@ -100,8 +100,7 @@ class CorpusRepository(StoreBase):
         position, id) of the previous page's last row, instead of ``query.offset`` (rows
         stored meanwhile then shift nothing)."""
         statement = select_pairs(sentence_pairs, job_pairs, query, after)
-        with self.guard(), self.begin() as conn:
-            return [dict(row._mapping) for row in conn.execute(statement)]
+        return self.mappings(statement)
 
     def below_threshold(self, query: SentencePairQuery) -> int:
         """Unflagged stored rows the query's default threshold leaves out (none when the
@@ -214,10 +213,15 @@ class CorpusRepository(StoreBase):
 
     def node_pairs(self, pair_id: str) -> list[dict[str, Any]]:
         """A page pair's aligned text chunks in chunk order (empty if none were stored)."""
-        statement = (
-            sa.select(node_pairs)
-            .where(node_pairs.c.pair_id == pair_id)
-            .order_by(node_pairs.c.chunk)
-        )
-        with self.guard(), self.begin() as conn:
-            return [dict(row._mapping) for row in conn.execute(statement)]
+        return self._of_page_pair(node_pairs, node_pairs.c.chunk, pair_id)
+
+    def page_pair_sentences(self, pair_id: str) -> list[dict[str, Any]]:
+        """Every stored sentence pair of one page pair, in page order (each occurrence, its
+        flag and score as stored: the viewer's pair page)."""
+        return self._of_page_pair(sentence_pairs, sentence_pairs.c.position, pair_id)
+
+    def _of_page_pair(
+        self, table: sa.Table, order: sa.ColumnElement[Any], pair_id: str
+    ) -> list[dict[str, Any]]:
+        statement = sa.select(table).where(table.c.pair_id == pair_id).order_by(order)
+        return self.mappings(statement)

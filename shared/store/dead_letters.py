@@ -97,8 +97,7 @@ class DeadLetterRepository(StoreBase):
         )
         if stage:
             statement = statement.where(dead_letters.c.stage == stage)
-        with self.guard(), self.begin() as conn:
-            return [dict(row._mapping) for row in conn.execute(statement)]
+        return self.mappings(statement)
 
     def restore_dead_letters(self, rows: Sequence[dict[str, Any]]) -> None:
         """Put letters back as they were (rows of ``list_dead_letters``), e.g. after a failed

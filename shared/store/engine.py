@@ -59,7 +59,7 @@ def make_engine(url: str) -> Engine:
 def _check_sqlite_file(path: Path) -> None:
     """Make the store file's folder (the default one, ~/.local/share/paramine, may be new)
     and, for a new store, open the file once: where that fails, say why in one line."""
-    import sqlite3
+    import sqlite3  # lazy: a PostgreSQL store never needs it
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

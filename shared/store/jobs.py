@@ -274,6 +274,39 @@ class JobRepository(StoreBase):
             failures=failure_counts(letters),
         )
 
+    def job_page_pairs(
+        self, job_id: str, limit: int | None = None, offset: int = 0
+    ) -> list[dict[str, Any]]:
+        """A job's page pairs (``pair_id``, ``src_url``, ``tgt_url``) by source URL, with their
+        stored sentence pairs' count and mean score (``sentence_pairs``, ``mean_score``)."""
+        statement = (
+            sa.select(
+                job_pairs.c.pair_id,
+                job_pairs.c.src_url,
+                job_pairs.c.tgt_url,
+                sa.func.count(sentence_pairs.c.id).label("sentence_pairs"),
+                sa.func.avg(sentence_pairs.c.score).label("mean_score"),
+            )
+            .select_from(
+                job_pairs.outerjoin(sentence_pairs, sentence_pairs.c.pair_id == job_pairs.c.pair_id)
+            )
+            .where(job_pairs.c.job_id == job_id)
+            .group_by(job_pairs.c.pair_id, job_pairs.c.src_url, job_pairs.c.tgt_url)
+            .order_by(job_pairs.c.src_url, job_pairs.c.pair_id)
+            .limit(limit)
+            .offset(offset)
+        )
+        return self.mappings(statement)
+
+    def page_pair_urls(self, pair_id: str) -> tuple[str, str] | None:
+        """The (src_url, tgt_url) a job recorded for the page pair; None: no job did."""
+        statement = sa.select(job_pairs.c.src_url, job_pairs.c.tgt_url).where(
+            job_pairs.c.pair_id == pair_id
+        )
+        with self.guard(), self.begin() as conn:
+            row = conn.execute(statement).first()
+        return None if row is None else (row.src_url, row.tgt_url)
+
     def count_jobs(self) -> int:
         return self.count(jobs)
 
@@ -307,5 +340,4 @@ class JobRepository(StoreBase):
             .limit(limit)
             .offset(offset)
         )
-        with self.guard(), self.begin() as conn:
-            return [dict(row._mapping) for row in conn.execute(statement)]
+        return self.mappings(statement)

@@ -31,5 +31,4 @@ class ParaphraseRepository(StoreBase):
         statement = sa.select(paraphrase_observations).order_by(paraphrase_observations.c.id)
         if kind:
             statement = statement.where(paraphrase_observations.c.kind == kind)
-        with self.guard(), self.begin() as conn:
-            return [dict(row._mapping) for row in conn.execute(statement)]
+        return self.mappings(statement)

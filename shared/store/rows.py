@@ -5,7 +5,7 @@ reads back (tracked pairs, job status)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, is_dataclass
+from dataclasses import asdict, dataclass, fields, is_dataclass
 from typing import Any
 
 from shared.sentence_pair import SentencePairRecord
@@ -46,6 +46,12 @@ def row_dict(row: Row | Mapping[str, Any]) -> dict[str, Any]:
     if is_dataclass(row) and not isinstance(row, type):
         return dict(vars(row))
     return dict(row)  # type: ignore[arg-type]
+
+
+def stored_fields(row_type: type[Row], stored: Mapping[str, Any]) -> dict[str, Any]:
+    """The columns of a row read back (``stored``) that the typed row ``row_type`` holds,
+    by name: what builds a typed row, or one of a subclass with more fields, from a read."""
+    return {field.name: stored[field.name] for field in fields(row_type)}
 
 
 @dataclass(frozen=True)

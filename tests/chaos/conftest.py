@@ -196,7 +196,7 @@ def chaos_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChaosClu
     assert proxied_url != database_url, "the PostgreSQL URL must name its port"
     env = cluster_env(server.url, proxied_url)
     cluster = ChaosCluster(server, proxy, database_url, env, logs)
-    from services.worker_process import warm_up
+    from services.cli.worker_process import warm_up
 
     warm_up("tree_align")  # compiles (or loads) every kernel both alignment stages run
     try:

@@ -58,7 +58,7 @@ def submit(cluster: ChaosCluster, job_id: str, pairs: list[dict[str, Any]]) -> l
 def embedded_rows(job_id: str, messages: list[PagePair], tmp_path: Path) -> set[Row]:
     """The same input through the in-process runner into SQLite: what the store must hold
     (with the cluster's settings, ``cluster_env``: the defaults, site learning on)."""
-    from services.registry import all_handlers
+    from services.wiring.registry import all_handlers
 
     store = Store(f"sqlite:///{tmp_path / f'{job_id}.db'}")
     store.record_job(job_id, [(m.pair_id, m.src.url, m.tgt.url) for m in messages], "embedded")

@@ -31,8 +31,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shared.exports import read_tmx
-from tests.unit.shared.test_exports_tmx import assert_tmx_14b
+from services.export.tmx import read_tmx
+from tests.unit.export.test_tmx import assert_tmx_14b
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"

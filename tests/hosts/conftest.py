@@ -123,7 +123,7 @@ def cluster(hosts_cluster: HostsCluster) -> HostsCluster:
 
 @pytest.fixture(scope="package")
 def hosts_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostsCluster]:
-    from services.worker_process import warm_up
+    from services.cli.worker_process import warm_up
     from shared.store import Store
 
     _require_namespaces()

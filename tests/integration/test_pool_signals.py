@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from services.worker_process import SOFT_LIMIT_SIGNAL
+from services.cli.worker_process import SOFT_LIMIT_SIGNAL
 from tests.integration.conftest import Cluster
 from tests.integration.test_worker_content import job_behind_completes
 

@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from services.cli import app
+from services.export.tmx import read_tmx
 from shared.config import get_settings
-from shared.exports import read_tmx
 from shared.store import Store
 from tests.conftest import REPO
 

@@ -157,8 +157,8 @@ class _DayIndex:
     """Which of a day's Web articles share anything with a mobile article: a keyword found in
     its text (keywords indexed by their first two characters) or a title or body noun. Any
     other scores 0 (K = T = NN = 0), below every positive threshold, and is not scored:
-    scoring every mobile article against every Web article of a day was quadratic (8,000 a
-    side took 169 s)."""
+    scoring every mobile article against every Web article of a day was quadratic
+    (tuning_history.md, Web / mobile articles)."""
 
     def __init__(self, candidates: Sequence[tuple[str, _WebFeatures]]) -> None:
         self.by_start: defaultdict[str, set[str]] = defaultdict(set)
@@ -266,7 +266,7 @@ def first_paragraph_sentences(body: str) -> list[str]:
 @functools.lru_cache(maxsize=256)
 def _first_paragraph(body: str) -> tuple[tuple[str, ...], tuple[frozenset[str], ...]]:
     """A Web body's first-paragraph sentences and their nouns, once for all the mobile
-    articles paired with it (analysed again for each, 100 of them took 15 s); tuples, as
+    articles paired with it (not analysed again for each: tuning_history.md); tuples, as
     the cache hands the same ones to every caller."""
     sentences = tuple(first_paragraph_sentences(body))
     return sentences, tuple(frozenset(japanese_nouns(sentence)) for sentence in sentences)

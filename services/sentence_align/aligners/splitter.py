@@ -79,7 +79,8 @@ _DAY_MONTH_LANGS = frozenset({"de", "cs", "sk", "pl", "fi", "da", "nb", "no", "h
 # German also quotes »so« and ‹so›: an unspaced « ‹ › after the stop closes the sentence
 # ("»Ja.« Dann"), a spaced « opens the next one in French.
 # The run is matched from its first character only (the lookbehind): tried from every
-# position of a run of 40,000 dots with no space after it, splitting took 56 s.
+# position of a long run of dots with no space after it, splitting was quadratic
+# (tuning_history.md, the splitter).
 # Scripts of other regions end sentences with their own marks, which the same rule reads
 # like ! and ?: the danda । ॥ (Hindi, Bengali, Marathi, Nepali, Punjabi and other Indic
 # scripts), the Arabic question mark ؟ (Arabic, Persian, Urdu), the Urdu full stop ۔, the

@@ -13,12 +13,12 @@ import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
+from services.export.tmx import read_tmx
 from services.paraphrase.handler import recompute_phrase_table
-from shared.exports import read_tmx
 from shared.pair_query import parse_since
 from shared.store import Store, sentence_pairs
+from tests.unit.export.test_tmx import assert_tmx_14b
 from tests.unit.gateway.sample_store import BIG_LARGE, ROWS, save_tiny_snapshot
-from tests.unit.shared.test_exports_tmx import assert_tmx_14b
 
 EXPECTED = [(row["src_text"], row["tgt_text"]) for row in ROWS]
 
@@ -183,7 +183,8 @@ def test_a_thesaurus_name_outside_ascii_makes_a_valid_download_header() -> None:
 
 
 def test_similarity_csv_quotes_a_carriage_return_in_a_label() -> None:
-    from shared.exports import SimilarityMatrix, similarity_csv_lines
+    from services.export.similarity import similarity_csv_lines
+    from services.thesaurus.repository import SimilarityMatrix
 
     values = np.array([[2.0, 0.5], [0.5, 1.0]], np.float32)
     rounds = np.array([[0, 1], [1, 0]], np.int16)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from shared.exports import read_tmx
+from services.export.tmx import read_tmx
 from shared.store import Store
 from tests.unit.gateway.sample_store import ROWS
 

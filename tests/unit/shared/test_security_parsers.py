@@ -6,9 +6,9 @@ import http.server
 import threading
 from pathlib import Path
 
+from services.export.tmx import read_tmx
 from services.html.parse import page_text, parse_html
 from shared.errors import InvalidInput
-from shared.exports import read_tmx
 
 
 def secret_file(tmp_path: Path) -> Path:

@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from services.wiring.registry import all_handlers
 from shared.config import get_settings
 from shared.delivery.pipeline import LocalRunner
 from shared.intake.ingest import Job, page_messages, register_job, register_page_messages, send_job
@@ -17,6 +18,7 @@ from shared.store import Store
 def _sender() -> Any:
     """The gateway's sender: it gives up after ``gateway_publish_patience`` seconds (a 503
     with Retry-After; what was recorded but not queued is resent by the reconciler)."""
+    # lazy: Celery only where a broker is configured
     from shared.delivery.celery_app import get_celery
     from shared.delivery.pipeline import QUICK_RETRY_POLICY, CelerySender
 
@@ -30,8 +32,6 @@ def enqueue_job(store: Store, job: Job, source: str) -> None:
         send_job(store, job, source, _sender())
         return
     register_job(store, job, source)
-    from services.registry import all_handlers
-
     runner = LocalRunner(all_handlers(), store, stage_metrics())
     runner.run("tree_align", (pair.model_dump(mode="json") for pair in job.pairs))
 
@@ -51,8 +51,6 @@ def dispatch(store: Store, stage: str, message: Message) -> None:
     if get_settings().redis_url:
         _sender().send(stage, message)
         return
-    from services.registry import all_handlers
-
     LocalRunner(all_handlers(), store, stage_metrics()).run(
         stage, [message.model_dump(mode="json")]
     )
@@ -69,6 +67,7 @@ def retry_dead_letters(store: Store, ids: Sequence[str] | None) -> dict[str, Any
     again records it under the same id; if the send fails (broker down), the letter is put back as
     it was and retrying stops there (``failed``, ``error``; the letters after it, ``not_sent``,
     stay)."""
+    # lazy: the consumer's module brings Celery, which the embedded mode does without
     from shared.delivery.consumer import CONSUMER_LETTERS, kept_stage_message
 
     stored = store.list_dead_letters(limit=1_000_000)
@@ -99,6 +98,7 @@ def retry_dead_letters(store: Store, ids: Sequence[str] | None) -> dict[str, Any
             continue
         store.delete_dead_letters([letter["id"]])
         if distributed:
+            # lazy: Celery only where a broker is configured
             from shared.delivery.celery_app import get_celery, queue_name, task_name
 
             pair_id = pair_id_of(payload)
@@ -119,8 +119,6 @@ def retry_dead_letters(store: Store, ids: Sequence[str] | None) -> dict[str, Any
                 }
                 return result
         else:
-            from services.registry import all_handlers
-
             LocalRunner(all_handlers(), store, stage_metrics()).run(letter["stage"], [payload])
         result["retried"] += 1
     return result

@@ -1,4 +1,4 @@
-"""Exports: JSONL, TSV and Moses files carry the same pairs in the same order."""
+"""services.export.formats: JSONL, TSV and Moses files carry the same pairs in the same order."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from services.export.formats import jsonl_lines, tsv_lines, write_moses
+from services.export.similarity import similarity_csv_rows
 from shared.errors import InvalidInput
-from shared.exports import jsonl_lines, similarity_csv_rows, tsv_lines, write_moses
 
 ROWS = [
     {

@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from services.cli import app
-from services.dispatch import retry_dead_letters
+from services.wiring.dispatch import retry_dead_letters
 from shared.config import get_settings
 from shared.store import Store
 

@@ -14,21 +14,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lxml import etree
 
-from shared.exports import (
+from services.export.formats import jsonl_lines, moses_lines, tsv_lines, write_lines, write_moses
+from services.export.similarity import (
     SIMILARITY_CSV_HEADER,
-    XML_LANG,
-    jsonl_lines,
-    moses_lines,
-    read_tmx,
     similarity_csv_rows,
     similarity_npz_bytes,
-    tmx_chunks,
-    tsv_lines,
-    write_lines,
-    write_moses,
-    write_tmx,
-    xml_text,
 )
+from services.export.tmx import XML_LANG, read_tmx, tmx_chunks, write_tmx, xml_text
 
 HEADER_REQUIRED = (
     "creationtool",

@@ -11,8 +11,12 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from shared.exports import jsonl_lines, tsv_lines, write_lines, write_moses
-from shared.store import SentencePairQuery, Store, display_url
+from services.export.corpus import exported_rows, job_query, left_out
+from services.export.formats import write_lines, write_moses, write_pairs
+from services.export.similarity import similarity_csv_lines
+from services.export.stage_tables import cooccurrence_lines, ppdb_lines
+from services.thesaurus.repository import latest_similarity
+from shared.store import Store, display_url
 
 
 @dataclass(frozen=True)
@@ -49,15 +53,13 @@ def write_job_outputs(
     for stale in out.glob("sentence_pairs.*"):  # an earlier run's Moses files of other pairs
         if stale.is_file():
             stale.unlink()
-    from services.sentence_align.classifier.pair_threshold import default_threshold
-
-    # the pairs ``paramine export --job`` gives: below the pair classifier's threshold left out
-    query = SentencePairQuery(job_id=job_id, default_min_score=default_threshold())
+    query = job_query(job_id)  # the pairs ``paramine export --job`` gives
     jsonl, tsv = out / "sentence_pairs.jsonl", out / "sentence_pairs.tsv"
-    rows = list(store.iter_sentence_pairs(query))
-    exported = write_lines(jsonl_lines(rows), jsonl)
-    write_lines(tsv_lines(rows), tsv)
-    corpora = write_moses(rows, out / "sentence_pairs")
+    rows = exported_rows(store, query)
+    listed = list(rows)
+    exported = write_pairs(listed, "jsonl", jsonl)
+    write_pairs(listed, "tsv", tsv)
+    corpora = write_moses(listed, out / "sentence_pairs")
     outputs = [
         Output("sentence pairs (JSONL)", str(jsonl), exported, f"head -n 3 {_quoted(jsonl)}"),
         Output("sentence pairs (TSV)", str(tsv), exported, f"head -n 5 {_quoted(tsv)}"),
@@ -83,47 +85,30 @@ def write_job_outputs(
             f"{program} export | head",
         )
     )
+    omitted = left_out(store, query, rows)
     return JobOutputs(
         outputs,
         exported,
-        sum(int(row["count"]) for row in rows),
-        store.flag_counts(query),
+        omitted.stored,
+        omitted.flagged,
         [str(path) for corpus in corpora for path in (corpus.src, corpus.tgt)],
     )
 
 
 def _paraphrases(store: Store, out: Path) -> Output:
-    from services.paraphrase import repository
-    from services.paraphrase.handler import recompute_phrase_table
-    from services.paraphrase.phrases import format_ppdb
-
     path = out / "paraphrases.ppdb"
-    # embedded mode has no periodic task: the run brings the phrase-table snapshot up to date
-    recompute_phrase_table(store)
-    table = format_ppdb(repository.latest_phrase_table(store.engine))
-    count = write_lines((line + "\n" for line in table), path)
+    count = write_lines(ppdb_lines(store, recompute=True), path)
     return Output("phrase paraphrases (PPDB, store)", str(path), count, f"head {_quoted(path)}")
 
 
 def _cooccurrences(store: Store, out: Path) -> Output:
-    from services.thesaurus import repository
-
-    store.ensure_schema()
-    repository.ensure_schema(store.engine)
-    counts = repository.cooccurrence_counts(store.engine)
     path = out / "cooccurrences.tsv"
-    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0].noun, item[0].verb))
-    lines = ["noun\tparticle\tverb\tcount\n"]
-    lines += [f"{pair.noun}\tを\t{pair.verb}\t{count}\n" for pair, count in ranked]
-    write_lines(lines, path)
-    return Output("thesaurus (noun, を, verb) counts (store)", str(path), len(ranked),
+    count = write_lines(cooccurrence_lines(store), path) - 1  # the header line is no count
+    return Output("thesaurus (noun, を, verb) counts (store)", str(path), count,
                   f"cat {_quoted(path)}")  # fmt: skip
 
 
 def _similarity(store: Store, out: Path) -> Output | None:
-    from services.thesaurus.repository import latest_similarity
-    from shared.exports import similarity_csv_lines
-
     matrix = latest_similarity(store.engine)
     if matrix is None:
         return None

@@ -16,7 +16,14 @@ from celery.signals import (
     worker_ready,
 )
 
+from services.wiring.registry import stage_schemas
+from shared.config import get_settings
 from shared.delivery.celery_app import get_celery, queue_name
+from shared.delivery.lease import start_thread as start_lease_renewal
+from shared.delivery.reconcile import start_process as start_reconciler
+from shared.schemas import PagePair
+from shared.store import Store
+from shared.store.schema import prepare_store_at_start
 
 log = logging.getLogger(__name__)
 # Error types a worker dead-letters for reasons other than a bug (shared/delivery/worker.py).
@@ -30,6 +37,7 @@ DEAD_LETTER_CAUSES = (
 def _mark_dead(pid: int | None = None, **_: object) -> None:
     # Prefork children leave per-process metric files; mark them so gauges stay correct.
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        # lazy: prometheus_client takes its mode from PROMETHEUS_MULTIPROC_DIR when imported
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(pid or os.getpid())  # type: ignore[no-untyped-call]
@@ -47,10 +55,9 @@ def warm_up(stage: str) -> None:
     A child killed in the middle of a JIT compile (or two children compiling at once) can
     leave a half-built library behind; compiling once before the fork avoids both.
     """
-    from shared.schemas import PagePair
-
     if stage not in {"tree_align", "sentence_align"}:
         return
+    # lazy: a worker of another stage imports neither stage (nor their numba kernels)
     from services.sentence_align.mining.records import sentence_pairs
     from services.tree_align.handler import chunk_pairs
 
@@ -70,6 +77,7 @@ def watch_consumer(stage: str) -> None:
     than JSON, a body it cannot decode, a task it does not have) is dead-lettered undecoded
     and counted in ``paramine_messages_rejected_total{stage}`` (:mod:`shared.delivery.consumer`).
     """
+    # lazy: prometheus_client takes its mode from PROMETHEUS_MULTIPROC_DIR when imported
     from shared.metrics import stage_metrics
 
     def ready(**_: Any) -> None:
@@ -80,16 +88,12 @@ def watch_consumer(stage: str) -> None:
             stage_metrics().messages_failed.labels(stage, error)
         log.info("%s worker consumes %s", stage, queue_name(stage))
         # Every consumer renews the leases of the messages it holds (shared/delivery/lease.py).
-        from shared.delivery.lease import start_thread as start_lease_renewal
-
         start_lease_renewal()
         if stage == "tree_align":
             # The first stage's consumers also resend page pairs whose message was lost
             # (several replicas claim pairs atomically), from a process of their own: this
             # one forks the pool's children (shared/delivery/reconcile.py, start_process).
-            from shared.delivery.reconcile import start_process
-
-            start_process()
+            start_reconciler()
 
     worker_ready.connect(ready, weak=False)
 
@@ -129,12 +133,8 @@ def confine_soft_limit() -> None:
 def _prepare_store() -> None:
     """Every schema, once, before the pool forks (the children's stores then only check it
     once each); the parent's engine is closed, so no child inherits its connections."""
-    from services.store_schema import prepare_store_at_start
-    from shared.config import get_settings
-    from shared.store import Store
-
     store = Store(get_settings().database_url)
-    prepare_store_at_start(store)
+    prepare_store_at_start(store, stage_schemas())
     store.engine.dispose()
 
 
@@ -143,6 +143,7 @@ def run_worker(
 ) -> None:
     """Consume ``paramine.<stage>`` until stopped (SIGTERM: warm shutdown)."""
     if metrics_port:
+        # lazy: prometheus_client takes its mode from PROMETHEUS_MULTIPROC_DIR when imported
         from prometheus_client import start_http_server
 
         from shared.metrics import collecting_registry, stage_metrics
