@@ -41,7 +41,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmarks.common import PARAMINE, REPO, RESULTS, publish
+from benchmarks.common import PARAMINE, REPO, RESULTS, notes, publish
 from benchmarks.page_match.crawls import TEMPLATES, site_crawl
 
 SEED = 11
@@ -241,6 +241,7 @@ def main() -> None:
             "|---|---|---|---|",
             *profiles,
         ]
+    lines += ["", notes("earlier runs")]
     publish(RESULTS / "process_cpu.md", lines)
 
 

@@ -14,31 +14,22 @@ pairs of tree leaves) stays with the stage.
 from __future__ import annotations
 
 import functools
-import logging
-import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import regex
 from numba import njit
 
-from shared.text import analyse_japanese, base_lang, is_word
+from services.lexical.tokens import clear_token_cache as clear_token_cache
+from services.lexical.tokens import tokenize as tokenize
+from services.lexical.tokens import tokens
+from shared.text import is_word
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
-_TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
-# Outside ASCII, a word holds its combining marks too: Python's \w leaves out the vowel
-# signs and viramas of Devanagari, Bengali, Tamil, Myanmar ... (categories Mn, Mc), so
-# "भारत" would be the tokens भ ा रत. The regex library knows the Unicode classes.
-_MARKED_TOKEN_RE = regex.compile(r"[\w\p{M}]+|[^\w\s\p{M}]")
-# Typographic quotes unified (str.replace per quote: str.translate with a dict table cost
-# about 20 microseconds a sentence, the largest part of tokenizing).
-_QUOTES = (("«", '"'), ("»", '"'), ("“", '"'), ("”", '"'), ("„", '"'), ("‘", "'"), ("’", "'"))
 COGNATE_PREFIX = 4  # Simard et al. 1992: words sharing their first 4 letters are cognates
 
 
@@ -68,80 +59,6 @@ class TranslationTable:
     probability: npt.NDArray[np.float64]
 
 
-# CJK punctuation written as its ASCII counterpart (after NFKC, which already folds the
-# full-width forms of ASCII: ，！？：；（）０-９), so that punctuation, brackets and quotes are
-# identical-token cues across scripts.
-_CJK_PUNCTUATION = str.maketrans(
-    {"。": ".", "、": ",", "「": '"', "」": '"', "『": '"', "』": '"', "《": '"', "》": '"',
-     "〈": '"', "〉": '"', "【": "(", "】": ")", "〔": "(", "〕": ")", "・": "-", "～": "~",
-     "…": "...", "—": "-", "–": "-"}
-)  # fmt: skip
-
-
-def tokenize(sentence: str, lang: str | None) -> list[str]:
-    """Lower-cased word and punctuation tokens. Japanese: UniDic morphemes, each as its
-    dictionary form (so that inflected verbs meet their dictionary headword); Chinese: jieba's
-    words; both after NFKC and with CJK punctuation written as ASCII."""
-    return list(_tokens(sentence, lang))
-
-
-# Sentences come back: a site's earlier sentence pairs join each of its page pairs' Model 1
-# training (sentence_align's handler), and segmenting Chinese and Japanese is the dearest part
-# of encoding them. Sentences up to CACHED_LENGTH characters are remembered (20,000 of them:
-# at most about 40 MB).
-CACHED_LENGTH = 500
-
-
-def _tokens(sentence: str, lang: str | None) -> Sequence[str]:
-    if len(sentence) <= CACHED_LENGTH:
-        return _cached_tokens(sentence, lang)
-    return _tokenize(sentence, lang)
-
-
-@functools.lru_cache(maxsize=20_000)
-def _cached_tokens(sentence: str, lang: str | None) -> tuple[str, ...]:
-    return tuple(_tokenize(sentence, lang))
-
-
-def clear_token_cache() -> None:
-    """Forget the remembered tokens of sentences (for measurements that start cold)."""
-    _cached_tokens.cache_clear()
-
-
-def _tokenize(sentence: str, lang: str | None) -> list[str]:
-    base = base_lang(lang or "")
-    text = sentence.lower()
-    if not text.isascii():
-        for quote, plain in _QUOTES:
-            if quote in text:
-                text = text.replace(quote, plain)
-    if base in ("ja", "zh"):
-        text = unicodedata.normalize("NFKC", text).translate(_CJK_PUNCTUATION).lower()
-    if base == "ja":
-        return [m.base or m.surface for m in analyse_japanese(text) if not m.surface.isspace()]
-    if base == "zh":
-        return [word for word in _segment_chinese(text) if not word.isspace()]
-    if text.isascii():
-        return _TOKEN_RE.findall(text)
-    return _MARKED_TOKEN_RE.findall(text)
-
-
-@functools.lru_cache(maxsize=1)
-def _jieba() -> Any:
-    """jieba (imported on first use: it builds its prefix dictionary then, about a second)."""
-    import jieba  # lazy: Chinese text only, so jieba loads on first use
-
-    jieba.setLogLevel(logging.WARNING)
-    jieba.initialize()
-    return jieba
-
-
-def _segment_chinese(text: str) -> list[str]:
-    """Chinese words by jieba (its default dictionary and HMM for unknown words)."""
-    words: list[str] = _jieba().lcut(text)
-    return words
-
-
 # Model 1 reads at most this many tokens of a sentence: its work on a sentence pair is the
 # product of their lengths, and one unpunctuated "sentence" of tens of thousands of words a side
 # took more than a minute and gigabytes to train on, a longer one raised MemoryError (figures:
@@ -153,21 +70,42 @@ MAX_SENTENCE_TOKENS = 300
 MAX_TRAINING_ENTRIES = 16_000_000
 
 
-def encode(sentences: Sequence[str], lang: str | None) -> EncodedSide:
+@dataclass(frozen=True)
+class KeptSide:
+    """One side of a corpus encoded before, as the background distribution counts it: how
+    often each token occurs, and how many tokens there are."""
+
+    counts: dict[str, int]
+    total: int
+
+    @classmethod
+    def of(cls, side: EncodedSide) -> KeptSide:
+        counts = np.bincount(side.ids, minlength=len(side.vocabulary))
+        return cls(dict(zip(side.vocabulary, counts.tolist(), strict=True)), len(side.ids))
+
+
+def encode(
+    sentences: Sequence[str], lang: str | None, *, kept: KeptSide | None = None
+) -> EncodedSide:
     """Token ids of every sentence (its first ``MAX_SENTENCE_TOKENS``), the vocabulary and
-    the background distribution."""
+    the background distribution: add-one smoothed unigram frequencies, over these sentences
+    and ``kept``'s together when given (as if they had been encoded after these)."""
     index: dict[str, int] = {}
     ids: list[int] = []
     start = [0]
     for sentence in sentences:
-        for token in _tokens(sentence, lang)[:MAX_SENTENCE_TOKENS]:
+        for token in tokens(sentence, lang)[:MAX_SENTENCE_TOKENS]:
             ids.append(index.setdefault(token, len(index)))
         start.append(len(ids))
     id_array = np.asarray(ids, dtype=np.int64)
     counts = np.bincount(id_array, minlength=len(index)).astype(np.float64) + 1.0
-    return EncodedSide(
-        id_array, np.asarray(start, dtype=np.int64), tuple(index), counts / counts.sum()
-    )
+    total = counts.sum()
+    if kept is not None:
+        more = np.asarray([kept.counts.get(token, 0) for token in index], dtype=np.float64)
+        # the joint vocabulary: the kept one and this text's words it lacks
+        total = len(ids) + kept.total + len(kept.counts) + float(np.count_nonzero(more == 0))
+        counts += more
+    return EncodedSide(id_array, np.asarray(start, dtype=np.int64), tuple(index), counts / total)
 
 
 def _fold(token: str) -> str:
@@ -257,14 +195,19 @@ def train_model1(
     iterations: int = 5,
     cue_weight: float = 1.0,
     keep_per_word: int = 16,
+    kept: ExpectedCounts | None = None,
 ) -> TranslationTable:
     """IBM Model 1 t(e|f) by EM on 1-1 sentence pairs (Brown et al. 1993, Model 1).
 
     E-step: c(f, e) += t(e|f) / sum over f' in S of t(e|f')   for every e in T, f in S
-    M-step: t(e|f) = (c(f, e) + cue_weight * cue(f, e)) / sum over e' of (...)
+    M-step: t(e|f) = (c(f, e) + cue_weight * cue(f, e) + k(f, e)) / sum over e' of (...)
     Cue strengths act as pseudo-counts (a Dirichlet prior), so cognates and identical tokens
-    are preferred even when the document is too short for EM alone. The table keeps the
-    best ``keep_per_word`` entries above 1e-4 of each source word's row.
+    are preferred even when the document is too short for EM alone. ``kept``: the expected
+    counts k(f, e) of another corpus trained before (:func:`expected_counts`), added at
+    every M-step as that corpus's own E-step would add them (incremental EM, Neal & Hinton
+    1998: its sentences' statistics are kept, not recomputed); their mass on target words
+    outside ``tgt``'s vocabulary still counts in each row's sum. The table keeps the best
+    ``keep_per_word`` entries above 1e-4 of each source word's row.
     """
     n_src_vocab = len(src.vocabulary)
     n_tgt_vocab = len(tgt.vocabulary)
@@ -274,19 +217,151 @@ def train_model1(
         src, tgt, np.asarray(bead_pairs, dtype=np.int64).reshape(-1, 2)
     )
     cue_keys = np.asarray(list(cues), dtype=np.int64).reshape(-1, 2)
+    cue_values = cue_weight * np.asarray(list(cues.values()), dtype=np.float64)
+    n_columns = n_tgt_vocab
+    if kept is not None:
+        # The kept counts on this vocabulary; one more target column holds, per row, their
+        # mass on target words this text does not have (it never occurs in a sentence).
+        kept_keys, kept_values, kept_cells = kept.on(src.vocabulary, tgt.vocabulary)
+        n_cues = len(cue_keys)
+        cue_keys = np.concatenate([cue_keys, kept_keys])
+        cue_values = np.concatenate([cue_values, kept_values])
+        n_columns += 1
+    keys_f, keys_e, tokens = _training_entries(
+        src.ids, src.start, tgt.ids, tgt.start, pair_array, cue_keys
+    )
+    token_count = int(tokens[-1]) + 1 if len(tokens) else 0
+    pair_f, pair_e, inverse = _group_pairs(keys_f, keys_e, n_src_vocab, n_columns)
+    n_entries = len(tokens)
+    prior = np.zeros(len(pair_f))
+    np.add.at(prior, inverse[n_entries:], cue_values)  # a cue and a kept count may meet
+    # EM starts from 1 + prior per cell; the column of the rest stands for as many cells
+    cells = np.ones(len(pair_f))
+    if kept is not None:
+        cells[inverse[n_entries + n_cues :]] = kept_cells
+    table, _ = _model1_em(
+        inverse[:n_entries], tokens, token_count, pair_f, cells + prior, prior, n_src_vocab,
+        iterations,
+    )  # fmt: skip
+    if kept is not None:
+        inside = pair_e < n_tgt_vocab
+        pair_f, pair_e, table = pair_f[inside], pair_e[inside], table[inside]
+    return TranslationTable(*_prune_rows(pair_f, pair_e, table, n_src_vocab, keep_per_word))
+
+
+@dataclass(frozen=True)
+class ExpectedCounts:
+    """Expected counts c(f, e) of Model 1's last E-step on a corpus, by token: what the
+    corpus's sentences add to the M-step of a training they are part of (kept, not
+    recomputed: ``train_model1(kept=...)``). Rows in CSR form over ``src_vocabulary``."""
+
+    src_vocabulary: tuple[str, ...]
+    tgt_vocabulary: tuple[str, ...]
+    row_start: IntArray
+    target: IntArray
+    count: FloatArray
+
+    @functools.cached_property
+    def _tgt_index(self) -> dict[str, int]:
+        return {token: e for e, token in enumerate(self.tgt_vocabulary)}
+
+    @functools.cached_property
+    def _src_index(self) -> dict[str, int]:
+        return {token: f for f, token in enumerate(self.src_vocabulary)}
+
+    def on(
+        self, src_vocabulary: Sequence[str], tgt_vocabulary: Sequence[str]
+    ) -> tuple[IntArray, FloatArray, FloatArray]:
+        """(f, e) keys, counts and cells on another pair of vocabularies: the counts of its
+        words, and per source word one key (f, len(tgt_vocabulary)) with the mass on the rest
+        and the number of cells it stands for (1 for the others)."""
+        src_map = np.asarray(
+            [self._src_index.get(token, -1) for token in src_vocabulary], dtype=np.int64
+        )
+        tgt_map = np.full(len(self.tgt_vocabulary), -1, dtype=np.int64)
+        for e, token in enumerate(tgt_vocabulary):
+            known = self._tgt_index.get(token)
+            if known is not None:
+                tgt_map[known] = e
+        return _mapped_counts(
+            src_map, tgt_map, self.row_start, self.target, self.count, len(tgt_vocabulary)
+        )
+
+
+def expected_counts(
+    src: EncodedSide,
+    tgt: EncodedSide,
+    bead_pairs: Sequence[tuple[int, int]],
+    cues: dict[tuple[int, int], float],
+    *,
+    iterations: int = 5,
+    cue_weight: float = 1.0,
+) -> ExpectedCounts:
+    """:func:`train_model1`'s EM on these pairs, returning the expected counts of its last
+    E-step (the cue pseudo-counts are not counts: they are left out)."""
+    pair_array = _within_entry_budget(
+        src, tgt, np.asarray(bead_pairs, dtype=np.int64).reshape(-1, 2)
+    )
+    cue_keys = np.asarray(list(cues), dtype=np.int64).reshape(-1, 2)
     cue_values = np.asarray(list(cues.values()), dtype=np.float64)
     keys_f, keys_e, tokens = _training_entries(
         src.ids, src.start, tgt.ids, tgt.start, pair_array, cue_keys
     )
     token_count = int(tokens[-1]) + 1 if len(tokens) else 0
-    pair_f, pair_e, inverse = _group_pairs(keys_f, keys_e, n_src_vocab, n_tgt_vocab)
+    n_src_vocab = len(src.vocabulary)
+    pair_f, pair_e, inverse = _group_pairs(keys_f, keys_e, n_src_vocab, len(tgt.vocabulary))
     n_entries = len(tokens)
     prior = np.zeros(len(pair_f))
     prior[inverse[n_entries:]] = cue_weight * cue_values  # cue pairs are distinct
-    table = _model1_em(
-        inverse[:n_entries], tokens, token_count, pair_f, prior, n_src_vocab, iterations
+    _, counts = _model1_em(
+        inverse[:n_entries], tokens, token_count, pair_f, 1.0 + prior, prior, n_src_vocab,
+        iterations,
+    )  # fmt: skip
+    counted = counts > 0.0
+    row_start = np.zeros(n_src_vocab + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pair_f[counted], minlength=n_src_vocab), out=row_start[1:])
+    return ExpectedCounts(
+        src.vocabulary, tgt.vocabulary, row_start, pair_e[counted].copy(), counts[counted]
     )
-    return TranslationTable(*_prune_rows(pair_f, pair_e, table, n_src_vocab, keep_per_word))
+
+
+@njit(cache=True)
+def _mapped_counts(
+    src_map: IntArray,
+    tgt_map: IntArray,
+    row_start: IntArray,
+    target: IntArray,
+    count: FloatArray,
+    n_tgt_vocab: int,
+) -> tuple[IntArray, FloatArray, FloatArray]:
+    """The keys, counts and cells of :meth:`ExpectedCounts.on` (``src_map``: this
+    vocabulary's source words as the counts' ids, -1 for unknown; ``tgt_map``: the counts'
+    target ids as this vocabulary's, -1 for absent)."""
+    total = 0
+    for f in range(src_map.shape[0]):
+        if src_map[f] >= 0:
+            total += row_start[src_map[f] + 1] - row_start[src_map[f]] + 1
+    keys = np.empty((total, 2), dtype=np.int64)
+    values = np.empty(total, dtype=np.float64)
+    cells = np.ones(total, dtype=np.float64)
+    n = 0
+    for f in range(src_map.shape[0]):
+        if src_map[f] < 0:
+            continue
+        rest = 0.0
+        outside = 0
+        for p in range(row_start[src_map[f]], row_start[src_map[f] + 1]):
+            e = tgt_map[target[p]]
+            if e < 0:
+                rest += count[p]
+                outside += 1
+            else:
+                keys[n, 0], keys[n, 1], values[n] = f, e, count[p]
+                n += 1
+        if outside:
+            keys[n, 0], keys[n, 1], values[n], cells[n] = f, n_tgt_vocab, rest, outside
+            n += 1
+    return keys[:n].copy(), values[:n].copy(), cells[:n].copy()
 
 
 def _within_entry_budget(
@@ -404,17 +479,19 @@ def _model1_em(
     tokens: IntArray,
     token_count: int,
     pair_f: IntArray,
+    initial: FloatArray,
     prior: FloatArray,
     n_src_vocab: int,
     iterations: int,
-) -> FloatArray:
-    """EM of Model 1 over the entries (pair index, target token number); t per pair.
+) -> tuple[FloatArray, FloatArray]:
+    """EM of Model 1 over the entries (pair index, target token number), from t in
+    proportion to ``initial``; t per pair, and the expected counts of the last E-step.
 
     The entries of one target token are consecutive (:func:`_training_entries`), so each
     token's denominator is summed and its counts added in one visit, in the order of the
     two-loop form (same sums to the bit)."""
     n_pairs = pair_f.shape[0]
-    table = _normalise_rows(np.ones(n_pairs) + prior, pair_f, n_src_vocab)
+    table = _normalise_rows(initial.copy(), pair_f, n_src_vocab)
     token_start = np.zeros(token_count + 1, dtype=np.int64)
     for k in range(tokens.shape[0]):
         token_start[tokens[k] + 1] = k + 1
@@ -428,7 +505,9 @@ def _model1_em(
             for k in range(token_start[token], token_start[token + 1]):
                 counts[entry_pair[k]] += table[entry_pair[k]] / denominator
         table = _normalise_rows(counts + prior, pair_f, n_src_vocab)
-    return table
+    if iterations <= 0:
+        counts[:] = 0.0
+    return table, counts
 
 
 @njit(cache=True)

@@ -143,6 +143,7 @@ class CorpusRepository(StoreBase):
         exclude_pair_id: str = "",
         max_length: int | None = None,
         before: int | None = None,
+        after: int | None = None,
     ) -> list[tuple[str, str]]:
         """The ``limit`` latest distinct one-sentence-a-side pairs of the ``sites`` (host
         names: a site with a host per language, ``en.`` and ``de.``, files each pair under its
@@ -155,7 +156,7 @@ class CorpusRepository(StoreBase):
         side (in characters) are left out. ``before``: an ingest seq (``shared.store.order``):
         only the pairs of page pairs accepted before it, latest by that order (by the time
         they were stored otherwise), so what a page pair learns does not depend on the
-        schedule."""
+        schedule; ``after`` (with ``before``): and after that seq."""
         table = sentence_pairs
         first, second = langs
         conditions = [
@@ -182,6 +183,8 @@ class CorpusRepository(StoreBase):
             latest = pair_order.c.seq
             source = table.join(pair_order, pair_order.c.pair_id == table.c.pair_id)
             conditions.append(pair_order.c.seq < before)
+            if after is not None:
+                conditions.append(pair_order.c.seq > after)
         columns = (latest, table.c.id, table.c.dedup_key, table.c.src_lang,
                    table.c.src_text, table.c.tgt_text)  # fmt: skip
         found: list[tuple[float, str, str, str, str, str]] = []

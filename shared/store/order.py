@@ -91,3 +91,29 @@ class OrderRepository(StoreBase):
         )
         with self.guard(), self.begin() as conn:
             return int(conn.execute(statement).scalar_one())
+
+    def earlier_pairs(self, position: PairPosition) -> int:
+        """How many page pairs of the position's sites came before it in the ingest order."""
+        statement = sa.select(sa.func.count()).where(
+            _of_sites(position.sites), pair_order.c.seq < position.seq
+        )
+        with self.guard(), self.begin() as conn:
+            return int(conn.execute(statement).scalar_one())
+
+    def nth_pair_seq(self, position: PairPosition, number: int) -> int | None:
+        """The ``seq`` of the ``number``-th (from 1) page pair of the position's sites in the
+        ingest order; None when there are fewer before the position."""
+        statement = (
+            sa.select(pair_order.c.seq)
+            .where(_of_sites(position.sites), pair_order.c.seq < position.seq)
+            .order_by(pair_order.c.seq)
+            .offset(number - 1)
+            .limit(1)
+        )
+        with self.guard(), self.begin() as conn:
+            seq = conn.execute(statement).scalar()
+        return None if seq is None else int(seq)
+
+
+def _of_sites(sites: tuple[str, ...]) -> sa.ColumnElement[bool]:
+    return sa.or_(pair_order.c.site.in_(sites), pair_order.c.tgt_site.in_(sites))

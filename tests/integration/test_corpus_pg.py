@@ -122,3 +122,12 @@ def test_an_old_store_on_postgresql_migrates() -> None:
         assert migrate(migrated.engine).added_columns == ()
         store.engine.dispose()
         migrated.engine.dispose()
+
+
+def test_a_sites_earlier_pairs_are_read_alike_on_postgresql() -> None:
+    from tests.unit.shared.test_store_order import check_order, filled
+
+    with fresh_database() as url:
+        store = Store(url)
+        check_order(filled(store))
+        store.engine.dispose()

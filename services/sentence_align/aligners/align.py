@@ -12,6 +12,8 @@ from shared.errors import InvalidInput
 
 if TYPE_CHECKING:
     from services.lexical.dictionary import BilingualDictionary
+    from services.sentence_align.aligners.lexical_settings import LexicalSettings
+    from services.sentence_align.dp.two_pass import KeptText
 
 
 class Method(StrEnum):
@@ -105,6 +107,7 @@ def align_segments(
     dictionary: BilingualDictionary | None = None,
     extra: Sequence[tuple[str, str]] = (),
     cut_long: bool = True,
+    site: KeptText | None = None,
 ) -> list[list[Bead]]:
     """Align several already paired segments (e.g. the text chunks of one page pair).
 
@@ -121,12 +124,24 @@ def align_segments(
     a small corpus and a site a larger one (benchmarks/results/page_match.md). Used by
     "lexicon" and "hybrid" only, and not when a segment has an empty side.
 
+    ``site``: more of the same, trained on before (``mining.site_lexicon``): its pairs join
+    the length pass and Model 1 adds their kept counts (``site_lexicon``), while ``extra``
+    (the site's pairs since) is trained on with the segments. The stage's way.
+
     A segment of more than ``long_segments.LONG_SEGMENT`` sentences a side ("lexicon",
     "hybrid") is cut at confident anchor pairs before the passes (``long_segments``):
     one huge paragraph then stays aligned (benchmarks/results/sentence_align_long.md);
     ``cut_long=False`` aligns each segment whole (the path before the cuts, for comparison).
     """
-    if extra and method in ("lexicon", "hybrid") and all(src and tgt for src, tgt in segments):
+    pooling = method in ("lexicon", "hybrid") and all(src and tgt for src, tgt in segments)
+    if site is not None and site.texts and pooling:
+        pooled = [*segments, *(([src], [tgt]) for src, tgt in (*extra, *site.texts))]
+        return _align_pooled(
+            pooled, method, src_lang, tgt_lang, refine=False, dictionary=dictionary,
+            cut_long=cut_long, kept=site,
+            realigned=(sum(len(src) for src, _ in segments), sum(len(tgt) for _, tgt in segments)),
+        )  # fmt: skip
+    if extra and pooling:
         pooled = [*segments, *(([src], [tgt]) for src, tgt in extra)]
         aligned = _align_pooled(
             pooled, method, src_lang, tgt_lang, refine=False, dictionary=dictionary,
@@ -169,11 +184,16 @@ def _align_pooled(
     refine: bool,
     dictionary: BilingualDictionary | None = None,
     cut_long: bool = False,
+    kept: KeptText | None = None,
+    realigned: tuple[int, int] | None = None,
 ) -> list[list[Bead]]:
     """The beads of each segment, the length model and Model 1 shared by all ("lexicon",
     "hybrid"). ``cut_long``: a segment of thousands of sentences is also cut at confident
     anchor pairs inside it (``long_segments.refine_cuts``), so that the passes align it
-    piece by piece and a wrong length decision cannot drift over the whole segment."""
+    piece by piece and a wrong length decision cannot drift over the whole segment.
+    ``kept``: the last ``len(kept.texts)`` segments are its pairs (``align_two_pass``); the
+    beads of the segments before them, or of those up to the cut point ``realigned``, are
+    returned."""
     if method not in METHODS:
         raise InvalidInput(f"unknown sentence alignment method {method!r}; use one of {METHODS}")
     if method in ("length", "anchors") or not all(src and tgt for src, tgt in segments):
@@ -182,16 +202,11 @@ def _align_pooled(
             segments, method=method, src_lang=src_lang, tgt_lang=tgt_lang, dictionary=dictionary
         )
     # lazy: paramine imports this module (Method) at start-up; the aligners load numba
-    from services.sentence_align.aligners.hybrid import HYBRID_SETTINGS, SEGMENT_SETTINGS
     from services.sentence_align.aligners.length import shift_beads, split_by_window
-    from services.sentence_align.aligners.lexicon import lexicon_settings
     from services.sentence_align.aligners.long_segments import refine_cuts
     from services.sentence_align.dp.two_pass import align_two_pass
 
-    if method == "lexicon":
-        settings = lexicon_settings()
-    else:
-        settings = HYBRID_SETTINGS if refine else SEGMENT_SETTINGS
+    settings = pooled_settings(method, refine)
     cuts = [(0, 0)]
     for src, tgt in segments:
         cuts.append((cuts[-1][0] + len(src), cuts[-1][1] + len(tgt)))
@@ -201,8 +216,13 @@ def _align_pooled(
         [sentence for src, _ in segments for sentence in src],
         [sentence for _, tgt in segments for sentence in tgt],
         src_lang, tgt_lang, settings,
-        segments=refine_cuts(segments) if cut_long else cuts, dictionary=dictionary,
+        segments=refine_cuts(segments) if cut_long else cuts, dictionary=dictionary, kept=kept,
+        realigned=realigned,
     )  # fmt: skip
+    if kept is not None:
+        cuts = cuts[: len(cuts) - len(kept.texts)]
+        if realigned is not None:
+            cuts = [cut for cut in cuts if cut[0] <= realigned[0] and cut[1] <= realigned[1]]
     windows = [(x0, x1, y0, y1) for (x0, y0), (x1, y1) in itertools.pairwise(cuts)]
     return [
         shift_beads(window_beads, -x0, -y0)
@@ -210,3 +230,15 @@ def _align_pooled(
             windows, split_by_window(beads, windows), strict=True
         )
     ]
+
+
+def pooled_settings(method: str, refine: bool) -> LexicalSettings:
+    """The two-pass settings of a pooled alignment: "lexicon"'s, or "hybrid"'s (with its
+    refinement round for whole documents, without it for segments)."""
+    # lazy: as _align_pooled's
+    from services.sentence_align.aligners.hybrid import HYBRID_SETTINGS, SEGMENT_SETTINGS
+    from services.sentence_align.aligners.lexicon import lexicon_settings
+
+    if method == "lexicon":
+        return lexicon_settings()
+    return HYBRID_SETTINGS if refine else SEGMENT_SETTINGS

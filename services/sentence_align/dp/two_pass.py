@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -170,27 +170,80 @@ def lexical_dp(
     )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class KeptText:
+    """Sentence pairs aligned before (a site's earlier pairs, ``site_lexicon``) as the
+    passes keep them: their texts join the length pass (as the last one-pair windows) and
+    the length model, while Model 1 keeps what their own training gave, each side's token
+    counts (the background distribution's) and the expected counts of both directions
+    (``model1.ExpectedCounts``): the text being aligned is trained on with them added, not
+    retrained together with them (incremental EM, Neal & Hinton 1998), and only it is
+    realigned by the lexical pass."""
+
+    texts: tuple[tuple[str, str], ...]
+    src: model1.KeptSide
+    tgt: model1.KeptSide
+    forward: model1.ExpectedCounts
+    backward: model1.ExpectedCounts | None
+
+
+def text_cues(
+    src_side: model1.EncodedSide,
+    tgt_side: model1.EncodedSide,
+    settings: LexicalSettings,
+    dictionary: BilingualDictionary | None,
+) -> dict[tuple[int, int], float]:
+    """Model 1's cue pairs of two vocabularies: identity, number and cognate cues, and the
+    dictionary's pairs where one is given (the former keep their strength where both apply)."""
+    cues = model1.cue_similarity(src_side.vocabulary, tgt_side.vocabulary)
+    if dictionary is None:
+        return cues
+    return dictionary.cues(
+        src_side.vocabulary, tgt_side.vocabulary,
+        settings.dictionary_strength, settings.dictionary_min_length,
+    ) | cues  # fmt: skip
+
+
+def segments_length_pass(
+    src: Sequence[str],
+    tgt: Sequence[str],
+    cums: tuple[dp.IntArray, dp.IntArray],
+    cuts: Sequence[tuple[int, int]],
+    settings: LexicalSettings,
+) -> tuple[list[Bead], length.LengthModel]:
+    """The first (length) pass inside fixed cut points, one model for all segments."""
+    if settings.first_anchor_weight:
+        return corpus_length_pass(src, tgt, *cums, cuts, settings)
+    return segmented_length_pass(*cums, cuts, settings_shape_costs(settings))
+
+
 def train_tables(
     src_side: model1.EncodedSide,
     tgt_side: model1.EncodedSide,
-    path: Sequence[Bead],
+    pairs: Sequence[tuple[int, int]],
     cues: dict[tuple[int, int], float],
     settings: LexicalSettings,
+    kept: KeptText | None = None,
 ) -> tuple[model1.TranslationTable, model1.TranslationTable | None]:
-    """Model 1 t(e|f) (and t(f|e) when both directions count) on the confident 1-1 beads."""
-    pairs = confident_pairs(path, settings.confident_share, settings.max_training_beads)
+    """Model 1 t(e|f) (and t(f|e) when both directions count) on the training pairs (the
+    confident 1-1 beads), ``kept``'s expected counts added."""
     forward = model1.train_model1(
         src_side, tgt_side, pairs, cues,
         cue_weight=settings.cue_weight, iterations=settings.em_iterations,
+        kept=None if kept is None else kept.forward,
     )  # fmt: skip
     if not settings.both_directions:
         return forward, None
     backward = model1.train_model1(
         tgt_side, src_side, [(y, x) for x, y in pairs],
         {(e, f): value for (f, e), value in cues.items()}, cue_weight=settings.cue_weight,
-        iterations=settings.em_iterations,
+        iterations=settings.em_iterations, kept=None if kept is None else kept.backward,
     )  # fmt: skip
     return forward, backward
+
+
+def _within(bead: Bead, n_src: int, n_tgt: int) -> bool:
+    return bool(bead.src and bead.src[0] < n_src) or bool(bead.tgt and bead.tgt[0] < n_tgt)
 
 
 def align_two_pass(
@@ -201,13 +254,20 @@ def align_two_pass(
     settings: LexicalSettings,
     segments: Sequence[tuple[int, int]] | None = None,
     dictionary: BilingualDictionary | None = None,
+    kept: KeptText | None = None,
+    realigned: tuple[int, int] | None = None,
 ) -> list[Bead]:
     """Length pass, Model 1 on its confident 1-1 beads, then windowed length+lexical pass.
 
     ``segments``: optional fixed cut points (i, j) from (0, 0) to (n, m) that no bead may
     cross (e.g. the aligned text chunks of one page pair); the length model and Model 1 are
     then shared by all segments and each segment is one window. ``dictionary``: its word
-    pairs seed Model 1 as cues (``dictionary.BilingualDictionary.cues``).
+    pairs seed Model 1 as cues (``dictionary.BilingualDictionary.cues``). ``kept`` (with
+    ``segments`` only): the last ``len(kept.texts)`` segments are its one-pair windows; they
+    join the length pass, Model 1 keeps their counts (:class:`KeptText`), and the beads
+    returned are those of the segments before them. ``realigned`` (with ``kept``): only the
+    segments up to this cut point (i, j) are realigned and returned; those after it, up to
+    the kept ones, are text Model 1 trains on with them (a site's pairs since its snapshot).
     """
     src_cum, tgt_cum = length.cumulative_lengths(src), length.cumulative_lengths(tgt)
     if segments is None:
@@ -215,20 +275,28 @@ def align_two_pass(
         cuts = anchor_cuts(first, settings.window)
     else:
         cuts = list(segments)
-        first, model = (
-            corpus_length_pass(src, tgt, src_cum, tgt_cum, cuts, settings)
-            if settings.first_anchor_weight
-            else segmented_length_pass(src_cum, tgt_cum, cuts, settings_shape_costs(settings))
-        )
-    src_side, tgt_side = model1.encode(src, src_lang), model1.encode(tgt, tgt_lang)
-    cues = model1.cue_similarity(src_side.vocabulary, tgt_side.vocabulary)
-    if dictionary is not None:
-        # Identity, number and cognate cues keep their strength where both apply.
-        cues = dictionary.cues(
-            src_side.vocabulary, tgt_side.vocabulary,
-            settings.dictionary_strength, settings.dictionary_min_length,
-        ) | cues  # fmt: skip
-    tables = train_tables(src_side, tgt_side, first, cues, settings)
+        first, model = segments_length_pass(src, tgt, (src_cum, tgt_cum), cuts, settings)
+    training = confident_pairs(first, settings.confident_share, settings.max_training_beads)
+    if kept is not None and segments is not None:
+        # From here on the text before the kept pairs' windows alone: its training pairs
+        # are those the whole length pass found confident; the lexical pass realigns the
+        # first ``realigned`` windows of it.
+        cuts = cuts[: len(cuts) - len(kept.texts)]
+        n_src, n_tgt = cuts[-1]
+        training = [(x, y) for x, y in training if x < n_src]
+        trained = (src[:n_src], tgt[:n_tgt])
+        x_end, y_end = cuts[-1] if realigned is None else realigned
+        cuts = [cut for cut in cuts if cut[0] <= x_end and cut[1] <= y_end]
+        first = [bead for bead in first if _within(bead, x_end, y_end)]
+        src, tgt = src[:x_end], tgt[:y_end]
+        src_cum, tgt_cum = src_cum[: x_end + 1], tgt_cum[: y_end + 1]
+    else:
+        kept = None
+        trained = (src, tgt)
+    src_side = model1.encode(trained[0], src_lang, kept=None if kept is None else kept.src)
+    tgt_side = model1.encode(trained[1], tgt_lang, kept=None if kept is None else kept.tgt)
+    cues = text_cues(src_side, tgt_side, settings, dictionary)
+    tables = train_tables(src_side, tgt_side, training, cues, settings, kept)
     if settings.max_bead_size:
         model = model.with_shapes(
             settings.max_bead_size, settings.sentence_cost,
@@ -281,10 +349,8 @@ def align_two_pass(
     for round_ in range(1, settings.refinements + 1):
         # Refinement: Model 1 again, now on the confident 1-1 beads of the lexical pass
         # (more accurate than the length pass's), and realign near the new path.
-        tables = train_tables(
-            src_side, tgt_side, aligned, cues,
-            replace(settings, confident_share=settings.refinement_share),
-        )  # fmt: skip
+        refined = confident_pairs(aligned, settings.refinement_share, settings.max_training_beads)
+        tables = train_tables(src_side, tgt_side, refined, cues, settings, kept)
         refining = replace(
             settings, margin=settings.refinement_margin, diagonal=settings.refinement_diagonal
         )

@@ -16,6 +16,7 @@ from services.sentence_align.aligners.beads import Bead, format_bead
 from services.sentence_align.aligners.splitter import split_sentences
 from services.sentence_align.classifier.pair_features import Candidate
 from services.sentence_align.classifier.pair_model import load_pair_model
+from services.sentence_align.dp.two_pass import KeptText
 from shared.corpus_clean import BOILERPLATE, pair_flag
 from shared.ids import content_id, site_of
 from shared.provenance import code_version, model_version
@@ -56,14 +57,18 @@ def bead_score(bead: Bead) -> float:
 
 
 def sentence_pairs(
-    message: ChunkPairs, *, extra: Sequence[tuple[str, str]] = ()
+    message: ChunkPairs,
+    *,
+    site: KeptText | None = None,
+    extra: Sequence[tuple[str, str]] = (),
 ) -> list[SentencePairRecord]:
     """Split each aligned chunk into sentences and align them; 1-0/0-1 beads are not pairs.
-    ``extra``: sentence pairs the length model and Model 1 also learn from (the site's
-    earlier pairs). Each pair's score is the pair classifier's probability
-    (:func:`pair_scores`), its ``posterior`` the DP's own (:func:`bead_score`); its flag and
-    provenance as :func:`record` gives them (boilerplate: a chunk of template on both
-    pages)."""
+    ``site`` and ``extra``: the site's earlier sentence pairs the length model and Model 1
+    also learn from, as a snapshot trained on before (``site_lexicon``) and as text trained
+    on with the page pair (``align_segments``). Each pair's score is the pair classifier's
+    probability (:func:`pair_scores`), its ``posterior`` the DP's own (:func:`bead_score`);
+    its flag and provenance as :func:`record` gives them (boilerplate: a chunk of template
+    on both pages)."""
     context = message.context
     split = [
         (index, split_sentences(chunk.src_text, context.src_lang, newline_is_boundary=True),
@@ -81,6 +86,7 @@ def sentence_pairs(
         tgt_lang=context.tgt_lang,
         dictionary=dictionary,
         extra=extra,
+        site=site,
     )
     src_separator = sentence_separator(context.src_lang)
     tgt_separator = sentence_separator(context.tgt_lang)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from services.sentence_align.handler import handle
+from services.sentence_align.handler import handle, site_learning
 from shared.config import get_settings
 from shared.delivery.ordering import never_deferring
 from shared.errors import Deferred
@@ -95,3 +95,23 @@ def test_a_pair_no_job_recorded_learns_from_what_is_stored(store: Store) -> None
     handle(message("pp1"), store)
     handle(site_message("loose", "alps.example", PAGES[1]), store)  # never deferred
     assert stored(store, "loose")
+
+
+def test_a_pair_learns_from_the_snapshot_at_its_checkpoint_and_the_pairs_since(
+    store: Store,
+) -> None:
+    """The fourth page pair of a site has three before it: the snapshot of the first two
+    (site_lexicon.checkpoint(3) == 2), the one the third page pair used too, and the third's
+    pairs trained on with the page pair."""
+    fourth = site_message("pp4", "alps.example", PAGES[0])
+    store.record_job("j2", [("pp4", fourth.context.src_url, fourth.context.tgt_url)], "t")
+    with never_deferring():
+        for pair_id in PAIRS:
+            handle(message(pair_id), store)
+        third_site, third_since = site_learning(message("pp3"), store)
+        site, since = site_learning(fourth, store)
+    assert site is not None and third_site is site  # one snapshot, trained once
+    assert third_since == []  # the third's checkpoint is its own: nothing since
+    assert len(site.texts) == learnable(store, "pp1") + learnable(store, "pp2")
+    assert len(since) == learnable(store, "pp3") > 0
+    assert not set(since) & set(site.texts)

@@ -1,5 +1,5 @@
 """The sentence_align stage learns a site's words from its earlier page pairs: the handler
-passes the site's stored sentence pairs to the aligner (``site_pairs``), and only those."""
+passes the site's stored sentence pairs to the aligner (``site_learning``), and only those."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from services.sentence_align.aligners.beads import parse_bead
 from services.sentence_align.handler import handle
 from services.sentence_align.mining.records import sentence_pairs
 from services.sentence_align.mining.routing import SITE_PAIR_MIN_SCORE
+from services.sentence_align.mining.site_lexicon import learn_site_text
 from shared.config import get_settings
 from shared.schemas import ChunkPairs, PairContext, TextChunkPair
 from shared.store import SentencePairQuery, Store
@@ -105,13 +106,16 @@ def test_the_site_pairs_reach_the_aligner(store: Store) -> None:
     message = site_message("pp2", "alps.example", PAGES[1])
     segments = [(["Die Hütte war voll.", "Am Morgen schneite es wieder."],
                  ["La cabane était pleine.", "Le matin, il neigeait de nouveau."])]  # fmt: skip
+    dictionary = dictionary_for("de", "fr")
+    site = learn_site_text(earlier, src_lang="de", tgt_lang="fr", dictionary=dictionary)
+    assert site is not None and site.texts == tuple(earlier)
     (beads,) = align_segments(
-        segments, src_lang="de", tgt_lang="fr", dictionary=dictionary_for("de", "fr"), extra=earlier
+        segments, src_lang="de", tgt_lang="fr", dictionary=dictionary, site=site
     )
     expected = [(bead.src, bead.tgt, bead.confidence) for bead in beads if bead.src and bead.tgt]
     got = [
         (parse_bead(pair.bead).src, parse_bead(pair.bead).tgt, pair.posterior)
-        for pair in sentence_pairs(message, extra=earlier)
+        for pair in sentence_pairs(message, site=site)
     ]
     assert got == expected
 

@@ -89,7 +89,10 @@ def test_lexical_windows_match_the_per_window_program(
     first, model = length_passes.segmented_length_pass(src_cum, tgt_cum, cuts)
     sides = (model1.encode(src, None), model1.encode(tgt, None))
     cues = model1.cue_similarity(sides[0].vocabulary, sides[1].vocabulary)
-    tables = two_pass.train_tables(*sides, first, cues, settings)
+    training = two_pass.confident_pairs(
+        first, settings.confident_share, settings.max_training_beads
+    )
+    tables = two_pass.train_tables(*sides, training, cues, settings)
     if settings.max_bead_size:
         model = model.with_shapes(settings.max_bead_size, settings.sentence_cost)
     scoring = (settings.epsilon, settings.diagonal, settings.lexical_weight)
