@@ -209,8 +209,27 @@ def train_model1(
     outside ``tgt``'s vocabulary still counts in each row's sum. The table keeps the best
     ``keep_per_word`` entries above 1e-4 of each source word's row.
     """
+    pair_f, pair_e, table, _ = _em(src, tgt, bead_pairs, cues, cue_weight, iterations, kept)
+    if kept is not None:
+        inside = pair_e < len(tgt.vocabulary)
+        pair_f, pair_e, table = pair_f[inside], pair_e[inside], table[inside]
     n_src_vocab = len(src.vocabulary)
-    n_tgt_vocab = len(tgt.vocabulary)
+    return TranslationTable(*_prune_rows(pair_f, pair_e, table, n_src_vocab, keep_per_word))
+
+
+def _em(
+    src: EncodedSide,
+    tgt: EncodedSide,
+    bead_pairs: Sequence[tuple[int, int]],
+    cues: dict[tuple[int, int], float],
+    cue_weight: float,
+    iterations: int,
+    kept: ExpectedCounts | None,
+) -> tuple[IntArray, IntArray, FloatArray, FloatArray]:
+    """The EM of :func:`train_model1`: its (f, e) cells, t per cell and the last E-step's
+    expected counts per cell (with ``kept``, the column ``len(tgt.vocabulary)`` holds each
+    row's kept mass on target words ``tgt`` lacks)."""
+    n_src_vocab = len(src.vocabulary)
     # One entry per (target token occurrence, source token) of every training pair.
     # The cue pairs follow them as keys of the (f, e) grouping (their prior, not counts).
     pair_array = _within_entry_budget(
@@ -218,12 +237,11 @@ def train_model1(
     )
     cue_keys = np.asarray(list(cues), dtype=np.int64).reshape(-1, 2)
     cue_values = cue_weight * np.asarray(list(cues.values()), dtype=np.float64)
-    n_columns = n_tgt_vocab
+    n_cues, n_columns = len(cue_keys), len(tgt.vocabulary)
     if kept is not None:
         # The kept counts on this vocabulary; one more target column holds, per row, their
         # mass on target words this text does not have (it never occurs in a sentence).
         kept_keys, kept_values, kept_cells = kept.on(src.vocabulary, tgt.vocabulary)
-        n_cues = len(cue_keys)
         cue_keys = np.concatenate([cue_keys, kept_keys])
         cue_values = np.concatenate([cue_values, kept_values])
         n_columns += 1
@@ -239,14 +257,11 @@ def train_model1(
     cells = np.ones(len(pair_f))
     if kept is not None:
         cells[inverse[n_entries + n_cues :]] = kept_cells
-    table, _ = _model1_em(
+    table, counts = _model1_em(
         inverse[:n_entries], tokens, token_count, pair_f, cells + prior, prior, n_src_vocab,
         iterations,
     )  # fmt: skip
-    if kept is not None:
-        inside = pair_e < n_tgt_vocab
-        pair_f, pair_e, table = pair_f[inside], pair_e[inside], table[inside]
-    return TranslationTable(*_prune_rows(pair_f, pair_e, table, n_src_vocab, keep_per_word))
+    return pair_f, pair_e, table, counts
 
 
 @dataclass(frozen=True)
@@ -299,24 +314,8 @@ def expected_counts(
 ) -> ExpectedCounts:
     """:func:`train_model1`'s EM on these pairs, returning the expected counts of its last
     E-step (the cue pseudo-counts are not counts: they are left out)."""
-    pair_array = _within_entry_budget(
-        src, tgt, np.asarray(bead_pairs, dtype=np.int64).reshape(-1, 2)
-    )
-    cue_keys = np.asarray(list(cues), dtype=np.int64).reshape(-1, 2)
-    cue_values = np.asarray(list(cues.values()), dtype=np.float64)
-    keys_f, keys_e, tokens = _training_entries(
-        src.ids, src.start, tgt.ids, tgt.start, pair_array, cue_keys
-    )
-    token_count = int(tokens[-1]) + 1 if len(tokens) else 0
+    pair_f, pair_e, _, counts = _em(src, tgt, bead_pairs, cues, cue_weight, iterations, None)
     n_src_vocab = len(src.vocabulary)
-    pair_f, pair_e, inverse = _group_pairs(keys_f, keys_e, n_src_vocab, len(tgt.vocabulary))
-    n_entries = len(tokens)
-    prior = np.zeros(len(pair_f))
-    prior[inverse[n_entries:]] = cue_weight * cue_values  # cue pairs are distinct
-    _, counts = _model1_em(
-        inverse[:n_entries], tokens, token_count, pair_f, 1.0 + prior, prior, n_src_vocab,
-        iterations,
-    )  # fmt: skip
     counted = counts > 0.0
     row_start = np.zeros(n_src_vocab + 1, dtype=np.int64)
     np.cumsum(np.bincount(pair_f[counted], minlength=n_src_vocab), out=row_start[1:])
