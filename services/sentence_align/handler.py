@@ -87,7 +87,8 @@ def site_learning(
         last = store.nth_pair_seq(position, first) if first else None
         if last is None:
             return None, []
-        key = (tuple(sorted(set(wanted.sites))), wanted.langs, message.method, wanted.limit, last)
+        key = (str(store.engine.url), tuple(sorted(set(wanted.sites))), wanted.langs,
+               message.method, wanted.limit, last)  # fmt: skip
         if key not in _SNAPSHOTS:
             _SNAPSHOTS[key] = learned(stored(last + 1))
             while len(_SNAPSHOTS) > SNAPSHOTS_KEPT:
@@ -99,7 +100,7 @@ def site_learning(
     return site, since
 
 
-# The sites' snapshots (``site_learning``), newest used last, by sites, languages, method,
-# limit and the seq of the snapshot's last page pair: a few megabytes each.
+# The sites' snapshots (``site_learning``), newest used last, by store, sites, languages,
+# method, limit and the seq of the snapshot's last page pair: a few megabytes each.
 _SNAPSHOTS: OrderedDict[tuple[object, ...], KeptText | None] = OrderedDict()
 SNAPSHOTS_KEPT = 16

@@ -108,9 +108,14 @@ def test_kept_counts_train_as_the_oracle_with_the_counts_added(
             for (g, e), value in expected.items()
             if g == word and e in page_tgt.vocabulary and value > 1e-4
         }
-        assert row.keys() == want.keys()
+        # (a value within rounding of the pruning floor may fall either side of it)
+        near_floor = {
+            e for (g, e), value in expected.items() if g == word and abs(value - 1e-4) < 1e-12
+        }
+        assert row.keys() - near_floor == want.keys() - near_floor
         for e, value in row.items():
-            assert value == pytest.approx(want[e], rel=1e-9)
+            if e not in near_floor:
+                assert value == pytest.approx(want[e], rel=1e-9)
 
 
 @settings(max_examples=60, deadline=None)
