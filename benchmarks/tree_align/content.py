@@ -9,7 +9,8 @@ share of pages whose token lists equal the gold's.
 
 Side by side in one run: the product (``paramine extract-content --jsonl``, one process over
 every page, its CPU time with start-up), and in this process trafilatura (its defaults,
-``favor_precision``, and ``favor_recall`` as the content model calls it), resiliparse
+``favor_precision`` as ``extract-content`` calls it, and ``favor_recall`` as the alignment
+path calls it), resiliparse
 (``extract_plain_text`` with ``main_content``), jusText (its English stop list: it needs
 one per language) and every text of the page (resiliparse without ``main_content``: the
 floor). Pages are decoded as the pipeline decodes (``shared.encoding``).
@@ -97,7 +98,7 @@ def peers() -> dict[str, Callable[[str, str], str]]:
     return {
         "trafilatura (defaults)": traf,
         "trafilatura (favor_precision)": traf_precision,
-        "trafilatura (favor_recall, as the content model calls it)": traf_recall,
+        "trafilatura (favor_recall, as the alignment path's content model calls it)": traf_recall,
         "resiliparse (main_content)": resiliparse,
         "jusText (English stop list)": just,
         "all text (resiliparse, no extraction)": everything,
@@ -135,7 +136,7 @@ def main() -> None:
     texts, cpu = product(paths)
     rows.append(
         (
-            "**paramine extract-content** (content model, trafilatura inside)",
+            "**paramine extract-content** (content model, trafilatura's favor_precision inside)",
             score(gold, texts),
             cpu,
         )

@@ -127,7 +127,9 @@ def extract_content(
     ] = False,
 ) -> None:
     """Print each page's main content: the blocks the content model keeps, paragraphs
-    separated by a blank line (the text tree_align, the flat path and page_match align).
+    separated by a blank line. The model is the one tree_align, the flat path and
+    page_match read, with the extractor's precision setting as its verdict (a reader's
+    text; alignment takes the recall setting: services/html/content.py).
 
     A page that cannot be read or parsed gets one line on standard error and the others go
     on; the exit code is then 1."""
@@ -148,7 +150,7 @@ def extract_content(
             failed += 1
             console.print(f"[red]refused[/red] {path}: {exc}", soft_wrap=True, markup=True)
             continue
-        text = "\n\n".join(main_paragraphs(page_blocks(tree, document)))
+        text = "\n\n".join(main_paragraphs(page_blocks(tree, document, favor="precision")))
         if jsonl:
             typer.echo(json.dumps({"path": str(path), "text": text}, ensure_ascii=False))
         else:

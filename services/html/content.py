@@ -6,12 +6,13 @@ text chunk of the tag tree (``parse.text_chunks``: one block element's text) get
 probability of being content from five kinds of evidence:
 
 - **the extractor's verdict**: the share of the block's tokens inside the main text that a
-  maintained boilerplate remover finds (trafilatura with its recall setting, chosen against
-  resiliparse and jusText in ``benchmarks/results/content.md``), read as runs of three
+  maintained boilerplate remover finds (trafilatura, chosen against resiliparse and jusText
+  in ``benchmarks/results/content.md``; its recall setting for alignment, its precision
+  setting for a reader's text: :func:`extracted_text`), read as runs of three
   tokens so that a menu word that also occurs in the article is no match (each run used up
   by one block, body before head, plain text before links: a headline repeated in a teaser
-  is in the text once; a table cell counts inside a short line, a row of the extractor's
-  table);
+  is in the text once; a table cell counts inside a short line, or as a cell of a row of
+  the extractor's table);
 - **link density**: the share of the block's characters inside ``<a>`` (a menu or a list of
   related articles is nearly all links, a paragraph nearly none);
 - **template markup**: the block sits inside ``nav``, ``footer``, ``aside``, ``form`` or a
@@ -43,6 +44,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import lxml.html  # type: ignore[import-untyped]
 import regex
@@ -66,6 +68,8 @@ REPEAT_WEIGHT = 3.0
 OFF_PATH_WEIGHT = 4.0
 # Elements a box of the text is wrapped in.
 BOX_WRAPPERS = frozenset({"div", "section"})
+# trafilatura's settings (:func:`extracted_text`).
+Favor = Literal["recall", "precision"]
 # Probability at or above which a block counts as content.
 CONTENT_THRESHOLD = 0.5
 # Token runs the extractor's verdict is read in.
@@ -120,18 +124,22 @@ class BlockContent:
         return self.probability >= CONTENT_THRESHOLD
 
 
-def extracted_text(page: str | lxml.html.HtmlElement) -> str:
+def extracted_text(page: str | lxml.html.HtmlElement, *, favor: Favor = "recall") -> str:
     """The page's main text by the extractor (trafilatura), "" when it finds none.
 
     ``page`` is HTML text or the lxml document of ``parse.parse_document`` (not modified).
-    trafilatura's recall setting: its other settings leave out lists inside the article (a
-    real site's list of its services), which then are never aligned; the block evidence
-    here takes out what the recall setting lets through (benchmarks/results/content.md)."""
+    ``favor``: trafilatura's setting. Alignment takes its recall setting: the others leave
+    out lists inside the article (a real site's list of its services), which then are never
+    aligned, while a block let through that has no counterpart costs the aligner only a
+    deletion; the block evidence here takes out what the recall setting lets through. A
+    reader of the text (``paramine extract-content``) takes its precision setting, whose
+    extra text is what a reader counts as noise (benchmarks/results/content.md)."""
     import trafilatura  # lazy: it loads its own lexicons (slow), kept off start-up paths
 
     found = trafilatura.extract(
         page,
-        favor_recall=True,
+        favor_recall=favor == "recall",
+        favor_precision=favor == "precision",
         include_comments=False,
         include_tables=True,
         include_images=False,
@@ -252,6 +260,9 @@ def block_contents(
             line_tokens = tokens(line)
             text_tokens += line_tokens
             lines[" ".join(line_tokens)] += 1
+            if line.lstrip().startswith("|"):  # a table row of the extractor: its cells
+                for cell in line.strip().strip("|").split("|"):
+                    lines[" ".join(tokens(cell))] += 1
             if len(line_tokens) <= SHORT_LINE:  # a table row: its cells' runs of tokens
                 for size in range(1, SHINGLE):
                     for k in range(len(line_tokens) - size + 1):
@@ -363,10 +374,15 @@ def _parent_path(tree: TagTree, block: int) -> tuple[int, ...]:
 
 
 def page_blocks(
-    tree: TagTree, page: str | lxml.html.HtmlElement, *, site: SiteBlocks = NO_SITE
+    tree: TagTree,
+    page: str | lxml.html.HtmlElement,
+    *,
+    site: SiteBlocks = NO_SITE,
+    favor: Favor = "recall",
 ) -> list[BlockContent]:
-    """:func:`block_contents` with the extractor run on ``page`` (the tree's HTML)."""
-    return block_contents(tree, extracted_text(page), site=site)
+    """:func:`block_contents` with the extractor run on ``page`` (the tree's HTML) with its
+    ``favor`` setting (:func:`extracted_text`)."""
+    return block_contents(tree, extracted_text(page, favor=favor), site=site)
 
 
 def main_paragraphs(blocks: Iterable[BlockContent]) -> list[str]:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from unittest import mock
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -20,6 +21,7 @@ from services.html.content import (
     block_key,
     content_probability,
     coverage,
+    extracted_text,
     main_paragraphs,
     page_blocks,
     tokens,
@@ -109,6 +111,35 @@ def test_the_extractor_reads_the_parsed_document_without_changing_it() -> None:
     paragraphs = main_paragraphs(blocks)
     assert all(text in paragraphs for text in ARTICLE)
     assert not set(MENU) & set(paragraphs)
+
+
+def test_a_short_cell_of_a_long_table_row_of_the_extractor_counts_as_its_text() -> None:
+    cells = ["DL", "Larry Ogunjobi", "63", "85%", "1 tackle (1 combined). 1 sack, 1 TFL, 2 QH."]
+    row = "".join(f"<td>{cell}</td>" for cell in cells)
+    tree = parse_html(f"<html><body><table><tr>{row}</tr></table></body></html>")
+    main_text = "| " + " | ".join(cells) + " | "  # trafilatura's text of a table row
+    assert len(tokens(main_text)) > 12  # longer than a short line
+    found = kinds(block_contents(tree, main_text))
+    assert all(found[cell] for cell in cells)
+    elsewhere = kinds(
+        block_contents(
+            tree,
+            "DL and 63 appear in a long sentence of the article, which is no table row at all.",
+        )
+    )
+    assert not elsewhere["63"] and not elsewhere["Larry Ogunjobi"]
+
+
+def test_alignment_reads_the_recall_setting_and_a_reader_the_precision_setting() -> None:
+    tree, document = parse_page(page())
+    for favor in ("recall", "precision"):
+        with mock.patch("trafilatura.extract", return_value="") as extract:
+            extracted_text(document, favor=favor)
+        settings = extract.call_args.kwargs
+        assert settings["favor_recall"] is (favor == "recall")
+        assert settings["favor_precision"] is (favor == "precision")
+    paragraphs = main_paragraphs(page_blocks(tree, document, favor="precision"))
+    assert all(text in paragraphs for text in ARTICLE) and not set(MENU) & set(paragraphs)
 
 
 @given(st.floats(0, 1), st.floats(0, 1), st.booleans(), st.integers(0, 1000), st.integers(1, 50))
