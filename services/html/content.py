@@ -261,8 +261,7 @@ def block_contents(
             text_tokens += line_tokens
             lines[" ".join(line_tokens)] += 1
             if line.lstrip().startswith("|"):  # a table row of the extractor: its cells
-                for cell in line.strip().strip("|").split("|"):
-                    lines[" ".join(tokens(cell))] += 1
+                lines.update(" ".join(cell) for cell in map(tokens, line.split("|")) if cell)
             if len(line_tokens) <= SHORT_LINE:  # a table row: its cells' runs of tokens
                 for size in range(1, SHINGLE):
                     for k in range(len(line_tokens) - size + 1):
