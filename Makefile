@@ -61,7 +61,6 @@ hosts-bench: install
 
 load: install
 	$(BIN)/python -m benchmarks.system.pipeline_load
-	$(BIN)/python -m benchmarks.system.celery_floor
 
 clean:
 	rm -rf out .pytest_cache .mypy_cache .ruff_cache

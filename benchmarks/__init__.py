@@ -10,20 +10,14 @@ stands in the results file between ``<!-- notes: NAME -->`` and ``<!-- /notes --
 script names the block (``common.notes``) and a rerun keeps it as it stands.
 
 Sentence alignment (``sentence_align``):
-    sentence_align.length: Gale-Church aligner vs galechurch, NLTK -> sentence_align_length.md
-    sentence_align.aligners: length, lexicon, hybrid aligners; speed -> sentence_align.md
-        (its parts: sentence_align.rows, sentence_align.dev, sentence_align.report,
+    sentence_align.aligners: length, lexicon, hybrid aligners vs galechurch, NLTK; speed ->
+        sentence_align.md (its parts: sentence_align.textberg, sentence_align.rows, sentence_align.dev, sentence_align.report,
         sentence_align.large)
     sentence_align.pages: per-page-pair cost of the handler (a section) -> sentence_align.md
     sentence_align.languages: the default command per language pair ->
         sentence_align_languages.md
     sentence_align.scripts: other scripts (Gujarati, Armenian, ...) on the Bible corpus, a
         fetched repository, not the kit -> sentence_align_scripts.md
-    sentence_align.whole_process: the default command vs galechurch as whole processes, one
-        long document -> sentence_align_whole_process.md
-    sentence_align.ablation: the hybrid's components outside dev -> sentence_align_ablation.md
-    sentence_align.missing_block: a block missing on one side ->
-        sentence_align_missing_block.md
     sentence_align.long: one paragraph of 20,000 sentences a side, cut at anchors before the
         DP -> sentence_align_long.md
     sentence_align.bam_anchors: BAM anchors on monolingual text -> bam_anchors.md
@@ -37,8 +31,6 @@ Tree alignment and page content (``tree_align``):
         on the suite, moderate and heavy templates -> tree_align_pages.md (its other
         paths: tree_align.paths)
     tree_align.speed: decoder time and memory vs apted -> tree_align_speed.md
-    tree_align.news: per-pair CPU on news-size pages -> tree_align_news.md
-    tree_align.wide: exact vs work-bounded decoder on wide pages -> tree_align_wide.md
     tree_align.default_model: trains the shipped tree model -> its model file in
         services/tree_align/
     the page suite and its inputs: tree_align.suite, tree_align.families (its template
@@ -58,7 +50,6 @@ Thesaurus (``thesaurus``):
     thesaurus.speed: a full similarity recompute -> thesaurus_speed.md
 The system and the ground under the stages (``system``):
     system.langid: language identification for flagging -> langid.md
-    system.langid_cache: the flag check's verdict cache on the albatec crawl -> langid_cache.md
     system.clean_corpus: the README's command on the albatec crawl -> clean_corpus.md
     system.process_cpu: paramine process of single-page crawls, CPU against a baseline
         checkout side by side (start-up apart) -> process_cpu.md
@@ -66,21 +57,25 @@ The system and the ground under the stages (``system``):
         PostgreSQL) -> pipeline_load.md (its parts: system.pipeline_load_stack,
         system.pipeline_load_client, system.pipeline_load_profile,
         system.pipeline_load_summary, system.pipeline_load_report)
-    system.celery_floor: Celery's own cost per task -> celery_floor.md
     system.hosts_recovery: network partitions across hosts, the ``hosts`` tests' recovery
         times (network namespaces, root) -> hosts.md
     Not a benchmark: system.output_digests, digests of the product's outputs, to check that
         a refactoring changes none of them (``--check``) -> output_digests.json
     Historical records, their one-off scripts removed (each file says at which commit the
     script stands): structure.md (issue 38's restructuring against the code before it; such
-    comparisons now: system.process_cpu)
+    comparisons now: system.process_cpu); retired in issue 51, each a comparison behind a
+    decision taken or superseded by a live benchmark: celery_floor.md, langid_cache.md,
+    sentence_align_length.md (its rows stand in sentence_align.md),
+    sentence_align_ablation.md, sentence_align_missing_block.md,
+    sentence_align_whole_process.md, tree_align_news.md (per-step cost now:
+    system.pipeline_load --profile-only), tree_align_wide.md
 
 ``results/tuning_history.md`` keeps, quoted, the tuning notes that product modules carried
 beside their defaults until issue 38 (each default now points to it or to its results file).
 
 Shared helpers, one module: ``common`` (paths: repository, kit, results, the ``paramine``
 command; ``publish``, writing a results file and keeping its notes; ``peak_rss_mb``;
-``generate_pair``, news-size page pairs). The hybrid settings the ablations compare against
+``generate_pair``, news-size page pairs). The hybrid settings the benchmarks compare against
 are the product's ``services/sentence_align/aligners/presets.py``; the gold documents and the
 documents derived from them, ``services/sentence_align/aligners/gold.py``.
 """

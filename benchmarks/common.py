@@ -14,7 +14,7 @@ in the script); ``peak_rss_mb`` measures a process's peak memory the same way ev
 Generated inputs: ``generate_pair``, a news-size page pair (an English article of 5-20 KB of
 HTML with site furniture, and its pseudo-translation, a paragraph sometimes left out),
 deterministic for a seeded ``random.Random``; the load test (``system.pipeline_load``),
-``tree_align.news`` and ``sentence_align.pages`` read it. The tree_align suite's page families
+and ``sentence_align.pages`` read it. The tree_align suite's page families
 stay in ``tree_align.suite`` and ``tree_align.pagegen``.
 """
 

@@ -3,7 +3,7 @@
 Each benchmark writes its own ``benchmarks/results/<name>.md``. They run one at a time (the
 machine has two cores; two timed runs side by side would measure each other). The pipeline
 load test is not part of this run: it needs Redis and PostgreSQL and takes about 20 minutes
-(``make load``, which also runs ``celery_floor``, Celery's own per-task cost on Redis).
+(``make load``).
 Benchmarks that need ``../shared/data`` fail with a clear message when the kit is absent; the
 run goes on and the summary lists what failed.
 
@@ -17,20 +17,14 @@ import sys
 import time
 
 BENCHMARKS = (
-    "sentence_align.length",
     "sentence_align.aligners",
     "sentence_align.languages",
-    "sentence_align.whole_process",
     "sentence_align.bam_anchors",
-    "sentence_align.ablation",
-    "sentence_align.missing_block",
     "sentence_align.long",
     "sentence_align.web_mobile",
     "tree_align.content",
     "tree_align.pages",
     "tree_align.speed",
-    "tree_align.news",
-    "tree_align.wide",
     "paraphrase.word_align",
     "page_match.matching",
     "paraphrase.ending_paraphrases",
@@ -38,7 +32,6 @@ BENCHMARKS = (
     "thesaurus.livedoor",
     "thesaurus.speed",
     "system.langid",
-    "system.langid_cache",
     "system.clean_corpus",
     "sentence_align.pair_score",
 )

@@ -69,7 +69,7 @@ def guess(text: str) -> tuple[str, float]:
 
 # A site's boilerplate (menus, footers, cookie notices) stands on each of its pages: texts up
 # to CACHED_CHARS long keep their probability, CACHE_SIZE of them (a few MB at most);
-# measured in benchmarks/results/langid_cache.md.
+# measured once in benchmarks/results/langid_cache.md (a record; its script is retired).
 CACHED_CHARS = 400
 CACHE_SIZE = 8192
 

@@ -36,7 +36,6 @@ from benchmarks.sentence_align.large import (
     previous_large,
     run_large,
 )
-from benchmarks.sentence_align.length import TEST, load, machine_note, table
 from benchmarks.sentence_align.pages import page_rows, page_table
 from benchmarks.sentence_align.report import (
     certainty_section,
@@ -48,6 +47,7 @@ from benchmarks.sentence_align.report import (
     speed_goal_line,
 )
 from benchmarks.sentence_align.rows import rows_for
+from benchmarks.sentence_align.textberg import TEST, load, machine_note, table
 
 RESULT = RESULTS / "sentence_align.md"
 DEV_PARTS = 4  # pseudo-documents of the multi-document dev setting

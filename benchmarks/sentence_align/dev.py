@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from benchmarks.sentence_align.length import (
+from benchmarks.sentence_align.rows import WITH_DICTIONARY, corpus_row, freedict
+from benchmarks.sentence_align.textberg import (
     TEXTBERG,
     Row,
     evaluate,
     galechurch_aligner,
     paramine_aligner,
 )
-from benchmarks.sentence_align.rows import WITH_DICTIONARY, corpus_row, freedict
 from services.lexical.dictionary import BilingualDictionary
 from services.sentence_align.aligners.beads import Bead
 from services.sentence_align.aligners.evaluate import score_documents

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from benchmarks.common import KIT, RESULTS, best_of, notes, publish
-from benchmarks.sentence_align.length import TEXTBERG, galechurch_aligner, nltk_aligner
+from benchmarks.sentence_align.textberg import TEXTBERG, galechurch_aligner, nltk_aligner
 from services.lexical.dictionary import BilingualDictionary
 from services.lexical.registry import dictionary_for
 from services.sentence_align.aligners.align import align_corpus, align_sentences

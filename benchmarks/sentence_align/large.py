@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from benchmarks.common import child_json, peak_rss_mb
-from benchmarks.sentence_align.length import TEST, load, paramine_aligner
+from benchmarks.sentence_align.textberg import TEST, load, paramine_aligner
 from services.sentence_align.aligners import gold
 from services.sentence_align.aligners.evaluate import score_documents
 from services.sentence_align.aligners.gold import DocumentPair

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from benchmarks.common import RESULTS, publish
-from benchmarks.sentence_align.length import TEST, load
+from benchmarks.sentence_align.textberg import TEST, load
 from services.lexical.registry import dictionary_for
 from services.sentence_align.aligners.align import align_segments
 from services.sentence_align.aligners.beads import Bead

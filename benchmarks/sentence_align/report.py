@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from benchmarks.common import notes
-from benchmarks.sentence_align.length import Row
 from benchmarks.sentence_align.rows import WITH_DICTIONARY
+from benchmarks.sentence_align.textberg import Row
 from services.sentence_align.aligners.evaluate import (
     Interval,
     bootstrap_difference,

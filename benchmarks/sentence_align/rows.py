@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmarks.sentence_align.length import (
+from benchmarks.sentence_align.textberg import (
     Row,
     evaluate,
     evaluate_batch,

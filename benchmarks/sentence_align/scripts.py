@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from benchmarks.common import RESULTS, publish
-from benchmarks.sentence_align.length import galechurch_aligner
+from benchmarks.sentence_align.textberg import galechurch_aligner
 from services.sentence_align.aligners import splitter
 from services.sentence_align.aligners.align import align_sentences
 from services.sentence_align.aligners.beads import Bead

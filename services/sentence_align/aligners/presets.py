@@ -9,7 +9,7 @@ from dataclasses import replace
 from services.sentence_align.aligners.hybrid import HYBRID_SETTINGS
 
 # The Text+Berg dev-chosen settings of earlier sessions, kept for comparison
-# (benchmarks/sentence_align/ablation.py) and for OCR text like Text+Berg's.
+# (benchmarks/results/sentence_align_ablation.md) and for OCR text like Text+Berg's.
 TEXTBERG_DEV_SETTINGS = replace(
     HYBRID_SETTINGS,
     deletion_length_weight=0.8,
@@ -22,7 +22,7 @@ TEXTBERG_DEV_SETTINGS = replace(
     first_gap_extension=None,
     sentence_cost=2.3,  # as when they were chosen
 )
-# The default of sessions 14-19: the plain length pass (benchmarks/sentence_align/ablation.py).
+# The default of sessions 14-19: the plain length pass (benchmarks/results/sentence_align_ablation.md).
 PLAIN_FIRST_PASS_SETTINGS = replace(
     HYBRID_SETTINGS, first_anchor_weight=0.0, first_gap_extension=None, sentence_cost=2.3
 )

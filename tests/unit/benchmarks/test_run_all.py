@@ -9,7 +9,7 @@ from benchmarks.run_all import BENCHMARKS, main
 
 BENCH_DIR = Path(__file__).resolve().parents[3] / "benchmarks"
 # Runnable modules that ``make bench`` leaves out: itself, the shipped-model trainer and the
-# load tests (``make load``: the pipeline and Celery's own per-task cost, both need Redis) and
+# load test (``make load``: it needs Redis and PostgreSQL) and
 # the output digests (a check of a refactoring, not a benchmark) and the recovery across hosts
 # (``make hosts-bench``: network namespaces, root), and sentence_align.scripts and
 # page_match.languages (their data, the Bible corpus, is not in the kit: a repository
@@ -19,7 +19,6 @@ NOT_RUN = {
     "run_all",
     "tree_align.default_model",
     "system.pipeline_load",
-    "system.celery_floor",
     "system.output_digests",
     "system.hosts_recovery",
     "sentence_align.scripts",

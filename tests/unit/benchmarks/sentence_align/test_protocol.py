@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from benchmarks.sentence_align.dev import dev_chunks, error_kind
 from benchmarks.sentence_align.large import LARGE_GOAL, LARGE_HEADING, previous_large
-from benchmarks.sentence_align.length import Row
 from benchmarks.sentence_align.report import certainty_section, confidence_section, row_intervals
 from benchmarks.sentence_align.rows import WITH_DICTIONARY
+from benchmarks.sentence_align.textberg import Row
 from services.sentence_align.aligners.beads import Bead
 from services.sentence_align.aligners.evaluate import score_documents
 from services.sentence_align.aligners.gold import DocumentPair

@@ -1,11 +1,13 @@
-"""Benchmark of the length-only (Gale-Church) aligner against galechurch and NLTK.
+"""The sentence-alignment benchmarks' Text+Berg documents, the peers and the scoring.
 
-Data: Text+Berg German-French (Bleualign's test set, vecalign's gold), the seven test
-documents test0..6, pre-split (one sentence per line), read in place from the data kit.
-All three aligners run in the same process on the same input; scores follow vecalign's
-strict/lax convention (``services.sentence_align.aligners.evaluate``); throughput counts source plus
-target sentences per second of wall time, after one warm-up call per aligner (numba JIT).
-Run: ``.venv/bin/python -m benchmarks.sentence_align.length`` from the repository root.
+Data: Text+Berg German-French (Bleualign's test set, vecalign's gold), the dev document and
+the seven test documents test0..6, pre-split (one sentence per line), read in place from the
+data kit. The aligners under test (paramine's, galechurch's Rust core, NLTK's gale_church)
+run in one process on the same input; scores follow vecalign's strict/lax convention
+(``services.sentence_align.aligners.evaluate``); throughput counts source plus target
+sentences per second of wall time, after one warm-up call per aligner (numba JIT). Used by
+``benchmarks.sentence_align.aligners`` (sentence_align.md) and the other sentence-alignment
+benchmarks.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from benchmarks.common import KIT, RESULTS, best_of, notes, publish
+from benchmarks.common import KIT, best_of
 from services.sentence_align.aligners.beads import Bead
 from services.sentence_align.aligners.evaluate import BeadScores, score_documents
 from services.sentence_align.aligners.gold import DocumentPair, read_documents
@@ -25,7 +27,6 @@ if TYPE_CHECKING:
     from services.lexical.dictionary import BilingualDictionary
 
 TEXTBERG = KIT / "textberg-bleualign-de-fr"
-RESULT = RESULTS / "sentence_align_length.md"
 REPEATS = 3  # timings: best of REPEATS runs over the whole set
 
 Aligner = Callable[[Sequence[str], Sequence[str]], list[Bead]]
@@ -148,44 +149,3 @@ def machine_note() -> str:
         f"best of {REPEATS} runs), Python "
         f"{platform.python_version()}. galechurch uses its Rust core (one document per call)."
     )
-
-
-def main() -> None:
-    documents = load(TEST)
-    rows = [
-        evaluate("paramine length", paramine_aligner("length"), documents),
-        evaluate("galechurch", galechurch_aligner, documents),
-        evaluate("nltk gale_church", nltk_aligner, documents),
-    ]
-    n_src = sum(len(d.src) for d in documents)
-    n_tgt = sum(len(d.tgt) for d in documents)
-    ours, peer = rows[0], rows[1]
-    met = (
-        ours.scores.f1_strict >= peer.scores.f1_strict
-        and ours.scores.f1_lax >= peer.scores.f1_lax
-        and ours.sentences_per_second >= peer.sentences_per_second
-    )
-    report = [
-        "# Sentence alignment, length model only (Gale-Church)",
-        "",
-        "Rerun: `.venv/bin/python -m benchmarks.sentence_align.length`",
-        "",
-        f"Data: Text+Berg de-fr test0..6 ({n_src} de / {n_tgt} fr sentences, "
-        f"{sum(len(d.gold) for d in documents)} gold beads), `--presplit` input, "
-        "vecalign strict/lax scoring (micro-averaged over the 7 documents).",
-        "",
-        notes("method-banded-gale"),
-        "",
-        *table(rows, "galechurch"),
-        "",
-        f"Goal (issue 2): F1 no worse than galechurch and throughput >= galechurch: "
-        f"**{'met' if met else 'not met'}**.",
-        "",
-        machine_note(),
-        "",
-    ]
-    publish(RESULT, report)
-
-
-if __name__ == "__main__":
-    main()
