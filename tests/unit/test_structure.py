@@ -12,12 +12,17 @@
 - ``shared`` imports nothing from ``services`` (it is the ground the services stand on);
 - the benchmarks (``benchmarks/``) keep the same two rules: no module over 600 lines, no
   private name of a product module or of another benchmark module;
-- every repository path that ``docs/README.md``'s module map names exists.
+- every repository path that ``docs/README.md``'s module map names exists;
+- at most five comment or docstring lines of product code quote a tuning result (a metric
+  beside a measured figure): those records belong in ``benchmarks/results/``.
 """
 
 from __future__ import annotations
 
 import ast
+import io
+import re
+import tokenize
 from functools import cache
 from pathlib import Path
 
@@ -311,3 +316,54 @@ def test_the_module_map_of_docs_readme_names_only_paths_that_exist() -> None:
 def test_missing_paths_finds_a_planted_stale_path() -> None:
     text = "`shared/delivery/pipeline.py` and `shared/pipeline.py`, `services/html/`"
     assert missing_paths(text) == ["shared/pipeline.py"]
+
+
+# A tuning record quoted beside the code: a metric and a measured figure on one comment or
+# docstring line ("F1 0.87", "precision 0.95", "AER 12.3%", "0.81 -> 0.84"). Such records
+# belong in benchmarks/results/ (tuning_history.md); issue 51 allows at most five, for help
+# texts and limits that must say where a default comes from.
+MAX_TUNING_LINES = 5
+_METRIC = r"\b(?:F1|F-score|precision|recall|accuracy|AER|ECE|BLEU|error rate)\b"
+_FIGURE = r"(?:\b0?\.\d{2,}\b|\b\d{1,3}(?:\.\d+)?\s?%)"
+TUNING_LINE = re.compile(
+    rf"{_METRIC}.{{0,40}}?{_FIGURE}|{_FIGURE}.{{0,40}}?{_METRIC}"
+    r"|\b\d\.\d{2,}\s*(?:->|→)\s*\d\.\d{2,}",
+    re.IGNORECASE,
+)
+
+
+def tuning_lines(source: str) -> list[str]:
+    """The comment and docstring lines of a module that quote a tuning result."""
+    texts = [
+        token.string
+        for token in tokenize.generate_tokens(io.StringIO(source).readline)
+        if token.type == tokenize.COMMENT
+    ]
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            docstring = ast.get_docstring(node, clean=False)
+            if docstring:
+                texts.extend(docstring.splitlines())
+    return [
+        line.strip() for text in texts for line in text.splitlines() if TUNING_LINE.search(line)
+    ]
+
+
+def test_product_comments_quote_at_most_five_tuning_results() -> None:
+    found = {name: lines for name, source in _sources().items() if (lines := tuning_lines(source))}
+    assert sum(map(len, found.values())) <= MAX_TUNING_LINES, found
+
+
+def test_tuning_lines_finds_planted_records_and_only_them() -> None:
+    source = (
+        '"""A module.\n\nStrict F1 0.874 on validation (was 0.861)."""\n'
+        "LIMIT = 0.25  # share of the page, a bound, not a result\n"
+        "x = 1  # dev: 0.802 -> 0.815\n"
+        "y = 2  # keeps 91% recall at the default\n"
+        "z = 3  # at most 12 links per block\n"
+    )
+    assert tuning_lines(source) == [
+        "# dev: 0.802 -> 0.815",
+        "# keeps 91% recall at the default",
+        "Strict F1 0.874 on validation (was 0.861).",
+    ]
