@@ -11,8 +11,8 @@ script names the block (``common.notes``) and a rerun keeps it as it stands.
 
 Sentence alignment (``sentence_align``):
     sentence_align.aligners: length, lexicon, hybrid aligners vs galechurch, NLTK; speed ->
-        sentence_align.md (its parts: sentence_align.textberg, sentence_align.rows, sentence_align.dev, sentence_align.report,
-        sentence_align.large)
+        sentence_align.md (its parts: sentence_align.textberg, sentence_align.rows,
+        sentence_align.dev, sentence_align.report, sentence_align.large)
     sentence_align.pages: per-page-pair cost of the handler (a section) -> sentence_align.md
     sentence_align.languages: the default command per language pair ->
         sentence_align_languages.md

@@ -22,7 +22,8 @@ TEXTBERG_DEV_SETTINGS = replace(
     first_gap_extension=None,
     sentence_cost=2.3,  # as when they were chosen
 )
-# The default of sessions 14-19: the plain length pass (benchmarks/results/sentence_align_ablation.md).
+# The default of sessions 14-19: the plain length pass
+# (benchmarks/results/sentence_align_ablation.md).
 PLAIN_FIRST_PASS_SETTINGS = replace(
     HYBRID_SETTINGS, first_anchor_weight=0.0, first_gap_extension=None, sentence_cost=2.3
 )
