@@ -126,8 +126,8 @@ def profile_pairs(count: int, redis_url: str, admin_url: str, seed: int) -> dict
     from prometheus_client import CollectorRegistry
 
     from services.cli.worker_process import warm_up
-    from services.sentence_align import handler as sentence_handler
     from services.sentence_align.handler import handle as sentence_handle
+    from services.sentence_align.mining import records as sentence_records
     from services.tree_align import handler as tree_handler
     from services.tree_align import repository as tree_repository
     from services.tree_align.handler import handle as tree_handle
@@ -151,7 +151,7 @@ def profile_pairs(count: int, redis_url: str, admin_url: str, seed: int) -> dict
     # the site's block counts and the page's blocks: store work, counted with the store's
     site_reads = TimedCalls(tree_repository, "block_counts")
     site_writes = TimedCalls(tree_repository, "record_blocks")
-    scoring = TimedCalls(sentence_handler, "pair_scores")
+    scoring = TimedCalls(sentence_records, "pair_scores")
     with postgres_database(admin_url) as database_url:
         store = Store(database_url)
         store.ensure_schema()

@@ -40,6 +40,7 @@ import regex
 
 from services.lexical import model1
 from services.lexical.dictionary import stem
+from services.sentence_align.classifier import copy_trigrams
 from services.sentence_align.classifier.pair_lexicon import PageLexicon
 from shared import langid
 from shared.text import is_word
@@ -213,7 +214,7 @@ class _Text:
     ids: npt.NDArray[np.int64]  # the words' ids in the page's Model 1 vocabulary (-1: none)
     stems: frozenset[str]  # the words' dictionary stems (none without a dictionary)
     stem_list: tuple[str, ...]
-    trigrams: frozenset[tuple[str, str, str]]  # of the normalised text's first COPY_CHARS
+    trigrams: npt.NDArray[np.int64]  # of the normalised text's first COPY_CHARS (copy_trigrams)
     digits: tuple[str, ...]
     urls: frozenset[str]
     final: str
@@ -277,7 +278,9 @@ class _Side:
             ids=ids,
             stems=frozenset(stem_list),
             stem_list=stem_list,
-            trigrams=_trigrams(key[:COPY_CHARS]) if self._copies else frozenset(),
+            trigrams=copy_trigrams.trigrams(key[:COPY_CHARS])
+            if self._copies
+            else copy_trigrams.EMPTY,
             digits=tuple(_DIGITS.findall(text)),
             # (an address holds "://", "www." or "@": the pattern is not tried elsewhere)
             urls=frozenset(_URL.findall(text))
@@ -366,7 +369,7 @@ def _tail(
     return [
         *lexical,
         0.0 if monolingual else _dice(src.words, tgt.words),
-        0.0 if monolingual else _set_dice(src.trigrams, tgt.trigrams),
+        0.0 if monolingual else copy_trigrams.dice(src.trigrams, tgt.trigrams),
         *_agreement(src.digits, tgt.digits),
         _agreement(tuple(src.urls), tuple(tgt.urls))[0],
         float(src.final == tgt.final),
@@ -399,17 +402,6 @@ def _normalised(text: str) -> str:
     instead of a category test per character."""
     folded = unicodedata.normalize("NFKC", text).casefold()
     return _NOT_KEPT.sub("", folded) or " ".join(folded.split())
-
-
-def _trigrams(text: str) -> frozenset[tuple[str, str, str]]:
-    """The character trigrams of ``text`` (a shorter text padded to one)."""
-    if len(text) < 3:
-        text = text.ljust(3) if text else ""
-    return frozenset(zip(text, text[1:], text[2:], strict=False))
-
-
-def _set_dice(a: frozenset[tuple[str, str, str]], b: frozenset[tuple[str, str, str]]) -> float:
-    return 2 * len(a & b) / (len(a) + len(b)) if a or b else 0.0
 
 
 @functools.lru_cache(maxsize=100_000)

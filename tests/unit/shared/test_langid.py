@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -64,3 +67,50 @@ def test_the_cache_keeps_probabilities_not_verdicts_of_other_languages() -> None
     assert langid.declared_probability(long_text, "de") == langid.declared_probability(
         long_text, "de", cache=False
     )
+
+
+def _ranked_group_probability(text: str, declared: str) -> float:
+    """The oracle: py3langid's own ``rank`` (every language, best first), summed over the
+    declared language's group, as shared.langid computed it before the compiled walk."""
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    identifier = _reference_identifier(LanguageIdentifier, MODEL_FILE)
+    group = langid.language_group(declared)
+    return sum(
+        float(probability)
+        for label, probability in identifier.rank(text)
+        if langid.language_group(label) == group
+    )
+
+
+@functools.cache
+def _reference_identifier(cls: Any, model_file: str) -> Any:
+    return cls.from_model_file(model_file, norm_probs=True)
+
+
+REAL_TEXTS = [
+    "Die Firma wurde im Jahr 2002 gegründet und baut seitdem Maschinen für Kunden.",
+    "你要用歌斐木造一只方舟，分一间一间地造，里外抹上松香。",
+    "And Noah begat three sons, Shem, Ham, and Japheth.",
+    "プロ野球、来季の日程が判明",
+    "Ово је српски језик, а ово je latinica.",
+    "HOME COLLECTIONS",  # all capitals: the library lowers them first
+    "Fussballstadion Fussballstadion",
+    "2019 - 2024",
+    "",
+    "   ",
+    "\ud800 a lone surrogate",  # encoded with surrogatepass, as the library does
+]
+
+
+@pytest.mark.parametrize("text", REAL_TEXTS)
+@pytest.mark.parametrize("declared", ["en", "de", "zh", "ja", "sr", "hr", "fr"])
+def test_group_probability_is_py3langids_own_to_the_bit(text: str, declared: str) -> None:
+    got = langid.declared_probability(text, declared, cache=False)
+    assert got == _ranked_group_probability(text, declared)
+
+
+@given(st.text(max_size=200), st.sampled_from(["en", "de", "zh", "ru", "no", "ms", "xx"]))
+def test_group_probability_matches_the_library_on_any_text(text: str, declared: str) -> None:
+    got = langid.declared_probability(text, declared, cache=False)
+    assert got == _ranked_group_probability(text, declared)
