@@ -61,8 +61,11 @@ def warm_up(stage: str) -> None:
     from services.sentence_align.mining.records import sentence_pairs
     from services.tree_align.handler import chunk_pairs
 
-    page = {"url": "", "lang": "en", "html": _WARM_UP_PAGE}
-    message = PagePair.model_validate({"job_id": "warm-up", "src": page, "tgt": page})
+    # Two languages, so the kernels of a translation's features compile too (the copy
+    # feature's trigrams are not read for a monolingual pair).
+    src = {"url": "", "lang": "en", "html": _WARM_UP_PAGE}
+    tgt = {**src, "lang": "fr"}
+    message = PagePair.model_validate({"job_id": "warm-up", "src": src, "tgt": tgt})
     sentence_pairs(chunk_pairs(message))
 
 
