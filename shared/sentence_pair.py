@@ -2,9 +2,11 @@
 
 sentence_align makes a :class:`SentencePairRecord` for each pair it finds; the store keeps
 it as a ``sentence_pairs`` row, field for column (``shared/store/tables.py``; ``created_at``
-is the store's), and the exports read those rows back. The paraphrase message carries the
-part of it that is the pair's own (:meth:`SentencePairRecord.message_pair`: text, scores,
-bead), its page pair being the message's context.
+is the store's), and a listing reads the rows back as :class:`StoredSentencePair` records
+(the record, its occurrence count and ``created_at``), which every export and the gateway
+read. The paraphrase message carries the part of it that is the pair's own
+(:meth:`SentencePairRecord.message_pair`: text, scores, bead), its page pair being the
+message's context.
 """
 
 from __future__ import annotations
@@ -63,3 +65,20 @@ class SentencePairRecord:
             chunk=self.chunk,
             posterior=self.posterior,
         )
+
+
+@dataclass(frozen=True, kw_only=True)
+class StoredSentencePair(SentencePairRecord):
+    """A sentence pair as a listing of the store reads it back (``Store.list_sentence_pairs``,
+    what every export writes): the record, and what the listing adds. ``count``: the
+    occurrences of the distinct pair (its ``dedup_key``) among the rows the listing selects,
+    ``score`` then being the best of theirs (1 and the row's own score when every occurrence
+    is listed); ``created_at``: when the store kept the row (unix seconds; the store's
+    column, None for a record the store never held). Read back, the record holds the store's
+    values: its ``dedup_key`` as stored, none derived (an unkeyed row stays unkeyed)."""
+
+    count: int = 1
+    created_at: float | None = None
+
+    def __post_init__(self) -> None:
+        """Nothing derived: the store's values as they are."""

@@ -9,11 +9,11 @@ import dataclasses
 import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Unpack
+from typing import Unpack
 
 from services.sentence_align.classifier.pair_threshold import default_threshold
 from shared.pair_query import PairFilters, SentencePairQuery, sentence_pair_query
-from shared.store import Store
+from shared.store import Store, StoredSentencePair
 
 
 def corpus_query(**filters: Unpack[PairFilters]) -> SentencePairQuery:
@@ -32,34 +32,38 @@ def other_way(query: SentencePairQuery) -> SentencePairQuery:
     return dataclasses.replace(query, src_lang=query.tgt_lang, tgt_lang=query.src_lang)
 
 
-def turned(row: dict[str, Any]) -> dict[str, Any]:
+def turned(row: StoredSentencePair) -> StoredSentencePair:
     """A sentence pair read the other way round: every src_ field swapped with its tgt_ one
-    (the bead too: ``[0, 1]:[2]`` becomes ``[2]:[0, 1]``)."""
-    turned_row = dict(row)
-    for key in row:
-        if key == "src" or key.startswith("src_"):
-            other = "tgt" + key[3:]
-            if other in row:
-                turned_row[key], turned_row[other] = row[other], row[key]
-    bead = row.get("bead")
-    if isinstance(bead, str) and bead.count(":") == 1:
+    (the bead too: ``[0, 1]:[2]`` becomes ``[2]:[0, 1]``; an article pair's
+    ``article:x:y`` stays as it is)."""
+    bead = row.bead
+    if bead.count(":") == 1:
         left, right = bead.split(":")
-        turned_row["bead"] = f"{right}:{left}"
-    return turned_row
+        bead = f"{right}:{left}"
+    return dataclasses.replace(
+        row,
+        src_url=row.tgt_url,
+        tgt_url=row.src_url,
+        src_lang=row.tgt_lang,
+        tgt_lang=row.src_lang,
+        src_text=row.tgt_text,
+        tgt_text=row.src_text,
+        bead=bead,
+    )
 
 
 class Occurrences:
     """Rows passed through, counting the distinct pairs and the stored rows they stand for."""
 
-    def __init__(self, rows: Iterable[dict[str, Any]]) -> None:
+    def __init__(self, rows: Iterable[StoredSentencePair]) -> None:
         self.rows = rows
         self.distinct = 0
         self.occurrences = 0
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[StoredSentencePair]:
         for row in self.rows:
             self.distinct += 1
-            self.occurrences += int(row.get("count", 1))
+            self.occurrences += row.count
             yield row
 
     @property
@@ -73,7 +77,7 @@ def exported_rows(
 ) -> Occurrences:
     """The pairs ``query`` selects, counted as they are read; ``either_direction``: then
     those stored the other way round, turned."""
-    rows: Iterable[dict[str, Any]] = store.iter_sentence_pairs(query)
+    rows: Iterable[StoredSentencePair] = store.iter_sentence_pairs(query)
     if either_direction:
         rows = itertools.chain(rows, map(turned, store.iter_sentence_pairs(other_way(query))))
     return Occurrences(rows)

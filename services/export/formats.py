@@ -10,14 +10,10 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from shared.errors import InvalidInput
-
-EXPORT_FIELDS = ("id", "pair_id", "src_url", "tgt_url", "src_lang", "tgt_lang", "score", "bead")
-# What produced the pair and how often the corpus holds it (a listing of every occurrence: 1).
-PROVENANCE_FIELDS = ("method", "version", "model_version")
-
+from shared.sentence_pair import StoredSentencePair
 
 # What ends a line for str.splitlines (and so for a reader of Moses or TSV files), and tab.
 _LINE_OR_COLUMN_BREAK = re.compile("[\t\n\v\f\r\x1c-\x1e\x85\u2028\u2029]")
@@ -32,30 +28,39 @@ def _clean(text: str) -> str:
     return _LINE_OR_COLUMN_BREAK.sub(" ", text)
 
 
-def jsonl_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
+def jsonl_lines(rows: Iterable[StoredSentencePair]) -> Iterator[str]:
     """One JSON object per sentence pair, with ids, urls, languages, score (the pair
-    classifier's probability), the bead and its DP posterior, its occurrence count, flag
-    (when kept) and provenance."""
+    classifier's probability), the bead and its DP posterior, its occurrence count (a
+    listing of every occurrence: 1), flag (when kept) and provenance (what produced it)."""
     for row in rows:
-        record = {key: row[key] for key in EXPORT_FIELDS}
-        record["posterior"] = row.get("posterior")  # the DP's; score: the pair classifier's
-        record["count"] = row.get("count", 1)
-        if row.get("flag"):
-            record["flag"] = row["flag"]
-        record |= {key: row.get(key, "") for key in PROVENANCE_FIELDS}
-        record["src"] = row["src_text"]
-        record["tgt"] = row["tgt_text"]
+        record: dict[str, object] = {
+            "id": row.id,
+            "pair_id": row.pair_id,
+            "src_url": row.src_url,
+            "tgt_url": row.tgt_url,
+            "src_lang": row.src_lang,
+            "tgt_lang": row.tgt_lang,
+            "score": row.score,
+            "bead": row.bead,
+            "posterior": row.posterior,  # the DP's; score: the pair classifier's
+            "count": row.count,
+        }
+        if row.flag:
+            record["flag"] = row.flag
+        record |= {"method": row.method, "version": row.version, "model_version": row.model_version}
+        record["src"] = row.src_text
+        record["tgt"] = row.tgt_text
         yield json.dumps(record, ensure_ascii=False).translate(_JSON_LINE_BREAKS) + "\n"
 
 
-def tsv_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
+def tsv_lines(rows: Iterable[StoredSentencePair]) -> Iterator[str]:
     """``src<TAB>tgt<TAB>score<TAB>src_url<TAB>tgt_url<TAB>count`` with a header line."""
     yield "src\ttgt\tscore\tsrc_url\ttgt_url\tcount\n"
     for row in rows:
         yield (
-            f"{_clean(row['src_text'])}\t{_clean(row['tgt_text'])}\t{row['score']:.6f}\t"
-            f"{_clean(row['src_url'])}\t{_clean(row['tgt_url'])}\t"  # a tab in a URL split rows
-            f"{row.get('count', 1)}\n"
+            f"{_clean(row.src_text)}\t{_clean(row.tgt_text)}\t{row.score:.6f}\t"
+            f"{_clean(row.src_url)}\t{_clean(row.tgt_url)}\t"  # a tab in a URL split rows
+            f"{row.count}\n"
         )
 
 
@@ -88,7 +93,7 @@ def _pair_stem(prefix: Path, src_lang: str, tgt_lang: str) -> Path:
 
 
 def write_moses(
-    rows: Iterable[dict[str, Any]],
+    rows: Iterable[StoredSentencePair],
     prefix: Path,
     *,
     src_lang: str | None = None,
@@ -106,7 +111,7 @@ def write_moses(
     written_by: dict[Path, tuple[str, str]] = {}
     try:
         for row in rows:
-            languages = (str(row["src_lang"]), str(row["tgt_lang"]))
+            languages = (row.src_lang, row.tgt_lang)
             if languages not in handles:
                 # Written under the pair's own stem until the end shows whether it is the only one.
                 src_path, tgt_path = _moses_paths(_pair_stem(prefix, *languages), *languages)
@@ -125,8 +130,8 @@ def write_moses(
                 )
                 counts[languages] = 0
             src_handle, tgt_handle = handles[languages]
-            src_handle.write(_clean(row["src_text"]) + "\n")
-            tgt_handle.write(_clean(row["tgt_text"]) + "\n")
+            src_handle.write(_clean(row.src_text) + "\n")
+            tgt_handle.write(_clean(row.tgt_text) + "\n")
             counts[languages] += 1
     finally:
         for pair_handles in handles.values():
@@ -159,27 +164,27 @@ def write_lines(lines: Iterable[str], path: Path | IO[str]) -> int:
     return count
 
 
-def moses_lines(rows: Iterable[dict[str, Any]], side: str) -> Iterator[str]:
+def moses_lines(rows: Iterable[StoredSentencePair], side: str) -> Iterator[str]:
     """One side (``src`` or ``tgt``) of a Moses pair of files, one sentence per line."""
     if side not in ("src", "tgt"):
         raise ValueError(f"side must be 'src' or 'tgt', not {side!r}")
     for row in rows:
-        yield _clean(row[f"{side}_text"]) + "\n"
+        yield _clean(row.src_text if side == "src" else row.tgt_text) + "\n"
 
 
-def moses_src_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
+def moses_src_lines(rows: Iterable[StoredSentencePair]) -> Iterator[str]:
     """The source side of a Moses pair of files."""
     return moses_lines(rows, "src")
 
 
-def moses_tgt_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
+def moses_tgt_lines(rows: Iterable[StoredSentencePair]) -> Iterator[str]:
     """The target side of a Moses pair of files."""
     return moses_lines(rows, "tgt")
 
 
 # The line formats of sentence pairs by name (as the gateway's ``format`` names them) and the
 # lines of each that are no pair (the TSV's column line).
-LINE_FORMATS: dict[str, Callable[[Iterable[dict[str, Any]]], Iterator[str]]] = {
+LINE_FORMATS: dict[str, Callable[[Iterable[StoredSentencePair]], Iterator[str]]] = {
     "jsonl": jsonl_lines,
     "tsv": tsv_lines,
     "moses-src": moses_src_lines,
@@ -188,7 +193,7 @@ LINE_FORMATS: dict[str, Callable[[Iterable[dict[str, Any]]], Iterator[str]]] = {
 HEADER_LINES = {"tsv": 1}
 
 
-def pair_lines(rows: Iterable[dict[str, Any]], format: str) -> Iterator[str]:
+def pair_lines(rows: Iterable[StoredSentencePair], format: str) -> Iterator[str]:
     """The lines of ``rows`` in a line format (``jsonl``, ``tsv``, ``moses-src``,
     ``moses-tgt``)."""
     if format not in LINE_FORMATS:
@@ -196,7 +201,7 @@ def pair_lines(rows: Iterable[dict[str, Any]], format: str) -> Iterator[str]:
     return LINE_FORMATS[format](rows)
 
 
-def write_pairs(rows: Iterable[dict[str, Any]], format: str, path: Path | IO[str]) -> int:
+def write_pairs(rows: Iterable[StoredSentencePair], format: str, path: Path | IO[str]) -> int:
     """Write ``rows`` in a line format to a file (or a text stream); returns how many pairs
     (a header line is no pair)."""
     return write_lines(pair_lines(rows, format), path) - HEADER_LINES.get(format, 0)

@@ -4,10 +4,11 @@ type and file name (the gateway's ``GET /v1/exports/sentence-pairs``)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any, Literal
+from typing import Literal
 
 from services.export.formats import pair_lines
 from services.export.tmx import tmx_chunks
+from shared.sentence_pair import StoredSentencePair
 
 SentenceFormat = Literal["jsonl", "tsv", "moses-src", "moses-tgt", "tmx"]
 MOSES_SIDES = ("moses-src", "moses-tgt")  # one side of one language pair each
@@ -34,7 +35,7 @@ def encoded(lines: Iterable[str]) -> Iterator[bytes]:
 
 
 def sentence_pair_chunks(
-    rows: Iterable[dict[str, Any]], format: SentenceFormat, *, src_lang: str | None = None
+    rows: Iterable[StoredSentencePair], format: SentenceFormat, *, src_lang: str | None = None
 ) -> Iterator[bytes]:
     """The rows in ``format`` as byte chunks (TMX: ``src_lang`` names the header's source
     language, else ``*all*``)."""

@@ -9,9 +9,11 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import nullcontext
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from lxml import etree  # type: ignore[import-untyped]
+
+from shared.sentence_pair import StoredSentencePair
 
 TMX_VERSION = "1.4"
 TMX_TOOL_VERSION = "0.1.0"  # creationtoolversion of the header
@@ -19,6 +21,7 @@ TMX_ALL_LANGUAGES = "*all*"  # header srclang: units may have different source l
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 # Characters XML 1.0 cannot carry (C0 controls except tab/newline/CR, surrogates, U+FFFE/F).
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# A unit's <prop>s: type and the record's field (left out when None or empty).
 _TU_PROPS = (
     ("x-score", "score"),
     ("x-bead", "bead"),
@@ -57,17 +60,18 @@ def _tmx_header(srclang: str, version: str) -> etree._Element:
     )
 
 
-def _tmx_unit(row: dict[str, Any]) -> etree._Element:
-    unit = etree.Element("tu", tuid=str(row["id"]))
-    if row.get("created_at") is not None:
-        unit.set("creationdate", _tmx_date(float(row["created_at"])))
+def _tmx_unit(row: StoredSentencePair) -> etree._Element:
+    unit = etree.Element("tu", tuid=row.id)
+    if row.created_at is not None:
+        unit.set("creationdate", _tmx_date(row.created_at))
     for prop_type, key in _TU_PROPS:  # <prop> must precede <tuv> inside <tu>
-        if row.get(key) not in (None, ""):
+        value = getattr(row, key)
+        if value not in (None, ""):
             prop = etree.SubElement(unit, "prop", type=prop_type)
-            prop.text = xml_text(f"{row[key]:.6f}" if key == "score" else str(row[key]))
-    for lang_key, text_key in (("src_lang", "src_text"), ("tgt_lang", "tgt_text")):
-        variant = etree.SubElement(unit, "tuv", {XML_LANG: str(row[lang_key])})
-        etree.SubElement(variant, "seg").text = xml_text(str(row[text_key]))
+            prop.text = xml_text(f"{value:.6f}" if key == "score" else str(value))
+    for lang, text in ((row.src_lang, row.src_text), (row.tgt_lang, row.tgt_text)):
+        variant = etree.SubElement(unit, "tuv", {XML_LANG: lang})
+        etree.SubElement(variant, "seg").text = xml_text(text)
     return unit
 
 
@@ -87,13 +91,13 @@ def _tmx_prologue(srclang: str, version: str) -> bytes:
 _TMX_EPILOGUE = b"</body></tmx>"
 
 
-def _tmx_unit_bytes(row: dict[str, Any]) -> bytes:
+def _tmx_unit_bytes(row: StoredSentencePair) -> bytes:
     data: bytes = etree.tostring(_tmx_unit(row), encoding="utf-8", pretty_print=True)
     return data
 
 
 def tmx_chunks(
-    rows: Iterable[dict[str, Any]],
+    rows: Iterable[StoredSentencePair],
     *,
     srclang: str | None = None,
     version: str = TMX_TOOL_VERSION,
@@ -115,7 +119,7 @@ def tmx_chunks(
 
 
 def write_tmx(
-    rows: Iterable[dict[str, Any]], path: Path | IO[bytes], *, srclang: str | None = None
+    rows: Iterable[StoredSentencePair], path: Path | IO[bytes], *, srclang: str | None = None
 ) -> int:
     """Write a TMX 1.4b file (or to a binary stream); returns the number of translation units.
 
@@ -129,7 +133,7 @@ def write_tmx(
     with tempfile.TemporaryFile(dir=folder) as body:
         for row in rows:
             body.write(_tmx_unit_bytes(row))
-            source_languages.add(str(row["src_lang"]))
+            source_languages.add(row.src_lang)
             units += 1
         if srclang is None:
             only = len(source_languages) == 1

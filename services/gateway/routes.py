@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Annotated, Any, Literal
 
@@ -36,6 +35,7 @@ from services.gateway.deps import (
     StoreDep,
     TgtLangFilter,
 )
+from services.gateway.listing import SentencePairOut, listed_pair
 from services.gateway.queries import best_match, ending_table, matching_phrases, word_similarity
 from services.wiring.dispatch import dispatch, enqueue_job
 from shared.errors import InvalidInput
@@ -103,35 +103,6 @@ class IngestResponse(BaseModel):
     accepted: int
     pair_ids: list[str]
     refused: list[str]
-
-
-class SentencePairOut(BaseModel):
-    """One sentence pair of the listing, its fields named as in a JSONL export record
-    (``src`` and ``tgt``: the two sentences), with its kind and site besides."""
-
-    id: str
-    pair_id: str
-    kind: str
-    src_url: str
-    tgt_url: str
-    site: str
-    src_lang: str
-    tgt_lang: str
-    src: str
-    tgt: str
-    score: float  # the best of the distinct pair's occurrences
-    bead: str
-    count: int = 1  # occurrences of the distinct pair (1: every occurrence was asked for)
-    flag: str = ""  # why it is no translation (untranslated, wrong-language, boilerplate)
-    method: str = ""
-    version: str = ""
-    model_version: str = ""
-
-    @classmethod
-    def of_row(cls, row: Mapping[str, Any]) -> SentencePairOut:
-        """The listing's record of a stored row (``src_text``, ``tgt_text`` as the store
-        names them)."""
-        return cls.model_validate({**row, "src": row["src_text"], "tgt": row["tgt_text"]})
 
 
 class SentencePairPage(BaseModel):
@@ -404,7 +375,7 @@ def list_sentence_pairs(
             duplicates=duplicates,
         )
     )
-    items = [SentencePairOut.of_row(row) for row in rows]
+    items = [listed_pair(row) for row in rows]
     return SentencePairPage(
         items=items,
         limit=limit,

@@ -152,14 +152,14 @@ def pair_page(
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"no page pair {pair_id!r}")
     rows = [
         BeadRow(
-            position=int(row["position"]),
-            colour=int(row["position"]) % BEAD_COLOURS,
-            bead=str(row["bead"]),
-            bead_type=bead_type(str(row["bead"])),
-            score=float(row["score"]),
-            src_text=str(row["src_text"]),
-            tgt_text=str(row["tgt_text"]),
-            chunk=int(row["chunk"]),
+            position=row.position,
+            colour=row.position % BEAD_COLOURS,
+            bead=row.bead,
+            bead_type=bead_type(row.bead),
+            score=row.score,
+            src_text=row.src_text,
+            tgt_text=row.tgt_text,
+            chunk=row.chunk,
         )
         for row in stored
     ]
@@ -182,11 +182,11 @@ def pair_page(
         request,
         "pair.html",
         pair_id=pair_id,
-        src_url=urls[0] if urls else (first["src_url"] if first else ""),
-        tgt_url=urls[1] if urls else (first["tgt_url"] if first else ""),
-        src_lang=first["src_lang"] if first else "",
-        tgt_lang=first["tgt_lang"] if first else "",
-        kind=first["kind"] if first else "",
+        src_url=urls[0] if urls else (first.src_url if first else ""),
+        tgt_url=urls[1] if urls else (first.tgt_url if first else ""),
+        src_lang=first.src_lang if first else "",
+        tgt_lang=first.tgt_lang if first else "",
+        kind=first.kind if first else "",
         rows=shown,
         matching=len(matching),
         pager_query=urlencode(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from shared.ids import site_of
 from shared.pair_query import SentencePairQuery
-from shared.sentence_pair import SentencePairRecord
+from shared.sentence_pair import SentencePairRecord, StoredSentencePair
 from shared.store.corpus import CorpusRepository
 from shared.store.dead_letters import DeadLetterRepository
 from shared.store.engine import (
@@ -76,6 +76,7 @@ __all__ = [
     "SentencePairQuery",
     "SentencePairRecord",
     "Store",
+    "StoredSentencePair",
     "TrackedPair",
     "create_tables",
     "create_tables_once",

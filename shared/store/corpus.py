@@ -16,7 +16,7 @@ from shared.pair_query import (
     select_flag_counts,
     select_pairs,
 )
-from shared.sentence_pair import SentencePairRecord
+from shared.sentence_pair import SentencePairRecord, StoredSentencePair
 from shared.store.base import StoreBase
 from shared.store.inserts import insert_ignoring_conflicts
 from shared.store.rows import NodePairRow, row_dict
@@ -94,13 +94,14 @@ class CorpusRepository(StoreBase):
 
     def list_sentence_pairs(
         self, query: SentencePairQuery, *, after: tuple[str, int, str] | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[StoredSentencePair]:
         """A page of the pairs matching the filters, in (pair_id, position, id) order; the id
         breaks ties, so pages neither repeat nor skip rows. ``after``: the (pair_id,
         position, id) of the previous page's last row, instead of ``query.offset`` (rows
-        stored meanwhile then shift nothing)."""
+        stored meanwhile then shift nothing). Each row is one :class:`StoredSentencePair`,
+        field for column (a column it has no field for is a ``TypeError``, not dropped)."""
         statement = select_pairs(sentence_pairs, job_pairs, query, after)
-        return self.mappings(statement)
+        return [StoredSentencePair(**row) for row in self.mappings(statement)]
 
     def below_threshold(self, query: SentencePairQuery) -> int:
         """Unflagged stored rows the query's default threshold leaves out (none when the
@@ -119,7 +120,7 @@ class CorpusRepository(StoreBase):
 
     def iter_sentence_pairs(
         self, query: SentencePairQuery, *, batch: int = 1_000
-    ) -> Iterator[dict[str, Any]]:
+    ) -> Iterator[StoredSentencePair]:
         """All pairs matching the filters, in pages (for exports of any size): from
         ``query.offset`` on, then each page after the last row of the one before, so pairs
         stored while an export runs neither repeat nor push rows out of it."""
@@ -131,7 +132,7 @@ class CorpusRepository(StoreBase):
             if len(page) < batch:
                 return
             last = page[-1]
-            after = (last["pair_id"], last["position"], last["id"])
+            after = (last.pair_id, last.position, last.id)
 
     def site_pairs(
         self,
@@ -215,10 +216,11 @@ class CorpusRepository(StoreBase):
         """A page pair's aligned text chunks in chunk order (empty if none were stored)."""
         return self._of_page_pair(node_pairs, node_pairs.c.chunk, pair_id)
 
-    def page_pair_sentences(self, pair_id: str) -> list[dict[str, Any]]:
+    def page_pair_sentences(self, pair_id: str) -> list[StoredSentencePair]:
         """Every stored sentence pair of one page pair, in page order (each occurrence, its
-        flag and score as stored: the viewer's pair page)."""
-        return self._of_page_pair(sentence_pairs, sentence_pairs.c.position, pair_id)
+        flag and score as stored, ``count`` 1: the viewer's pair page)."""
+        rows = self._of_page_pair(sentence_pairs, sentence_pairs.c.position, pair_id)
+        return [StoredSentencePair(**row) for row in rows]
 
     def _of_page_pair(
         self, table: sa.Table, order: sa.ColumnElement[Any], pair_id: str

@@ -120,7 +120,7 @@ def assert_same_rows(stored: set[Row], expected: set[Row]) -> None:
 def rows_of(store: Store, job_id: str) -> set[Row]:
     every = SentencePairQuery(job_id=job_id, limit=10_000_000, flagged=True, duplicates=True)
     rows = store.list_sentence_pairs(every)  # every stored row, not the corpus view
-    as_tuples = [(r["id"], r["src_text"], r["tgt_text"], r["bead"]) for r in rows]
+    as_tuples = [(r.id, r.src_text, r.tgt_text, r.bead) for r in rows]
     assert len(as_tuples) == len(set(as_tuples))
     return set(as_tuples)
 

@@ -38,10 +38,7 @@ def _fill(store: Store) -> None:
 
 
 def _listing(store: Store, query: SentencePairQuery) -> list[tuple[Any, ...]]:
-    return [
-        (r["id"], float(r["score"]), int(r["count"]))
-        for r in store.iter_sentence_pairs(query, batch=2)
-    ]
+    return [(r.id, float(r.score), int(r.count)) for r in store.iter_sentence_pairs(query, batch=2)]
 
 
 @pytest.mark.parametrize(
@@ -95,7 +92,7 @@ def test_a_replay_supersedes_on_postgresql() -> None:
         new = [{**row(1, n, n, 0.5), "id": f"new-{n}", "method": "tree+hybrid"} for n in range(2)]
         store.add_sentence_pairs(new, pair_id="pp1", stage="s", supersede="pp1")
         rows = store.list_sentence_pairs(SentencePairQuery(duplicates=True, flagged=True))
-        assert [(r["id"], r["method"]) for r in rows] == [("new-0", "tree+hybrid"),
+        assert [(r.id, r.method) for r in rows] == [("new-0", "tree+hybrid"),
                                                           ("new-1", "tree+hybrid")]  # fmt: skip
         store.engine.dispose()
 
@@ -118,7 +115,7 @@ def test_an_old_store_on_postgresql_migrates() -> None:
         assert done.pairs_updated == 45 and "dedup_key" in done.added_columns
         migrated = Store(url)
         rows = migrated.list_sentence_pairs(SentencePairQuery(duplicates=True, flagged=True))
-        assert len(rows) == 45 and {r["method"] for r in rows} == {"unrecorded"}
+        assert len(rows) == 45 and {r.method for r in rows} == {"unrecorded"}
         assert migrate(migrated.engine).added_columns == ()
         store.engine.dispose()
         migrated.engine.dispose()

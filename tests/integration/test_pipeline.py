@@ -76,7 +76,7 @@ def send_to_tree_align(cluster: Cluster, message: Any) -> None:
 def stored_pairs(database_url: str, job_id: str) -> set[tuple[str, str, str, str]]:
     every = SentencePairQuery(job_id=job_id, limit=100_000, flagged=True, duplicates=True)
     rows = Store(database_url).list_sentence_pairs(every)  # every stored row
-    return {(row["id"], row["src_text"], row["tgt_text"], row["bead"]) for row in rows}
+    return {(row.id, row.src_text, row.tgt_text, row.bead) for row in rows}
 
 
 def table_counts(database_url: str) -> dict[str, int]:
@@ -129,8 +129,8 @@ def test_gateway_pairs_land_in_postgres_and_match_embedded_mode(
             job_id=accepted["job_id"], limit=100_000, default_min_score=default_threshold()
         )
     )
-    assert {json.loads(line)["id"] for line in exported} == {row["id"] for row in corpus}
-    assert {row["id"] for row in corpus} <= {row[0] for row in distributed}
+    assert {json.loads(line)["id"] for line in exported} == {row.id for row in corpus}
+    assert {row.id for row in corpus} <= {row[0] for row in distributed}
 
 
 def test_resubmission_and_redelivery_create_no_duplicates(cluster: Cluster) -> None:
@@ -242,7 +242,7 @@ def test_nul_characters_are_refused_stored_or_dead_lettered_never_lost(cluster: 
     status = wait_for_job(cluster, "articles-with-nul")
     assert status["state"] == "done" and status["sentence_pairs"] > 0, status
     rows = Store(database_url).list_sentence_pairs(SentencePairQuery(job_id="articles-with-nul"))
-    assert {row["site"] for row in rows} == {"news.example.jp"}  # not the query string
+    assert {row.site for row in rows} == {"news.example.jp"}  # not the query string
 
     send_to_tree_align(cluster, {"job_id": "nul\x00job", "src": 3})
     letters = Store(database_url).list_dead_letters(stage="tree_align", limit=1_000)

@@ -39,9 +39,9 @@ def sentence_rows(pair_id: str, count: int, start: int = 0) -> list[dict[str, An
 def stored(store: Store, pair_id: str) -> list[tuple[Any, ...]]:
     rows = store.list_sentence_pairs(SentencePairQuery(limit=10_000))
     return sorted(
-        (r["id"], r["src_text"], r["tgt_text"], float(r["score"]), r["bead"], r["chunk"])
+        (r.id, r.src_text, r.tgt_text, float(r.score), r.bead, r.chunk)
         for r in rows
-        if r["pair_id"] == pair_id
+        if r.pair_id == pair_id
     )
 
 

@@ -3,6 +3,7 @@ it left out."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from services.export.corpus import (
 )
 from services.sentence_align.classifier.pair_threshold import default_threshold
 from shared.store import Store
+from tests.unit.export.records import stored_pair
 
 
 def row(
@@ -58,24 +60,30 @@ def test_corpus_query_applies_the_default_threshold_unless_a_score_or_all_is_ask
 
 
 def test_turned_swaps_every_side_and_the_bead() -> None:
-    pair = {
-        "src_text": "a",
-        "tgt_text": "b",
-        "src_lang": "en",
-        "tgt_lang": "de",
-        "bead": "[0, 1]:[2]",
-    }
-    assert turned(pair) == {
-        "src_text": "b", "tgt_text": "a", "src_lang": "de", "tgt_lang": "en", "bead": "[2]:[0, 1]"
-    }  # fmt: skip
-    assert turned({"bead": "article:x:y", "src": 1, "tgt": 2}) == {
-        "bead": "article:x:y", "src": 2, "tgt": 1
-    }  # fmt: skip
-    assert pair["src_text"] == "a"  # the caller's row is left as it was
+    pair = stored_pair(src_text="a", tgt_text="b", src_url="ua", tgt_url="ub", bead="[0, 1]:[2]")
+    assert turned(pair) == dataclasses.replace(
+        pair,
+        src_text="b", tgt_text="a", src_lang="de", tgt_lang="en", src_url="ub", tgt_url="ua",
+        bead="[2]:[0, 1]",
+    )  # fmt: skip
+    names = {field.name for field in dataclasses.fields(pair)}
+    sides = [name for name in names if name.startswith("src_") and "tgt_" + name[4:] in names]
+    assert (
+        all(
+            getattr(turned(pair), side) == getattr(pair, "tgt_" + side[4:])
+            and getattr(turned(pair), "tgt_" + side[4:]) == getattr(pair, side)
+            for side in sides
+        )
+        and len(sides) == 3
+    )  # every src_ field has its tgt_ one swapped
+    article = stored_pair(bead="article:x:y", dedup_key="dk1")
+    assert turned(article).bead == "article:x:y"
+    assert turned(article).dedup_key == article.dedup_key  # the pair's key, not recomputed
+    assert pair.src_text == "a"  # the caller's row is left as it was
 
 
 def test_occurrences_count_the_rows_read_and_those_merged() -> None:
-    rows = Occurrences([{"count": 3}, {"count": 1}, {}])
+    rows = Occurrences([stored_pair(count=3), stored_pair(count=1), stored_pair()])
     assert rows.distinct == 0
     assert len(list(rows)) == 3
     assert (rows.distinct, rows.occurrences, rows.merged) == (3, 5, 2)
@@ -84,9 +92,9 @@ def test_occurrences_count_the_rows_read_and_those_merged() -> None:
 def test_either_direction_adds_the_pairs_stored_the_other_way_turned(tmp_path: Path) -> None:
     store = stored(tmp_path, [row(0), row(1, src_lang="de", tgt_lang="en")])
     query = corpus_query(src_lang="en", tgt_lang="de")
-    assert [r["id"] for r in exported_rows(store, query)] == ["sp0"]
+    assert [r.id for r in exported_rows(store, query)] == ["sp0"]
     both = list(exported_rows(store, query, either_direction=True))
-    assert [(r["id"], r["src_lang"], r["src_text"]) for r in both] == [
+    assert [(r.id, r.src_lang, r.src_text) for r in both] == [
         ("sp0", "en", "source 0"),
         ("sp1", "en", "target 1"),
     ]
@@ -104,7 +112,7 @@ def test_left_out_counts_duplicates_flags_and_pairs_below_the_threshold(tmp_path
     )
     query = corpus_query()
     rows = exported_rows(store, query)
-    assert [r["id"] for r in rows] == ["sp0"]
+    assert [r.id for r in rows] == ["sp0"]
     omitted = left_out(store, query, rows)
     assert (omitted.distinct, omitted.stored, omitted.merged) == (1, 2, 1)
     assert omitted.flagged == {"untranslated": 1}

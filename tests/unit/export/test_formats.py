@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tracemalloc
 from pathlib import Path
@@ -12,20 +13,22 @@ import pytest
 from services.export.formats import jsonl_lines, tsv_lines, write_moses
 from services.export.similarity import similarity_csv_rows
 from shared.errors import InvalidInput
+from shared.sentence_pair import StoredSentencePair
+from tests.unit.export.records import stored_pair
 
 ROWS = [
-    {
-        "id": f"sp{i}",
-        "pair_id": "pp",
-        "src_url": "http://example.org/en/a\tb\nc",  # a tab in a URL split its row
-        "tgt_url": "u2",
-        "src_lang": "en",
-        "tgt_lang": "de",
-        "score": 0.5 + i / 10,
-        "bead": f"[{i}]:[{i}]",
-        "src_text": f"line\t{i}\nwrapped",
-        "tgt_text": f"Zeile {i}",
-    }
+    stored_pair(
+        id=f"sp{i}",
+        pair_id="pp",
+        src_url="http://example.org/en/a\tb\nc",  # a tab in a URL split its row
+        tgt_url="u2",
+        src_lang="en",
+        tgt_lang="de",
+        score=0.5 + i / 10,
+        bead=f"[{i}]:[{i}]",
+        src_text=f"line\t{i}\nwrapped",
+        tgt_text=f"Zeile {i}",
+    )
     for i in range(3)
 ]
 
@@ -33,7 +36,7 @@ ROWS = [
 def test_jsonl_round_trips_text_exactly() -> None:
     records = [json.loads(line) for line in jsonl_lines(ROWS)]
     assert [(r["id"], r["src"], r["tgt"]) for r in records] == [
-        (r["id"], r["src_text"], r["tgt_text"]) for r in ROWS
+        (r.id, r.src_text, r.tgt_text) for r in ROWS
     ]
 
 
@@ -48,13 +51,13 @@ def test_tsv_and_moses_keep_one_pair_per_line(tmp_path: Path) -> None:
     assert tgt.read_text().splitlines() == ["Zeile 0", "Zeile 1", "Zeile 2"]
 
 
-def pair_row(number: int, src_lang: str, tgt_lang: str) -> dict[str, str]:
-    return {
-        "src_lang": src_lang,
-        "tgt_lang": tgt_lang,
-        "src_text": f"{src_lang} {number}",
-        "tgt_text": f"{tgt_lang} {number}",
-    }
+def pair_row(number: int, src_lang: str, tgt_lang: str) -> StoredSentencePair:
+    return stored_pair(
+        src_lang=src_lang,
+        tgt_lang=tgt_lang,
+        src_text=f"{src_lang} {number}",
+        tgt_text=f"{tgt_lang} {number}",
+    )
 
 
 def test_moses_writes_one_corpus_per_language_pair(tmp_path: Path) -> None:
@@ -70,9 +73,9 @@ def test_moses_writes_one_corpus_per_language_pair(tmp_path: Path) -> None:
     for corpus in corpora:
         languages = (corpus.src_lang, corpus.tgt_lang)
         expected = [
-            (row["src_text"], row["tgt_text"])
+            (row.src_text, row.tgt_text)
             for row in rows
-            if (row["src_lang"], row["tgt_lang"]) == languages
+            if (row.src_lang, row.tgt_lang) == languages
         ]
         written = zip(
             corpus.src.read_text("utf-8").splitlines(),
@@ -132,7 +135,7 @@ def test_moses_and_tsv_replace_only_line_and_column_breaks(tmp_path: Path) -> No
     # space, so an exported sentence no longer matched the stored one
     breaks = "\t\n\v\f\r\x1c\x1d\x1e\x85\u2028\u2029"
     text = "JR東日本は\u3000新幹線\u00a0の  運転" + "".join(f"{c}x" for c in breaks)
-    row = {**ROWS[0], "src_text": text, "tgt_text": "Satz"}
+    row = dataclasses.replace(ROWS[0], src_text=text, tgt_text="Satz")
     (corpus,) = write_moses([row], tmp_path / "corpus")
     expected = "JR東日本は\u3000新幹線\u00a0の  運転" + " x" * len(breaks)
     assert corpus.src.read_text(encoding="utf-8").splitlines() == [expected]
@@ -141,9 +144,9 @@ def test_moses_and_tsv_replace_only_line_and_column_breaks(tmp_path: Path) -> No
 
 
 def test_jsonl_escapes_what_a_line_reader_would_split_on() -> None:
-    row = {**ROWS[0], "src_text": "a\u2028b\x85c\u2029d"}
+    row = dataclasses.replace(ROWS[0], src_text="a\u2028b\x85c\u2029d")
     (line,) = list(jsonl_lines([row]))
-    assert len(line.splitlines()) == 1 and json.loads(line)["src"] == row["src_text"]
+    assert len(line.splitlines()) == 1 and json.loads(line)["src"] == row.src_text
 
 
 def test_two_language_pairs_that_would_share_a_moses_file_are_refused(tmp_path: Path) -> None:

@@ -3,27 +3,28 @@
 from __future__ import annotations
 
 import io
-from typing import Any
 
 import pytest
 
 from services.export.formats import jsonl_lines, pair_lines, tsv_lines, write_pairs
 from services.export.streams import download_name, sentence_pair_chunks
 from services.export.tmx import read_tmx
+from shared.sentence_pair import StoredSentencePair
+from tests.unit.export.records import stored_pair
 
-ROWS: list[dict[str, Any]] = [
-    {
-        "id": f"sp{i}",
-        "pair_id": "pp",
-        "src_url": "u1",
-        "tgt_url": "u2",
-        "src_lang": "en",
-        "tgt_lang": "de",
-        "score": 0.5,
-        "bead": "[0]:[0]",
-        "src_text": f"Hello {i}\u2028there",
-        "tgt_text": f"Hallo {i}",
-    }
+ROWS: list[StoredSentencePair] = [
+    stored_pair(
+        id=f"sp{i}",
+        pair_id="pp",
+        src_url="u1",
+        tgt_url="u2",
+        src_lang="en",
+        tgt_lang="de",
+        score=0.5,
+        bead="[0]:[0]",
+        src_text=f"Hello {i}\u2028there",
+        tgt_text=f"Hallo {i}",
+    )
     for i in range(3)
 ]
 

@@ -21,6 +21,8 @@ from services.export.similarity import (
     similarity_npz_bytes,
 )
 from services.export.tmx import XML_LANG, read_tmx, tmx_chunks, write_tmx, xml_text
+from shared.sentence_pair import StoredSentencePair
+from tests.unit.export.records import stored_pair
 
 HEADER_REQUIRED = (
     "creationtool",
@@ -42,25 +44,22 @@ sentence = (
 )
 
 
-def make_row(number: int, src: str, tgt: str, **extra: Any) -> dict[str, Any]:
-    row = {
-        "id": f"sp{number:04d}",
-        "pair_id": "pp1",
-        "kind": "translation",
-        "src_url": "https://example.org/en/a?x=1&y=<2>",
-        "tgt_url": "https://example.org/de/a",
-        "site": "example.org",
-        "src_lang": "en",
-        "tgt_lang": "de",
-        "src_text": src,
-        "tgt_text": tgt,
-        "score": 0.5 + number / 1000,
-        "bead": "[0]:[0, 1]",
-        "position": number,
-        "created_at": 1_767_225_600.0 + number,
-    }
-    row.update(extra)
-    return row
+def make_row(number: int, src: str, tgt: str, **extra: Any) -> StoredSentencePair:
+    return stored_pair(
+        **{
+            "id": f"sp{number:04d}",
+            "pair_id": "pp1",
+            "src_url": "https://example.org/en/a?x=1&y=<2>",
+            "tgt_url": "https://example.org/de/a",
+            "src_text": src,
+            "tgt_text": tgt,
+            "score": 0.5 + number / 1000,
+            "bead": "[0]:[0, 1]",
+            "position": number,
+            "created_at": 1_767_225_600.0 + number,
+            **extra,
+        }
+    )
 
 
 HOSTILE = [
@@ -104,7 +103,7 @@ def test_tmx_has_the_14b_structure_and_escapes_hostile_text(tmp_path: Path) -> N
     assert [unit.get("tuid") for unit in units] == ["sp0000", "sp0001", "sp0002"]
     assert units[0].get("creationdate") == "20260101T000000Z"
     props = {prop.get("type"): prop.text for prop in units[0].findall("prop")}
-    assert props["x-score"] == "0.500000" and props["x-src-url"] == HOSTILE[0]["src_url"]
+    assert props["x-score"] == "0.500000" and props["x-src-url"] == HOSTILE[0].src_url
     assert b"<script>" not in data and b"&lt;script&gt;" in data
 
 
@@ -112,7 +111,7 @@ def test_tmx_round_trip_of_hostile_rows(tmp_path: Path) -> None:
     path = tmp_path / "pairs.tmx"
     write_tmx(HOSTILE, path)
     expected = [
-        {"src_lang": "en", "tgt_lang": "de", "src": row["src_text"], "tgt": row["tgt_text"]}
+        {"src_lang": "en", "tgt_lang": "de", "src": row.src_text, "tgt": row.tgt_text}
         for row in HOSTILE
     ]
     assert read_tmx(path) == expected
@@ -172,7 +171,7 @@ def test_read_tmx_does_not_expand_external_entities(tmp_path: Path) -> None:
 @given(st.lists(st.tuples(sentence, sentence), min_size=1, max_size=8))
 def test_every_format_round_trips(pairs: list[tuple[str, str]]) -> None:
     rows = [make_row(n, src, tgt) for n, (src, tgt) in enumerate(pairs)]
-    expected = [(row["src_text"], row["tgt_text"]) for row in rows]
+    expected = [(row.src_text, row.tgt_text) for row in rows]
 
     tmx = read_tmx(io.BytesIO(b"".join(tmx_chunks(rows))))
     assert [(unit["src"], unit["tgt"]) for unit in tmx] == expected
@@ -180,14 +179,14 @@ def test_every_format_round_trips(pairs: list[tuple[str, str]]) -> None:
 
     records = [json.loads(line) for line in jsonl_lines(rows)]
     assert [(r["src"], r["tgt"]) for r in records] == expected
-    assert [r["score"] for r in records] == [row["score"] for row in rows]
+    assert [r["score"] for r in records] == [row.score for row in rows]
 
     tsv = list(
         csv.reader(io.StringIO("".join(tsv_lines(rows))), delimiter="\t", quoting=csv.QUOTE_NONE)
     )
     assert tsv[0] == ["src", "tgt", "score", "src_url", "tgt_url", "count"]
     assert [(r[0], r[1]) for r in tsv[1:]] == expected
-    assert [float(r[2]) for r in tsv[1:]] == pytest.approx([row["score"] for row in rows], abs=1e-6)
+    assert [float(r[2]) for r in tsv[1:]] == pytest.approx([row.score for row in rows], abs=1e-6)
 
     src_lines = "".join(moses_lines(rows, "src")).split("\n")[:-1]
     tgt_lines = "".join(moses_lines(rows, "tgt")).split("\n")[:-1]
@@ -206,7 +205,7 @@ def test_moses_files_round_trip(tmp_path: Path) -> None:
             strict=True,
         )
     )
-    assert pairs == [(row["src_text"], row["tgt_text"]) for row in rows]
+    assert pairs == [(row.src_text, row.tgt_text) for row in rows]
     assert write_lines(moses_lines(rows, "src"), tmp_path / "src.txt") == 5
     with pytest.raises(ValueError):
         list(moses_lines(rows, "both"))

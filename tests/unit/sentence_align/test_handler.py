@@ -56,10 +56,10 @@ def test_article_pairs_of_a_batch_get_positions_through_the_batch(tmp_path: Path
     store = Store(f"sqlite:///{tmp_path / 'store.db'}")
     handle(batch, store)
     rows = store.list_sentence_pairs(SentencePairQuery(limit=100))
-    urls = [row["src_url"] for row in rows]
+    urls = [row.src_url for row in rows]
     assert set(urls) == {"https://news.example.jp/w1", "https://news.example.jp/w2"}
     assert urls == sorted(urls, key=urls.index)  # each article pair's rows together
-    assert [row["position"] for row in rows] == list(range(len(rows)))
+    assert [row.position for row in rows] == list(range(len(rows)))
 
 
 @pytest.mark.parametrize(

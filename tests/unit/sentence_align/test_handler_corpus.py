@@ -6,7 +6,7 @@ from __future__ import annotations
 from services.sentence_align.handler import handle
 from shared.provenance import code_version, model_version
 from shared.schemas import ChunkPairs, PairContext, TextChunkPair
-from shared.store import SentencePairQuery, Store
+from shared.store import SentencePairQuery, Store, StoredSentencePair
 
 CONTEXT = PairContext(
     pair_id="p1", job_id="j1", kind="translation", src_url="https://e.org/de/1",
@@ -24,7 +24,7 @@ CHUNKS = [
 EVERY = SentencePairQuery(flagged=True, duplicates=True)
 
 
-def _stored(store: Store) -> list[dict[str, object]]:
+def _stored(store: Store) -> list[StoredSentencePair]:
     return store.list_sentence_pairs(EVERY)
 
 
@@ -32,9 +32,9 @@ def test_pairs_are_stored_with_flag_and_provenance() -> None:
     store = Store("sqlite://")
     handle(ChunkPairs(context=CONTEXT, chunks=CHUNKS, method="hybrid"), store)
     rows = _stored(store)
-    assert (rows[0]["src_text"], rows[0]["flag"]) == ("Zum Inhalt springen", "untranslated")
-    assert all(r["flag"] == "" for r in rows[1:]) and len(rows) == 3
-    assert {(r["method"], r["version"], r["model_version"]) for r in rows} == {
+    assert (rows[0].src_text, rows[0].flag) == ("Zum Inhalt springen", "untranslated")
+    assert all(r.flag == "" for r in rows[1:]) and len(rows) == 3
+    assert {(r.method, r.version, r.model_version) for r in rows} == {
         ("tree+hybrid", code_version(), model_version(tree=True))
     }
     # the corpus leaves the untranslated menu item out
@@ -51,5 +51,5 @@ def test_a_replay_with_other_settings_supersedes_its_pairs() -> None:
     handle(ChunkPairs(context=CONTEXT, chunks=flat, method="hybrid"), store)
     rows = _stored(store)
     assert len(rows) == len(first)  # replaced, not added beside them
-    assert {r["method"] for r in rows} == {"flat+hybrid"}
-    assert {r["model_version"] for r in rows} == {model_version(tree=False)}
+    assert {r.method for r in rows} == {"flat+hybrid"}
+    assert {r.model_version for r in rows} == {model_version(tree=False)}

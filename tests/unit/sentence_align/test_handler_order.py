@@ -48,11 +48,7 @@ def message(pair_id: str):  # type: ignore[no-untyped-def]
 
 def stored(store: Store, pair_id: str) -> list[tuple[str, str, str, float]]:
     rows = store.list_sentence_pairs(SentencePairQuery(duplicates=True, flagged=True))
-    return sorted(
-        (r["bead"], r["src_text"], r["tgt_text"], r["score"])
-        for r in rows
-        if r["pair_id"] == pair_id
-    )
+    return sorted((r.bead, r.src_text, r.tgt_text, r.score) for r in rows if r.pair_id == pair_id)
 
 
 def test_a_replay_learns_from_the_pairs_before_it_only(store: Store) -> None:

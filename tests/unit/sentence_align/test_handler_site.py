@@ -61,10 +61,10 @@ def learnable(store: Store, pair_id: str) -> int:
     return sum(
         1
         for row in rows
-        if row["pair_id"] == pair_id
-        and row["score"] >= SITE_PAIR_MIN_SCORE
-        and not row["flag"]
-        and len(parse_bead(row["bead"]).src) == len(parse_bead(row["bead"]).tgt) == 1
+        if row.pair_id == pair_id
+        and row.score >= SITE_PAIR_MIN_SCORE
+        and not row.flag
+        and len(parse_bead(row.bead).src) == len(parse_bead(row.bead).tgt) == 1
     )
 
 

@@ -103,9 +103,7 @@ def test_listing_matches_the_oracle_in_pages_of_any_size(
     query = SentencePairQuery(
         site=site, min_score=min_score, flagged=flagged, duplicates=duplicates
     )
-    listed = [
-        (r["id"], r["score"], r["count"]) for r in store.iter_sentence_pairs(query, batch=batch)
-    ]
+    listed = [(r.id, r.score, r.count) for r in store.iter_sentence_pairs(query, batch=batch)]
     assert listed == oracle(rows, query)
     flags = store.flag_counts(query)
     expected = sum(
@@ -122,13 +120,13 @@ def test_a_distinct_pair_counts_its_occurrences_and_keeps_the_best_score() -> No
     store.add_sentence_pairs([row(2, 0, 1, 0.9), row(2, 1, 3, 1.0, "untranslated")],
                              pair_id="pp2", stage="s")  # fmt: skip
     listed = store.list_sentence_pairs(SentencePairQuery())
-    assert [(r["src_text"], r["count"], r["score"]) for r in listed] == [
+    assert [(r.src_text, r.count, r.score) for r in listed] == [
         ("Home", 2, 0.9),  # "home!" ||| "startseite" is the same pair
         ("Contact", 1, 0.8),
     ]
     assert store.flag_counts(SentencePairQuery()) == {"untranslated": 1}
     every = store.list_sentence_pairs(SentencePairQuery(flagged=True, duplicates=True))
-    assert len(every) == 4 and {r["count"] for r in every} == {1}
+    assert len(every) == 4 and {r.count for r in every} == {1}
 
 
 def test_the_builder_reads_the_filters_as_the_cli_and_the_gateway_give_them() -> None:

@@ -112,7 +112,7 @@ def test_listing_filters_and_pages(store: Store) -> None:
     assert len(store.list_sentence_pairs(SentencePairQuery(job_id="job1", limit=100))) == 10
     assert len(store.list_sentence_pairs(SentencePairQuery(min_score=0.55))) == 4
     paged = list(store.iter_sentence_pairs(SentencePairQuery(job_id="job1"), batch=3))
-    assert [row["position"] for row in paged] == list(range(10))
+    assert [row.position for row in paged] == list(range(10))
     assert store.list_sentence_pairs(SentencePairQuery(site="b.example")) == []
 
 
@@ -141,7 +141,7 @@ def test_an_export_sees_each_pair_once_while_pairs_are_stored(store: Store) -> N
             store.add_sentence_pairs(
                 [_row(i, pair_id="pp0") for i in range(5)], pair_id="pp0", stage="t"
             )
-        exported.append(row["id"])
+        exported.append(row.id)
     assert len(exported) == len(set(exported)) == 10
 
 
@@ -165,4 +165,4 @@ def test_nul_characters_are_stored_as_replacement_characters(tmp_path: Path) -> 
     row = {**_row(0), "src_text": "a\x00b", "tgt_text": "c"}
     assert store.add_sentence_pairs([row], pair_id="pp0", stage="t") == 1
     (stored,) = store.list_sentence_pairs(SentencePairQuery())
-    assert (stored["src_text"], stored["tgt_text"]) == ("a\ufffdb", "c")
+    assert (stored.src_text, stored.tgt_text) == ("a\ufffdb", "c")

@@ -64,7 +64,7 @@ def test_replaying_with_other_settings_supersedes_and_the_same_settings_change_n
 
     def stored() -> list[tuple[str, str]]:
         rows = store.list_sentence_pairs(SentencePairQuery(duplicates=True, flagged=True))
-        return [(r["id"], r["method"]) for r in rows]
+        return [(r.id, r.method) for r in rows]
 
     first = [_row(n, "tree+length") for n in range(3)]
     store.add_sentence_pairs(first, pair_id="pp1", stage="s", supersede="pp1")
@@ -78,7 +78,7 @@ def test_replaying_with_other_settings_supersedes_and_the_same_settings_change_n
     third = [{**row, "model_version": "m2"} for row in second]
     store.add_sentence_pairs(third, pair_id="pp1", stage="s", supersede="pp1")
     rows = store.list_sentence_pairs(SentencePairQuery(duplicates=True))
-    assert [r["model_version"] for r in rows] == ["m2", "m2"]
+    assert [r.model_version for r in rows] == ["m2", "m2"]
     store.add_sentence_pairs([], pair_id="pp1", stage="s", supersede="pp1")  # now no pairs
     assert stored() == []
 

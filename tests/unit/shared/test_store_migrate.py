@@ -45,13 +45,13 @@ def test_an_old_store_is_refused_with_the_command_then_migrated(old_store: str) 
     assert "45 sentence pairs keyed and flagged" in " ".join(migrated.output.split())
     store = Store(old_store)
     rows = store.list_sentence_pairs(SentencePairQuery(duplicates=True, flagged=True, limit=100))
-    assert sorted((r["id"], r["src_text"], r["tgt_text"], r["score"]) for r in rows) == [
+    assert sorted((r.id, r.src_text, r.tgt_text, r.score) for r in rows) == [
         tuple(row) for row in before
     ]  # nothing lost or changed
-    assert all(r["posterior"] == r["score"] for r in rows)  # the score was the DP's posterior
-    assert all(r["dedup_key"].startswith("dk") for r in rows)
-    assert {r["method"] for r in rows} == {r["version"] for r in rows} == {"unrecorded"}
-    assert {r["flag"] for r in rows} <= {"", "untranslated", "wrong-language"}
+    assert all(r.posterior == r.score for r in rows)  # the score was the DP's posterior
+    assert all(r.dedup_key.startswith("dk") for r in rows)
+    assert {r.method for r in rows} == {r.version for r in rows} == {"unrecorded"}
+    assert {r.flag for r in rows} <= {"", "untranslated", "wrong-language"}
     assert any(index.name == "ix_sentence_pairs_dedup_key" for index in sentence_pairs.indexes)
     indexes = sa.inspect(store.engine).get_indexes("sentence_pairs")
     assert any(index["column_names"] == ["dedup_key"] for index in indexes)
@@ -101,6 +101,6 @@ def test_a_replay_after_migration_supersedes_the_unrecorded_pairs(
     expected = Store(fresh).list_sentence_pairs(
         SentencePairQuery(duplicates=True, flagged=True, limit=1_000)
     )
-    assert sorted(r["id"] for r in rows) == sorted(r["id"] for r in expected)
+    assert sorted(r.id for r in rows) == sorted(r.id for r in expected)
     assert len(rows) > 25  # the sample crawl's content pairs (its menus are template)
-    assert "unrecorded" not in {r["method"] for r in rows}
+    assert "unrecorded" not in {r.method for r in rows}

@@ -55,7 +55,7 @@ def test_a_jobs_page_pairs_come_by_source_url_with_their_counts(store: Store) ->
 
 
 def test_a_page_pairs_sentences_come_in_page_order(store: Store) -> None:
-    assert [row["position"] for row in store.page_pair_sentences("pa")] == [0, 1, 2]
+    assert [row.position for row in store.page_pair_sentences("pa")] == [0, 1, 2]
     assert store.page_pair_sentences("pb") == []
 
 
