@@ -11,15 +11,12 @@ language the model does not know.
 from __future__ import annotations
 
 import functools
-import math
 import unicodedata
-from collections.abc import Callable
 from importlib.metadata import version
-from typing import Any
 
-import numpy as np
-import numpy.typing as npt
 import regex
+
+from shared.langid_model import scorer
 
 # Chosen on the dev part of benchmarks/system/langid.py (benchmarks/results/langid.md).
 MIN_LETTERS = 10
@@ -42,14 +39,6 @@ def language_group(code: str) -> str:
 
 
 @functools.cache
-def _identifier() -> Any:
-    # lazy: py3langid (numpy) loads with its model on first use, not at a worker's start
-    from py3langid.langid import MODEL_FILE, LanguageIdentifier
-
-    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-
-
-@functools.cache
 def model_version() -> str:
     """The language identifier and its version (the model ships with the package)."""
     return f"py3langid-{version('py3langid')}"
@@ -62,13 +51,13 @@ def known(code: str) -> bool:
 
 @functools.cache
 def _known_groups() -> frozenset[str]:
-    return frozenset(language_group(str(label)) for label in _identifier().nb_classes)
+    return frozenset(language_group(label) for label in scorer().labels)
 
 
 def guess(text: str) -> tuple[str, float]:
-    """The most probable language of ``text`` and its probability."""
-    lang, probability = _identifier().classify(text)
-    return str(lang), float(probability)
+    """The most probable language of ``text`` and its probability (py3langid's
+    ``classify``, computed by :class:`shared.langid_model.Scorer`)."""
+    return scorer().best(text)
 
 
 # A site's boilerplate (menus, footers, cookie notices) stands on each of its pages: texts up
@@ -94,75 +83,14 @@ def clear_cache() -> None:
 
 def _group_probability(text: str, group: str) -> float:
     """The probabilities of the group's languages in py3langid's ``rank(text)``, summed in
-    its order (best first), computed from the same model by :class:`_Scorer`."""
-    return _scorer().group_probability(text, group)
+    its order (best first), computed from the same model (:mod:`shared.langid_model`)."""
+    return scorer().summed(text, _group_columns(group))
 
 
-class _Scorer:
-    """py3langid's ``rank`` for one group, without ranking every language.
-
-    The identifier's steps (``LanguageIdentifier._decide``): the text encoded as the library
-    encodes it, the byte walk's feature counts (compiled: :mod:`shared.langid_walk`), naive
-    Bayes scores ``log1p(counts) @ ptc[features] + pc``, tempered by the square root of the
-    byte length and normalised (softmax), a duplicated label's column folded into its first.
-    The numpy expressions are the library's, so the probabilities are its own to the bit
-    (held against py3langid in the tests); only the ranking of all 140 labels and the walk's
-    Python loop are left out."""
-
-    def __init__(self, identifier: Any, walk: Callable[..., tuple[Any, Any]]) -> None:
-        self.walk = walk
-        # float32 once (57 MB) rather than each text's rows from float16: the same values, and
-        # numpy's float16 conversion was half of a text's cost
-        self.ptc = np.asarray(identifier.nb_ptc, dtype=np.float32)
-        self.pc = identifier.nb_pc
-        self.nextmove = np.frombuffer(identifier.tk_nextmove, dtype=np.uint32)
-        self.rowbase = np.asarray(identifier.tk_row, dtype=np.int64) << 8
-        self.output = np.asarray(identifier.tk_output, dtype=np.int64)
-        labels = [str(label) for label in identifier.nb_classes]
-        first: dict[str, int] = {}
-        self.aliases: list[tuple[int, int]] = []
-        for column, label in enumerate(labels):
-            if label in first:
-                self.aliases.append((first[label], column))
-            else:
-                first[label] = column
-        self.columns: dict[str, list[int]] = {}
-        for label, column in first.items():
-            self.columns.setdefault(language_group(label), []).append(column)
-
-    def probabilities(self, text: str) -> npt.NDArray[np.float32]:
-        """The normalised score of every column (a duplicate's folded into its first)."""
-        if text.isupper():
-            text = text.lower()
-        data = unicodedata.normalize("NFC", text).encode("utf8", errors="surrogatepass")
-        features, counts = self.walk(
-            np.frombuffer(data, dtype=np.uint8), self.nextmove, self.rowbase, self.output
-        )
-        scores: npt.NDArray[np.float32]
-        if len(features):
-            scores = np.log1p(counts.astype(np.float32)) @ self.ptc[features] + self.pc
-        else:  # no feature: every language alike
-            scores = np.full(len(self.pc), 0.0, dtype=np.float32)
-        scores *= 1.0 / math.sqrt(len(data) or 1)
-        np.exp(scores - scores.max(), out=scores)
-        scores /= scores.sum()
-        for kept, folded in self.aliases:
-            scores[kept] += scores[folded]
-            scores[folded] = 0.0
-        return scores
-
-    def group_probability(self, text: str, group: str) -> float:
-        scores = self.probabilities(text)
-        ranked = sorted((float(scores[c]) for c in self.columns.get(group, ())), reverse=True)
-        return sum(ranked)
-
-
-@functools.cache
-def _scorer() -> _Scorer:
-    # lazy: numba loads (and compiles the walk) on first use, not at a worker's start
-    from shared.langid_walk import feature_counts
-
-    return _Scorer(_identifier(), feature_counts)
+@functools.lru_cache(maxsize=256)
+def _group_columns(group: str) -> list[int]:
+    """The model's columns of the group's labels (each label's first), in column order."""
+    return [c for label, c in scorer().first_columns.items() if language_group(label) == group]
 
 
 _cached_group_probability = functools.lru_cache(maxsize=CACHE_SIZE)(_group_probability)

@@ -43,6 +43,7 @@ from services.lexical.dictionary import (
     load_freedict,
     load_word_pairs,
 )
+from shared.cache import cache_dir
 
 DICTD_DIR = Path("/usr/share/dictd")
 EDICT_FILE = Path("/usr/share/edict/edict")
@@ -136,14 +137,6 @@ def dictionary_for(src_lang: str | None, tgt_lang: str | None) -> BilingualDicti
 
 
 CACHE_VERSION = 2  # raise when the readers' pairs or the file's layout change
-
-
-def cache_dir() -> Path:
-    """Where merged dictionaries are cached (module docstring)."""
-    if explicit := os.environ.get("PARAMINE_CACHE_DIR"):
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "paramine"
 
 
 def _cache_file(src: str, tgt: str, sources: Sequence[DictionarySource]) -> Path:
