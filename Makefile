@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test install system-deps dictionaries lint bench chaos hosts hosts-bench load clean
+.PHONY: run test install system-deps dictionaries lint bench chaos hosts hosts-bench load soak clean
 
 # Debian packages the product uses when they are present: WordNet 3.0 for the word-alignment
 # model's features, and the bilingual dictionaries align-sentences uses by default (CC-CEDICT,
@@ -36,7 +36,7 @@ run: install
 	$(BIN)/paramine process samples/crawl samples/pages.jsonl --out out
 
 test: install
-	$(BIN)/python -m pytest -q -m "not chaos and not hosts"
+	$(BIN)/python -m pytest -q -m "not chaos and not hosts and not soak"
 
 lint: install
 	$(BIN)/ruff check .
@@ -58,6 +58,11 @@ hosts: install
 # The same tests, their recovery times written to benchmarks/results/hosts.md.
 hosts-bench: install
 	$(BIN)/python -m benchmarks.system.hosts_recovery
+
+# The soak (issue 54): PARAMINE_SOAK_PAIRS page pairs (20,000) with a fault every
+# PARAMINE_SOAK_FAULT_SECONDS (60), against a fault-free run; about an hour on two cores.
+soak: install
+	$(BIN)/python -m pytest -q -s -m soak tests/soak
 
 load: install
 	$(BIN)/python -m benchmarks.system.pipeline_load
