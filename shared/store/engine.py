@@ -53,7 +53,18 @@ def make_engine(url: str) -> Engine:
         if path is not None:
             _check_sqlite_file(path)
         return sa.create_engine(url, connect_args={"timeout": 30})
-    return sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+    # Each execution planned with its own parameters and the tables' current statistics:
+    # psycopg prepares a statement after its fifth execution on a connection, and PostgreSQL
+    # may then keep one generic plan for the connection's life, made while the tables were
+    # still empty (a worker's site-order count went from 3 to 90 ms a page pair over 1,000
+    # page pairs of one site that way; benchmarks/results/soak.md).
+    return sa.create_engine(
+        url,
+        pool_pre_ping=True,
+        pool_size=5,
+        max_overflow=5,
+        connect_args={"options": "-c plan_cache_mode=force_custom_plan"},
+    )
 
 
 def _check_sqlite_file(path: Path) -> None:

@@ -150,3 +150,26 @@ def test_processes_creating_the_schema_at_once_all_succeed() -> None:
             names = set(sa.inspect(conn).get_table_names())
         engine.dispose()
     assert {"sentence_pairs", "dead_letters", "thesaurus_snapshots"} <= names
+
+
+def test_a_statement_run_again_and_again_is_planned_each_time(postgres_url: str) -> None:
+    """psycopg prepares a statement after its fifth run on a connection; PostgreSQL would then
+    keep a generic plan made from the statistics of that moment (empty tables, early in a
+    crawl) for the connection's life. The store's connections plan every execution with its
+    parameters (``plan_cache_mode``), so a plan follows the tables as they grow."""
+    store = Store(postgres_url)
+    store.ensure_schema()
+    statement = sa.text("SELECT count(*) FROM pair_order WHERE site = :site AND seq < :seq")
+    with store.engine.connect() as conn:
+        assert conn.execute(sa.text("SHOW plan_cache_mode")).scalar() == "force_custom_plan"
+        for seq in range(12):
+            conn.execute(statement, {"site": "example.org", "seq": seq})
+        plans = conn.execute(
+            sa.text(
+                "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
+                " WHERE statement LIKE 'SELECT count(*) FROM pair_order%'"
+            )
+        ).all()
+    store.engine.dispose()
+    assert plans, "psycopg prepared the statement (else this test checks nothing)"
+    assert all(generic == 0 and custom > 0 for generic, custom in plans)

@@ -59,7 +59,7 @@ from tests.integration.processes import PARAMINE, free_port, start_paramine, sto
 from tests.integration.servers import RedisServer, TcpProxy
 from tests.soak.report import FaultRecord, RunFigures, write_report
 
-pytestmark = pytest.mark.soak
+pytestmark = [pytest.mark.soak, pytest.mark.timeout(8 * 3600)]
 
 PAIRS = int(os.environ.get("PARAMINE_SOAK_PAIRS", "20000"))
 FAULT_SECONDS = float(os.environ.get("PARAMINE_SOAK_FAULT_SECONDS", "60"))
@@ -229,6 +229,7 @@ def soak_run(logs: Path, pairs: list[dict[str, object]], faults: bool) -> RunFig
         submitter.start()
         figures = RunFigures(faults=faults)
         done, next_rss, next_fault, cycle = 0, started, started + FAULT_SECONDS, []
+        next_line = started + 60
         while done < len(pairs):
             now = time.monotonic()
             if now - started > 6 * 3600:
@@ -248,6 +249,10 @@ def soak_run(logs: Path, pairs: list[dict[str, object]], faults: bool) -> RunFig
                 record.repaired = time.monotonic() - started
                 figures.fault_records.append(record)
                 next_fault = time.monotonic() + FAULT_SECONDS
+            if now >= next_line:
+                print(f"soak {'faults' if faults else 'fault-free'}: {now - started:.0f} s, "
+                      f"{done} of {len(pairs)} done", flush=True)  # fmt: skip
+                next_line = now + 60
             time.sleep(SAMPLE_SECONDS)
         submitter.stop_.set()
         submitter.join(10)
