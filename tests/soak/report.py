@@ -11,6 +11,9 @@ from pathlib import Path
 WINDOW_SECONDS = 10.0  # a recovery is judged on the completion rate over this window
 RECOVERED_SHARE = 0.5  # of the fault-free run's mean rate
 RSS_FROM_SECONDS = 600.0  # RSS growth is read from the 10th minute on
+# What is written by hand in the results file (the reading of a run) stands between these
+# and a rerun keeps it.
+READING_START, READING_END = "<!-- reading -->", "<!-- /reading -->"
 
 
 @dataclass
@@ -70,6 +73,19 @@ def rss_growth(figures: RunFigures) -> tuple[str, dict[str, float]]:
     return label, {s: end[1][s] / start[1][s] - 1 for s in start[1] if start[1][s]}
 
 
+def kept_reading(path: Path) -> str:
+    """The hand-written reading of the results file at ``path`` (its markers included), or
+    an empty block to write one in."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        text = ""
+    start, end = text.find(READING_START), text.find(READING_END)
+    if start < 0 or end < start:
+        return f"{READING_START}\n{READING_END}"
+    return text[start : end + len(READING_END)]
+
+
 def write_report(
     path: Path, clean: RunFigures, faulty: RunFigures, *, pairs: int, fault_seconds: float
 ) -> None:
@@ -91,6 +107,7 @@ def write_report(
     ]
     worst = max((s for _, s in recoveries if s is not None), default=0.0)
     all_recovered = all(s is not None and s < 60 for _, s in recoveries)
+    reading = kept_reading(path)
     lines = [
         "# Soak: page pairs through the gateway and workers under faults",
         "",
@@ -127,6 +144,8 @@ def write_report(
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} logical CPUs shared with other work,"
         f" load average {' '.join(f'{v:.1f}' for v in os.getloadavg())} at the end.",
+        "",
+        reading,
         "",
     ]
     path.write_text("\n".join(lines), encoding="utf-8")

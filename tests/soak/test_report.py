@@ -58,3 +58,15 @@ def test_the_report_says_what_was_not_met(tmp_path: Path) -> None:
     assert "1 lost" in text and "identical to the fault-free run's: False -> not met" in text
     assert "throughput >= 80% of fault-free: 50% -> not met" in text
     assert "| 60 | Redis restart | 2.0 |" in text
+
+
+def test_a_rerun_keeps_the_reading_written_by_hand(tmp_path: Path) -> None:
+    clean = _steady(10.0, 50)
+    clean.seconds, clean.submitted, clean.completed, clean.export = 50.0, 500, 500, b"x\n"
+    path = tmp_path / "soak.md"
+    write_report(path, clean, clean, pairs=500, fault_seconds=60)
+    text = path.read_text()
+    assert "<!-- reading -->\n<!-- /reading -->" in text
+    path.write_text(text.replace("<!-- /reading -->", "By hand.\n<!-- /reading -->"))
+    write_report(path, clean, clean, pairs=500, fault_seconds=60)
+    assert "<!-- reading -->\nBy hand.\n<!-- /reading -->" in path.read_text()
