@@ -61,6 +61,8 @@ The system and the ground under the stages (``system``):
         times (network namespaces, root) -> hosts.md
     Not a benchmark: system.output_digests, digests of the product's outputs, to check that
         a refactoring changes none of them (``--check``) -> output_digests.json
+    Written by a test, not by a script here: soak.md (``make soak``, tests/soak/: the
+        soak under faults; its report keeps a hand-written reading)
     Historical records, their one-off scripts removed (each file says at which commit the
     script stands): structure.md (issue 38's restructuring against the code before it; such
     comparisons now: system.process_cpu); retired in issue 51, each a comparison behind a
