@@ -88,9 +88,9 @@ def _group_probability(text: str, group: str) -> float:
 
 
 @functools.lru_cache(maxsize=256)
-def _group_columns(group: str) -> list[int]:
+def _group_columns(group: str) -> tuple[int, ...]:
     """The model's columns of the group's labels (each label's first), in column order."""
-    return [c for label, c in scorer().first_columns.items() if language_group(label) == group]
+    return tuple(c for label, c in scorer().first_columns.items() if language_group(label) == group)
 
 
 _cached_group_probability = functools.lru_cache(maxsize=CACHE_SIZE)(_group_probability)

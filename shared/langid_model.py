@@ -25,7 +25,7 @@ import os
 import shutil
 import tempfile
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -161,7 +161,7 @@ class Scorer:
         column = int(scores.argmax())
         return self.labels[column], float(scores[column])
 
-    def summed(self, text: str, columns: list[int]) -> float:
+    def summed(self, text: str, columns: Sequence[int]) -> float:
         """The probabilities of ``columns`` summed best first, as a sum over ``rank``'s
         order is."""
         scores = self.probabilities(text)

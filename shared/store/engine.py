@@ -56,8 +56,8 @@ def make_engine(url: str) -> Engine:
     # Each execution planned with its own parameters and the tables' current statistics:
     # psycopg prepares a statement after its fifth execution on a connection, and PostgreSQL
     # may then keep one generic plan for the connection's life, made while the tables were
-    # still empty (a worker's site-order count went from 3 to 90 ms a page pair over 1,000
-    # page pairs of one site that way; benchmarks/results/soak.md).
+    # still empty, so the site-order queries of a growing site slowed pair after pair
+    # (measured in benchmarks/results/soak.md, the reading).
     return sa.create_engine(
         url,
         pool_pre_ping=True,

@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -180,11 +181,12 @@ def cluster_env(redis_url: str, database_url: str, **overrides: str) -> dict[str
     return env | {f"PARAMINE_{name}": value for name, value in settings.items()}
 
 
-@pytest.fixture(scope="package")
-def chaos_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChaosCluster]:
+@contextmanager
+def running_cluster(logs: Path) -> Iterator[ChaosCluster]:
+    """A private Redis (AOF), a fresh PostgreSQL database behind a TcpProxy and one worker per
+    alignment stage with the fault tests' settings, started in ``logs``; all stopped after."""
     from shared.store import Store
 
-    logs = tmp_path_factory.mktemp("chaos")
     server = RedisServer(logs)
     database = postgres_database()
     database_url, pg_port = next(database)
@@ -196,9 +198,6 @@ def chaos_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChaosClu
     assert proxied_url != database_url, "the PostgreSQL URL must name its port"
     env = cluster_env(server.url, proxied_url)
     cluster = ChaosCluster(server, proxy, database_url, env, logs)
-    from services.cli.worker_process import warm_up
-
-    warm_up("tree_align")  # compiles (or loads) every kernel both alignment stages run
     try:
         for stage in ALIGNMENT_STAGES:
             cluster.start_worker(stage)
@@ -208,10 +207,22 @@ def chaos_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChaosClu
             stop(process)
         proxy.close()
         server.stop()
+        next(database, None)
+
+
+@pytest.fixture(scope="package")
+def chaos_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChaosCluster]:
+    from services.cli.worker_process import warm_up
+
+    logs = tmp_path_factory.mktemp("chaos")
+    warm_up("tree_align")  # compiles (or loads) every kernel both alignment stages run
+    try:
+        with running_cluster(logs) as cluster:
+            yield cluster
+    finally:
         from tests.chaos.jobs import close_stores
 
         close_stores()
-        next(database, None)
         if os.environ.get("PARAMINE_KEEP_LOGS"):
             shutil.copytree(
                 logs, Path(__file__).resolve().parents[2] / "var" / "chaos-logs", dirs_exist_ok=True

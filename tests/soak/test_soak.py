@@ -48,15 +48,8 @@ import sqlalchemy as sa
 
 from services.cli.worker_process import warm_up
 from shared.store import Store
-from tests.chaos.conftest import (
-    ALIGNMENT_STAGES,
-    ChaosCluster,
-    cluster_env,
-    page_pairs,
-    postgres_database,
-)
+from tests.chaos.conftest import ALIGNMENT_STAGES, ChaosCluster, page_pairs, running_cluster
 from tests.integration.processes import PARAMINE, free_port, start_paramine, stop, wait_for_http
-from tests.integration.servers import RedisServer, TcpProxy
 from tests.soak.report import FaultRecord, RunFigures, write_report
 
 pytestmark = [pytest.mark.soak, pytest.mark.timeout(8 * 3600)]
@@ -110,30 +103,17 @@ class Cluster:
 
 @contextmanager
 def cluster(logs: Path) -> Iterator[Cluster]:
+    """The fault tests' cluster (``tests.chaos.conftest.running_cluster``) and the gateway."""
     logs.mkdir(parents=True, exist_ok=True)
-    server = RedisServer(logs)
-    database = postgres_database()
-    database_url, pg_port = next(database)
-    schema = Store(database_url)
-    schema.ensure_schema()
-    schema.engine.dispose()
-    proxy = TcpProxy(pg_port)
-    proxied = database_url.replace(f":{pg_port}/", f":{proxy.port}/")
-    chaos = ChaosCluster(server, proxy, database_url, cluster_env(server.url, proxied), logs)
-    run = Cluster(chaos, free_port())
-    try:
-        for stage in ALIGNMENT_STAGES:
-            chaos.start_worker(stage)
-        run.start_gateway()
-        yield run
-    finally:
-        for process in [*chaos.processes.values(), run.gateway]:
-            if process is not None:
-                stop(process)
-        run.store.engine.dispose()
-        proxy.close()
-        server.stop()
-        next(database, None)
+    with running_cluster(logs) as chaos:
+        run = Cluster(chaos, free_port())
+        try:
+            run.start_gateway()
+            yield run
+        finally:
+            if run.gateway is not None:
+                stop(run.gateway)
+            run.store.engine.dispose()
 
 
 class Submitter(threading.Thread):
