@@ -53,6 +53,8 @@ The system and the ground under the stages (``system``):
     system.clean_corpus: the README's command on the albatec crawl -> clean_corpus.md
     system.process_cpu: paramine process of single-page crawls, CPU against a baseline
         checkout side by side (start-up apart) -> process_cpu.md
+    system.site_growth: a page pair's store reads as its site grows to 20,000 page pairs,
+        against a baseline checkout (needs PostgreSQL) -> site_growth.md
     system.pipeline_load: gateway, workers, Redis, PostgreSQL under load (needs Redis and
         PostgreSQL) -> pipeline_load.md (its parts: system.pipeline_load_stack,
         system.pipeline_load_client, system.pipeline_load_profile,

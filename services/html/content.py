@@ -64,6 +64,10 @@ TEMPLATE_WEIGHT = 1.0  # inside nav, footer, aside, form or a header outside the
 # Site repetition: per doubling of the other pages of the site holding the block, beyond the
 # first (a page crawled at two URLs, a print version, stays content).
 REPEAT_WEIGHT = 3.0
+# Other pages of a site counted for a block at most (``SiteBlocks``): on this many, repetition
+# alone outweighs every other evidence, so counting on changes no verdict (tested), and a
+# site's menu line is no longer counted over every page the site has.
+REPEATS_COUNTED = 16
 # A box in the text: a block wrapped alone off the path that holds most of the page's text.
 OFF_PATH_WEIGHT = 4.0
 # Elements a box of the text is wrapped in.

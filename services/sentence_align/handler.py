@@ -83,8 +83,7 @@ def site_learning(
     if position is None:
         site = learned(stored(None))
     else:
-        first = checkpoint(store.earlier_pairs(position))
-        last = store.nth_pair_seq(position, first) if first else None
+        last = store.checkpoint_seq(position, checkpoint)
         if last is None:
             return None, []
         key = (str(store.engine.url), tuple(sorted(set(wanted.sites))), wanted.langs,

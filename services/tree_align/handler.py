@@ -153,12 +153,15 @@ def handle(message: PagePair, store: Store) -> list[Outgoing]:
     before = position.seq if position is not None else None
 
     def lookup(url: str, keys: list[str]) -> SiteBlocks:
-        from services.html.content import SiteBlocks  # lazy: as in chunk_pairs
+        from services.html.content import REPEATS_COUNTED, SiteBlocks  # lazy: as chunk_pairs
 
         site = site_of(url)
         seen[url] = (site, keys)
         own = (message.src.url, message.tgt.url)
-        return SiteBlocks(repository.block_counts(store.engine, site, keys, own, before))
+        counts = repository.block_counts(
+            store.engine, site, keys, own, before, at_most=REPEATS_COUNTED
+        )
+        return SiteBlocks(counts)
 
     result = chunk_pairs(message, site_blocks=lookup if use_site else None)
     for url, (site, keys) in seen.items():

@@ -54,27 +54,33 @@ def block_counts(
     keys: Iterable[str],
     excluded: Sequence[str],
     before: int | None = None,
+    *,
+    at_most: int,
 ) -> dict[str, int]:
-    """For each of ``keys``, the number of stored pages of ``site`` holding it, the pages of
-    the URLs ``excluded`` (the page pair's own) not counted; with ``before`` (the page pair's
-    ingest seq) only the pages stored by pairs accepted before it."""
+    """For each of ``keys`` held by another page, the number of stored pages of ``site``
+    holding it, up to ``at_most`` (``content.REPEATS_COUNTED``), the pages of the URLs
+    ``excluded`` (the page pair's own) not counted; with ``before`` (the page pair's ingest
+    seq) only the pages stored by pairs accepted before it. Each key's count reads that many
+    rows at most, so a page's read does not grow with its site."""
     wanted = sorted(set(keys))[:MAX_PAGE_BLOCKS]
     if not wanted:
         return {}
+    keyed = sa.values(sa.column("block_key", sa.String), name="wanted").data(
+        [(key,) for key in wanted]
+    )
+    asked = keyed.cte("wanted")
     conditions = [
         site_blocks.c.site == site,
-        site_blocks.c.block_key.in_(wanted),
+        site_blocks.c.block_key == asked.c.block_key,
         site_blocks.c.page_key.not_in([page_key(url) for url in excluded]),
     ]
     if before is not None:
         conditions.append(site_blocks.c.seq < before)
-    query = (
-        sa.select(site_blocks.c.block_key, sa.func.count())
-        .where(*conditions)
-        .group_by(site_blocks.c.block_key)
-    )
+    holding = sa.select(sa.literal(1)).where(*conditions).limit(at_most).correlate(asked).subquery()
+    count = sa.select(sa.func.count()).select_from(holding).scalar_subquery()
     with engine.connect() as conn:
-        return {str(key): int(count) for key, count in conn.execute(query)}
+        rows = conn.execute(sa.select(asked.c.block_key, count))
+        return {str(key): int(pages) for key, pages in rows if pages}
 
 
 def record_blocks(

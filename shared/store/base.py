@@ -19,6 +19,7 @@ from shared.store.engine import (
     sqlite_path,
     transient_guard,
 )
+from shared.store.statistics import CHECK_EVERY, keep_statistics
 from shared.store.tables import MIGRATE_COMMAND, metadata, missing_columns
 
 
@@ -29,6 +30,7 @@ class StoreBase:
         self.url = normalise_url(url)
         self.engine = make_engine(self.url)
         self._schema_ready = False
+        self._transactions = 0
 
     @classmethod
     def existing(cls, url: str) -> Self:
@@ -75,8 +77,16 @@ class StoreBase:
         shared = SHARED_TRANSACTION.get()
         if shared is not None and shared.engine is self.engine:
             return nullcontext(shared)  # inside one_transaction(): its commit is the only one
-        self.ensure_schema()
+        self._counted()
         return self.engine.begin()
+
+    def _counted(self) -> None:
+        """Ready the schema and count a transaction: every ``CHECK_EVERY``-th, the planner's
+        statistics are brought up to date first (``shared.store.statistics``)."""
+        self.ensure_schema()
+        self._transactions += 1
+        if self._transactions % CHECK_EVERY == 0:
+            keep_statistics(self.engine)
 
     @contextmanager
     def one_transaction(self) -> Iterator[None]:

@@ -19,6 +19,7 @@ from shared.pair_query import (
 from shared.sentence_pair import SentencePairRecord, StoredSentencePair
 from shared.store.base import StoreBase
 from shared.store.inserts import insert_ignoring_conflicts
+from shared.store.order import of_sites
 from shared.store.rows import NodePairRow, row_dict
 from shared.store.tables import (
     PROVENANCE,
@@ -32,6 +33,16 @@ from shared.store.tables import (
 # Rows of a host read for a site's latest distinct pairs, in multiples of how many are wanted
 # (``CorpusRepository.site_pairs``: repeated menu and footer lines count once).
 SITE_SCAN = 4
+# The first window of ingest seqs read when a site's pairs are read in ingest order
+# (``CorpusRepository._in_ingest_order``); each next one is twice as wide
+SITE_WALK_FIRST = 64
+_SITE_PAIR_COLUMNS = (
+    sentence_pairs.c.id,
+    sentence_pairs.c.dedup_key,
+    sentence_pairs.c.src_lang,
+    sentence_pairs.c.src_text,
+    sentence_pairs.c.tgt_text,
+)
 
 
 def _superseded(pair_id: str, rows: Sequence[dict[str, Any]]) -> sa.Delete:
@@ -153,11 +164,13 @@ class CorpusRepository(StoreBase):
         leaving out the page pair ``exclude_pair_id``'s own: the text sentence_align learns a
         site's words from. Distinct: a pair stored again (a menu or footer line of every page,
         a page seen twice) counts once, at its latest; the newest ``SITE_SCAN`` times
-        ``limit`` rows of each host are read for them. ``max_length``: pairs with a longer
-        side (in characters) are left out. ``before``: an ingest seq (``shared.store.order``):
-        only the pairs of page pairs accepted before it, latest by that order (by the time
-        they were stored otherwise), so what a page pair learns does not depend on the
-        schedule; ``after`` (with ``before``): and after that seq."""
+        ``limit`` rows of each host are read for them (with ``before``: of the hosts
+        together, from their latest ``SITE_SCAN`` times ``limit`` page pairs).
+        ``max_length``: pairs with a longer side (in characters) are left out. ``before``: an
+        ingest seq (``shared.store.order``): only the pairs of page pairs accepted before
+        it, latest by that order (by the time they were stored otherwise), so what a page
+        pair learns does not depend on the schedule; ``after`` (with ``before``): and after
+        that seq."""
         table = sentence_pairs
         first, second = langs
         conditions = [
@@ -178,28 +191,11 @@ class CorpusRepository(StoreBase):
                 sa.func.length(table.c.src_text) <= max_length,
                 sa.func.length(table.c.tgt_text) <= max_length,
             ]
-        latest: Any = table.c.created_at
-        source: Any = table
+        quota = SITE_SCAN * limit
         if before is not None:
-            latest = pair_order.c.seq
-            source = table.join(pair_order, pair_order.c.pair_id == table.c.pair_id)
-            conditions.append(pair_order.c.seq < before)
-            if after is not None:
-                conditions.append(pair_order.c.seq > after)
-        columns = (latest, table.c.id, table.c.dedup_key, table.c.src_lang,
-                   table.c.src_text, table.c.tgt_text)  # fmt: skip
-        found: list[tuple[float, str, str, str, str, str]] = []
-        with self.guard(), self.begin() as conn:
-            # one ordered scan of the (site, created_at) index per host, merged below
-            for site in sorted(set(sites)):
-                statement = (
-                    sa.select(*columns)
-                    .select_from(source)
-                    .where(table.c.site == site, *conditions)
-                    .order_by(latest.desc(), table.c.id)
-                    .limit(SITE_SCAN * limit)
-                )
-                found += [tuple(row) for row in conn.execute(statement)]
+            found = self._in_ingest_order(sites, conditions, quota, before, after)
+        else:
+            found = self._latest_stored(sites, conditions, quota)
         found.sort(key=lambda row: (-row[0], row[1]))
         seen: set[str] = set()
         pairs: list[tuple[str, str]] = []
@@ -211,6 +207,73 @@ class CorpusRepository(StoreBase):
             if len(pairs) == limit:
                 break
         return pairs
+
+    def _latest_stored(
+        self, sites: Sequence[str], conditions: list[sa.ColumnElement[bool]], quota: int
+    ) -> list[tuple[float, str, str, str, str, str]]:
+        """(created_at, id, dedup_key, src_lang, src_text, tgt_text) of the ``quota`` latest
+        stored rows of each host meeting ``conditions``: one ordered scan of the (site,
+        created_at) index per host."""
+        table = sentence_pairs
+        found: list[tuple[float, str, str, str, str, str]] = []
+        with self.guard(), self.begin() as conn:
+            for site in sorted(set(sites)):
+                statement = (
+                    sa.select(table.c.created_at, *_SITE_PAIR_COLUMNS)
+                    .where(table.c.site == site, *conditions)
+                    .order_by(table.c.created_at.desc(), table.c.id)
+                    .limit(quota)
+                )
+                found += [tuple(row) for row in conn.execute(statement)]
+        return found
+
+    def _in_ingest_order(
+        self,
+        sites: Sequence[str],
+        conditions: list[sa.ColumnElement[bool]],
+        quota: int,
+        before: int,
+        after: int | None,
+    ) -> list[tuple[float, str, str, str, str, str]]:
+        """(seq, id, dedup_key, src_lang, src_text, tgt_text) of the ``quota`` latest rows of
+        the hosts meeting ``conditions``, latest by the ingest seq of their page pairs, of
+        the sites' latest ``quota`` page pairs between ``after`` and ``before``. The ingest
+        order is walked back from ``before`` in windows of seq, each twice as wide as the
+        last one until one holds more page pairs than are still wanted, and each window's
+        rows read by their page pair. A window bounds what any plan reads, whatever the
+        planner's statistics say (on statistics from when the site was smaller, PostgreSQL
+        read every row of the site, then sorted them)."""
+        table = sentence_pairs
+        hosts = sorted(set(sites))
+        found: list[tuple[float, str, str, str, str, str]] = []
+        floor = 0 if after is None else after + 1
+        upper, width, walked = before, SITE_WALK_FIRST, 0
+        with self.guard(), self.begin() as conn:
+            while len(found) < quota and walked < quota and upper > floor:
+                lower, wanted = max(upper - width, floor), quota - walked
+                window = (
+                    sa.select(pair_order.c.pair_id, pair_order.c.seq)
+                    .where(of_sites(hosts), pair_order.c.seq >= lower, pair_order.c.seq < upper)
+                    .order_by(pair_order.c.seq.desc())
+                    .limit(wanted)
+                )
+                seqs = {str(pair_id): int(seq) for pair_id, seq in conn.execute(window)}
+                if len(seqs) < wanted:
+                    upper, width = lower, 2 * width
+                else:  # more may lie below the window's last: it stays as wide
+                    upper = min(seqs.values())
+                if not seqs:
+                    continue
+                walked += len(seqs)
+                # by page pair alone: the planner would otherwise also read the host's
+                # index, every row of the site, on statistics from when it was smaller
+                statement = sa.select(table.c.pair_id, table.c.site, *_SITE_PAIR_COLUMNS).where(
+                    table.c.pair_id.in_(list(seqs)), *conditions
+                )
+                rows = sorted(conn.execute(statement), key=lambda r: (-seqs[r[0]], r[2]))
+                found += [(float(seqs[pair_id]), *row)
+                          for pair_id, site, *row in rows if site in hosts]  # fmt: skip
+        return found[:quota]
 
     def node_pairs(self, pair_id: str) -> list[dict[str, Any]]:
         """A page pair's aligned text chunks in chunk order (empty if none were stored)."""

@@ -65,6 +65,30 @@ pair_order = sa.Table(
     sqlite_autoincrement=True,
 )
 
+# What the ingest order has settled already, so that a page pair's checks read only the
+# pairs of its site since (``shared.store.order``); ``sites``: a page pair's hosts, sorted
+# and joined by a space. ``settled_marks``: the seq at or below which every pair of the sites
+# is through ``stage``, failed, or was recorded before ``since`` (being through or failed
+# never ends, so a mark stays true). ``site_checkpoints``: the seq of the sites' ``number``-th
+# pair in the ingest order (fixed once that pair is recorded).
+SITES_LENGTH = 2 * SITE_LENGTH + 1
+settled_marks = sa.Table(
+    "settled_marks",
+    metadata,
+    sa.Column("sites", sa.String(SITES_LENGTH), primary_key=True),
+    sa.Column("stage", sa.String(32), primary_key=True),
+    sa.Column("seq", sa.Integer, nullable=False),
+    sa.Column("since", sa.Float, nullable=False),
+)
+site_checkpoints = sa.Table(
+    "site_checkpoints",
+    metadata,
+    sa.Column("sites", sa.String(SITES_LENGTH), primary_key=True),
+    sa.Column("number", sa.Integer, primary_key=True),
+    sa.Column("seq", sa.Integer, nullable=False),
+    sa.Index("ix_site_checkpoints_seq", "sites", "seq"),
+)
+
 # Columns this version added to sentence_pairs: a store without them is migrated by
 # `paramine migrate-store` (shared/store/migrate.py).
 PROVENANCE = ("method", "version", "model_version")

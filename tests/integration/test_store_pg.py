@@ -3,13 +3,15 @@ and the same rows as SQLite's per-row VALUES insert."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
 
-from shared.store import SentencePairQuery, Store
+from shared.store import SentencePairQuery, Store, statistics
+from shared.store.tables import sentence_pairs
 
 pytestmark = pytest.mark.integration
 
@@ -173,3 +175,43 @@ def test_a_statement_run_again_and_again_is_planned_each_time(postgres_url: str)
     store.engine.dispose()
     assert plans, "psycopg prepared the statement (else this test checks nothing)"
     assert all(generic == 0 and custom > 0 for generic, custom in plans)
+
+
+def analyses(store: Store, table: str) -> tuple[int, int]:
+    """(times analyzed, rows changed since) of a table, once the server's statistics show
+    the store's writes (a backend reports them within about a second of its commit)."""
+    query = sa.text("SELECT analyze_count, n_mod_since_analyze FROM pg_stat_user_tables"
+                    " WHERE relname = :table")  # fmt: skip
+    for _ in range(100):
+        with store.engine.connect() as conn:
+            count, changed = conn.execute(query, {"table": table}).one()
+        if changed or count:
+            break
+        time.sleep(0.2)
+    return int(count), int(changed)
+
+
+def test_tables_grown_past_their_statistics_are_analyzed_by_the_store() -> None:
+    """On a server without autovacuum (as this project's CI runs), the store analyzes the
+    tables that grew since their last analysis, every ``CHECK_EVERY`` transactions, so the
+    planner no longer reads the rows of a few page pairs by scanning the whole table."""
+    from tests.integration.conftest import fresh_database
+
+    with fresh_database() as url:
+        store = Store(url)
+        store.ensure_schema()
+        store.add_sentence_pairs(sentence_rows("p1", 400), pair_id="p1", stage="s")
+        assert analyses(store, "sentence_pairs")[1] >= 400
+        analyzed = statistics.analyze_grown(store.engine)
+        assert "sentence_pairs" in analyzed
+        assert "dead_letters" not in analyzed  # unchanged: nothing to do
+        assert "sentence_pairs" not in statistics.analyze_grown(store.engine)  # done
+        assert analyses(store, "sentence_pairs") == (1, 0)
+        # the store's own transactions come to it: by the CHECK_EVERY-th, analyzed again
+        store.add_sentence_pairs(sentence_rows("p2", 400, start=400), pair_id="p2", stage="s")
+        while analyses(store, "sentence_pairs")[1] < 400:
+            time.sleep(0.2)
+        for _ in range(statistics.CHECK_EVERY):
+            store.count(sentence_pairs)
+        assert analyses(store, "sentence_pairs") == (2, 0)
+        store.engine.dispose()

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from services.html.content import (
     CONTENT_THRESHOLD,
+    REPEATS_COUNTED,
     SiteBlocks,
     block_contents,
     block_key,
@@ -155,6 +156,17 @@ def test_probability_falls_with_each_kind_of_template_evidence(
     assert (content_probability(1.0, 0.0, False, 0) >= CONTENT_THRESHOLD) and (
         content_probability(0.0, 0.0, False, 0) < CONTENT_THRESHOLD
     )
+
+
+@given(st.floats(0, 1), st.floats(0, 1), st.booleans(), st.booleans(), st.integers(0, 10**6))
+def test_a_block_on_the_counted_number_of_pages_is_template_whatever_else(
+    extractor: float, links: float, template: bool, box: bool, more: int
+) -> None:
+    # why the site's counts may stop at REPEATS_COUNTED (tree_align.repository.block_counts)
+    at_cap = content_probability(extractor, links, template, REPEATS_COUNTED, box)
+    assert at_cap < CONTENT_THRESHOLD
+    beyond = content_probability(extractor, links, template, REPEATS_COUNTED + more, box)
+    assert beyond < CONTENT_THRESHOLD
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:

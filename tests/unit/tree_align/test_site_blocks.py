@@ -85,7 +85,30 @@ def test_a_page_stored_again_replaces_its_blocks(store: Store) -> None:
     repository.ensure_schema(store.engine)
     repository.record_blocks(store.engine, "s.org", "https://s.org/a", ["k1", "k2"])
     repository.record_blocks(store.engine, "s.org", "https://s.org/b", ["k1"])
-    assert repository.block_counts(store.engine, "s.org", ["k1", "k2"], []) == {"k1": 2, "k2": 1}
+    counts = repository.block_counts(store.engine, "s.org", ["k1", "k2"], [], at_most=16)
+    assert counts == {"k1": 2, "k2": 1}
     repository.record_blocks(store.engine, "s.org", "https://s.org/a", ["k3"])
-    found = repository.block_counts(store.engine, "s.org", ["k1", "k2", "k3"], ["https://s.org/b"])
+    keys = ["k1", "k2", "k3"]
+    found = repository.block_counts(store.engine, "s.org", keys, ["https://s.org/b"], at_most=16)
     assert found == {"k3": 1}
+
+
+def test_a_blocks_count_stops_at_the_number_asked_for_and_keeps_its_conditions(
+    store: Store,
+) -> None:
+    repository.ensure_schema(store.engine)
+    for page in range(10):
+        keys = ["menu", f"own{page}"] + (["half"] if page % 2 else [])
+        repository.record_blocks(store.engine, "s.org", f"https://s.org/{page}", keys, page + 1)
+    repository.record_blocks(store.engine, "t.org", "https://t.org/0", ["menu"], 1)
+    keys = ["menu", "half", "own3", "absent"]
+
+    def counts(at_most: int, before: int | None = None) -> dict[str, int]:
+        return repository.block_counts(
+            store.engine, "s.org", keys, ["https://s.org/3"], before, at_most=at_most
+        )
+
+    assert counts(100) == {"menu": 9, "half": 4}  # page 3 is the pair's own
+    assert counts(5) == {"menu": 5, "half": 4}
+    assert counts(100, before=6) == {"menu": 4, "half": 1}  # pages 0-4 stored before seq 6
+    assert counts(3, before=6) == {"menu": 3, "half": 1}
