@@ -24,6 +24,7 @@ NOT_RUN = {
     "sentence_align.scripts",
     "page_match.languages",
     "system.process_cpu",  # needs a baseline checkout (--baseline)
+    "system.site_growth",  # needs PostgreSQL and a baseline checkout
 }
 
 
