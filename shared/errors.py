@@ -38,8 +38,10 @@ class ConfigurationError(ParamineError):
 class Deferred(ParamineError):
     """The message needs what earlier messages store first (a page pair learns from its
     site's earlier pairs, which are not all through the stage yet): run it again after
-    ``seconds``. Not a failure: nothing is counted, retried or dead-lettered."""
+    ``seconds``. Not a failure: nothing is counted, retried or dead-lettered. ``key``: what
+    the message is about (its page pair), to tell the same message deferred again."""
 
-    def __init__(self, reason: str, seconds: float) -> None:
+    def __init__(self, reason: str, seconds: float, key: str = "") -> None:
         super().__init__(reason)
         self.seconds = seconds
+        self.key = key

@@ -32,6 +32,9 @@ from shared.store import PairPosition, Store
 # enough not to spin (benchmarks/results/tuning_history.md, "Deferral").
 DEFER_SECONDS = 0.1
 
+# Page pairs a worker remembers as deferred since it last completed a message, at most
+DEFERRALS_REMEMBERED = 10_000
+
 _deferring: ContextVar[bool] = ContextVar("paramine_deferring", default=True)
 
 
@@ -58,6 +61,39 @@ def learning_position(store: Store, pair_id: str, stage: str) -> PairPosition | 
     waiting = store.earlier_unsettled(position, stage, since=position.registered_at - wait)
     if waiting:
         raise Deferred(
-            f"{waiting} earlier page pairs of the site are not through {stage} yet", DEFER_SECONDS
+            f"{waiting} earlier page pairs of the site are not through {stage} yet",
+            DEFER_SECONDS,
+            key=pair_id,
         )
     return position
+
+
+class DeferralPauses:
+    """How long a worker holds a deferred message before it sends it again. Not at all the
+    first time the message is deferred since the worker last completed one, and
+    ``Deferred.seconds`` when the same one comes back deferred again before that.
+
+    A fault leaves a queue behind in which a site's pairs wait one after another for an
+    earlier one that is behind them: a pair redelivered after a lease, or sent back by a
+    deferral itself. Each is then deferred once, in turn, until the earlier pairs come up;
+    holding every one of them took most of a worker's time, for the rest of the run
+    (``benchmarks/results/soak.md``). A message seen again is waiting for a pair that is not
+    in the queue (a killed worker's, until its lease ends): that one is held, so a worker
+    does not spin."""
+
+    def __init__(self, remembered: int = DEFERRALS_REMEMBERED) -> None:
+        self._deferred: set[str] = set()
+        self._remembered = remembered
+
+    def pause(self, deferred: Deferred) -> float:
+        """Seconds to hold the message ``deferred`` was raised for."""
+        if deferred.key in self._deferred:
+            return deferred.seconds
+        if len(self._deferred) >= self._remembered:
+            self._deferred.clear()
+        self._deferred.add(deferred.key)
+        return 0.0
+
+    def completed(self) -> None:
+        """A message was run through (not deferred): every pair may be ready now."""
+        self._deferred.clear()

@@ -34,6 +34,7 @@ from prometheus_client import multiprocess
 
 from shared.config import QueueSettings, get_settings
 from shared.delivery.celery_app import task_name
+from shared.delivery.ordering import DeferralPauses
 from shared.delivery.pipeline import (
     SENT_AT_HEADER,
     CelerySender,
@@ -122,6 +123,10 @@ def _forget_killed_process(pid: int | None) -> None:
         multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]
 
 
+# How long this process holds the messages it defers (one worker process, one message at a time)
+_PAUSES = DeferralPauses()
+
+
 def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
     """Register ``paramine.<stage>.process`` on ``app``: validate, handle, forward."""
     queue_settings = get_settings().queue
@@ -188,8 +193,9 @@ def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
             # would come back as an ETA message, which a worker takes beyond its prefetch
             # and holds in memory (a SIGTERM'd or cut-off worker then sits on many).
             metrics.messages_deferred.labels(stage).inc()
-            log.debug("%s defers a message by %.1f s: %s", stage, deferred.seconds, deferred)
-            time.sleep(deferred.seconds)
+            pause = _PAUSES.pause(deferred)
+            log.debug("%s defers a message by %.1f s: %s", stage, pause, deferred)
+            time.sleep(pause)
             CelerySender(app).send_payload(stage, payload)
             return 0
         except Exception as exc:
@@ -209,6 +215,7 @@ def define_stage_task(app: Celery, stage: str, handler: Handler) -> Any:
             raise self.retry(
                 exc=retry_reason(exc), countdown=countdown, max_retries=retry_cap
             ) from None
+        _PAUSES.completed()
         sender = CelerySender(app)
         try:
             for next_stage, message in outgoing:
