@@ -239,10 +239,9 @@ class CorpusRepository(StoreBase):
         the hosts meeting ``conditions``, latest by the ingest seq of their page pairs, of
         the sites' latest ``quota`` page pairs between ``after`` and ``before``. The ingest
         order is walked back from ``before`` in windows of seq, each twice as wide as the
-        last one until one holds more page pairs than are still wanted, and each window's
-        rows read by their page pair. A window bounds what any plan reads, whatever the
-        planner's statistics say (on statistics from when the site was smaller, PostgreSQL
-        read every row of the site, then sorted them)."""
+        last one, and each window's rows read by their page pair. A window bounds what any plan
+        reads, whatever the planner's statistics say (on statistics from when the site was smaller,
+        PostgreSQL read every row of the site, then sorted them)."""
         table = sentence_pairs
         hosts = sorted(set(sites))
         found: list[tuple[float, str, str, str, str, str]] = []
@@ -258,10 +257,8 @@ class CorpusRepository(StoreBase):
                     .limit(wanted)
                 )
                 seqs = {str(pair_id): int(seq) for pair_id, seq in conn.execute(window)}
-                if len(seqs) < wanted:
-                    upper, width = lower, 2 * width
-                else:  # more may lie below the window's last: it stays as wide
-                    upper = min(seqs.values())
+                # a window that fills the quota ends the walk; any other was read whole
+                upper, width = lower, 2 * width
                 if not seqs:
                     continue
                 walked += len(seqs)

@@ -24,6 +24,16 @@ def without_nul(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def dialect_insert(connection: sa.Connection, table: sa.Table) -> Any:
+    """The connection's dialect's INSERT, which can take ON CONFLICT DO NOTHING / DO UPDATE."""
+    dialect = connection.dialect.name
+    if dialect == "postgresql":
+        return postgresql.insert(table)
+    if dialect == "sqlite":
+        return sqlite.insert(table)
+    raise NotImplementedError(f"unsupported database dialect {dialect}")  # pragma: no cover
+
+
 def insert_ignoring_conflicts(
     connection: sa.Connection, table: sa.Table, rows: Sequence[dict[str, Any]]
 ) -> int:
@@ -38,12 +48,7 @@ def insert_ignoring_conflicts(
         except (TypeError, ValueError):  # NaN or infinity, or a value JSON cannot carry
             return _insert_unnest(connection, table, rows)
         return _insert_json(connection, table, list(rows[0]), text)
-    if dialect == "postgresql":
-        statement: Any = postgresql.insert(table).on_conflict_do_nothing()
-    elif dialect == "sqlite":
-        statement = sqlite.insert(table).on_conflict_do_nothing()
-    else:  # pragma: no cover - other back ends are not supported
-        raise NotImplementedError(f"unsupported database dialect {dialect}")
+    statement = dialect_insert(connection, table).on_conflict_do_nothing()
     # RETURNING, not rowcount: a multi-row insert on PostgreSQL (psycopg, insertmanyvalues)
     # reports rowcount -1, which made every batch count as 0 inserted rows.
     returning = statement.returning(*table.primary_key.columns)

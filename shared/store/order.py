@@ -26,11 +26,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 
 from shared.ids import site_of
 from shared.store.base import StoreBase
-from shared.store.inserts import insert_ignoring_conflicts
+from shared.store.inserts import dialect_insert, insert_ignoring_conflicts
 from shared.store.tables import pair_order, pair_progress, settled_marks, site_checkpoints
 
 
@@ -119,7 +118,7 @@ class OrderRepository(StoreBase):
     def _raise_mark(self, key: str, stage: str, seq: int, since: float) -> None:
         row = {"sites": key, "stage": stage, "seq": seq, "since": since}
         with self.guard(), self.engine.begin() as conn:
-            insert = upsert(conn, settled_marks).values(row)
+            insert = dialect_insert(conn, settled_marks).values(row)
             conn.execute(
                 insert.on_conflict_do_update(
                     index_elements=[settled_marks.c.sites, settled_marks.c.stage],
@@ -201,10 +200,3 @@ def of_sites(sites: Iterable[str]) -> sa.ColumnElement[bool]:
 def sites_key(sites: Iterable[str]) -> str:
     """The key of a page pair's sites in ``settled_marks`` and ``site_checkpoints``."""
     return " ".join(sorted(set(sites)))
-
-
-def upsert(connection: sa.Connection, table: sa.Table) -> Any:
-    """The dialect's INSERT that can take ON CONFLICT DO UPDATE."""
-    if connection.dialect.name == "postgresql":
-        return postgresql.insert(table)
-    return sqlite.insert(table)
